@@ -1,0 +1,4 @@
+package paygate
+
+// BalanceService is the balance resource group of the API.
+type BalanceService service

@@ -1,0 +1,144 @@
+package paygate
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/jarcoal/httpmock"
+	"github.com/stretchr/testify/require"
+)
+
+// Keys and address the unit tests use.
+const (
+	testProject = "pk_test_2f9c"
+	testSecret  = "sk_test_5b1e07d6"
+	testBaseURL = "https://gateway.test"
+)
+
+// newMockClient returns a client whose transport is an httpmock transport,
+// with retries off unless opts say otherwise.
+func newMockClient(t *testing.T, opts ...Option) (*Client, *httpmock.MockTransport) {
+	t.Helper()
+	mock := httpmock.NewMockTransport()
+	all := append([]Option{
+		WithBaseURL(testBaseURL),
+		WithHTTPClient(&http.Client{Transport: mock}),
+		WithRetryPolicy(NoRetries),
+	}, opts...)
+	c, err := NewClient(testProject, testSecret, all...)
+	require.NoError(t, err)
+	return c, mock
+}
+
+// fixture returns the bytes of testdata/<name>.
+func fixture(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	require.NoError(t, err)
+	return b
+}
+
+// fixtureResponder answers with status and the fixture as a JSON body.
+func fixtureResponder(t testing.TB, status int, name string) httpmock.Responder {
+	body := fixture(t, name)
+	return func(*http.Request) (*http.Response, error) {
+		r := httpmock.NewBytesResponse(status, body)
+		r.Header.Set("Content-Type", "application/json")
+		return r, nil
+	}
+}
+
+// recorded is one request a mocked endpoint received, its body read.
+type recorded struct {
+	Method string
+	Path   string
+	Header http.Header
+	// Params are the query (GET) or form body (POST) parameters.
+	Params url.Values
+	// Raw is the raw query or body.
+	Raw string
+}
+
+// recorder keeps the requests a mocked endpoint received.
+type recorder struct {
+	mu   sync.Mutex
+	reqs []recorded
+}
+
+// Requests returns what was received so far.
+func (r *recorder) Requests() []recorded {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]recorded(nil), r.reqs...)
+}
+
+// Only returns the one request the test expects.
+func (r *recorder) Only(t testing.TB) recorded {
+	t.Helper()
+	reqs := r.Requests()
+	require.Len(t, reqs, 1, "exactly one request should have been sent")
+	return reqs[0]
+}
+
+// record registers responder for "METHOD path" (path below /v1/, without
+// query) and records every request it receives.
+func record(t testing.TB, mock *httpmock.MockTransport, method, path string, responder httpmock.Responder) *recorder {
+	t.Helper()
+	rec := &recorder{}
+	mock.RegisterResponder(method, testBaseURL+"/v1/"+path, func(req *http.Request) (*http.Response, error) {
+		raw := req.URL.RawQuery
+		if req.Body != nil {
+			b, err := io.ReadAll(req.Body)
+			if err != nil {
+				return nil, err
+			}
+			if method != http.MethodGet {
+				raw = string(b)
+			}
+		}
+		params, err := url.ParseQuery(raw)
+		if err != nil {
+			return nil, err
+		}
+		rec.mu.Lock()
+		rec.reqs = append(rec.reqs, recorded{Method: req.Method, Path: req.URL.Path, Header: req.Header.Clone(), Params: params, Raw: raw})
+		rec.mu.Unlock()
+		return responder(req)
+	})
+	return rec
+}
+
+// requireSigned checks the project key and that the signature verifies
+// under the test secret over exactly the values sent.
+func requireSigned(t testing.TB, r recorded) {
+	t.Helper()
+	require.Equal(t, testProject, r.Params.Get("project"))
+	require.NoError(t, VerifySignature(r.Params, testSecret), "signature must verify over the sent values")
+}
+
+// requireUnsigned checks the project key and that no signature was sent.
+func requireUnsigned(t testing.TB, r recorded) {
+	t.Helper()
+	require.Equal(t, testProject, r.Params.Get("project"))
+	require.NotContains(t, r.Params, SignatureParam)
+}
+
+// requireFields checks that exactly the given fields (besides project and
+// signature) were sent, with these values, in any order.
+func requireFields(t testing.TB, r recorded, want map[string]string) {
+	t.Helper()
+	got := map[string]string{}
+	for k, vs := range r.Params {
+		if k == "project" || k == SignatureParam {
+			continue
+		}
+		require.Len(t, vs, 1, "field %s sent more than once", k)
+		got[k] = vs[0]
+	}
+	require.Equal(t, want, got)
+}

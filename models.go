@@ -1,0 +1,403 @@
+package paygate
+
+import (
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/paygate/paygate-go/internal/jsonscalar"
+)
+
+// ID is a transaction id: a 64-bit integer (19 digits, beyond what a
+// float64 holds exactly). It decodes from a JSON number or string, exactly,
+// and encodes as a JSON string so that JavaScript consumers keep it exact.
+// The zero ID means absent.
+type ID int64
+
+// ParseID parses a decimal transaction id.
+func ParseID(s string) (ID, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, &ValidationError{Field: "id", Reason: "not a 64-bit decimal integer"}
+	}
+	return ID(n), nil
+}
+
+// String returns the id in decimal.
+func (id ID) String() string { return strconv.FormatInt(int64(id), 10) }
+
+// UnmarshalJSON accepts a number, a numeric string or null.
+func (id *ID) UnmarshalJSON(b []byte) error {
+	n, err := jsonscalar.Int64(b)
+	if err != nil {
+		return err
+	}
+	*id = ID(n)
+	return nil
+}
+
+// MarshalJSON writes the id as a JSON string.
+func (id ID) MarshalJSON() ([]byte, error) {
+	return strconv.AppendQuote(nil, id.String()), nil
+}
+
+// UserID is the gateway's internal user id. The gateway documents it as a
+// string and sends integers in its examples; both decode.
+type UserID string
+
+// UnmarshalJSON accepts a string, a number or null.
+func (u *UserID) UnmarshalJSON(b []byte) error {
+	s, err := jsonscalar.Text(b)
+	*u = UserID(s)
+	return err
+}
+
+// Time is a timestamp sent by the gateway. It decodes RFC 3339 with or
+// without a fraction, "2006-01-02 15:04:05" and "20060102T15:04:05-07:00";
+// null and "" decode as the zero time.
+type Time struct{ time.Time }
+
+// UnmarshalJSON accepts the layouts described on Time.
+func (t *Time) UnmarshalJSON(b []byte) error {
+	v, err := jsonscalar.Time(b)
+	t.Time = v
+	return err
+}
+
+// MarshalJSON writes RFC 3339, or null for the zero time.
+func (t Time) MarshalJSON() ([]byte, error) {
+	if t.IsZero() {
+		return []byte("null"), nil
+	}
+	return t.Time.MarshalJSON()
+}
+
+// Status is the status of a transaction.
+type Status string
+
+// Transaction statuses.
+const (
+	StatusOpened          Status = "opened"
+	StatusProcessing      Status = "processing"
+	StatusWaitingApproval Status = "waiting_approval"
+	StatusAuthenticating  Status = "authenticating" // waiting for 3-D Secure
+	StatusAuthorized      Status = "authorized"
+	StatusCompleted       Status = "completed"
+	StatusFailed          Status = "failed"
+	StatusCancelled       Status = "cancelled"
+	StatusAbandoned       Status = "abandoned"
+	StatusRefunded        Status = "refunded" // reversed or refunded
+	StatusChargedBack     Status = "charged_back"
+	StatusRetrieved       Status = "retrieved" // chargeback dispute won
+	StatusReturned        Status = "returned"  // rolling reserve returned
+	StatusVerified        Status = "verified"  // 1 EUR frozen and released
+	// StatusReversed is used by the basic form for a payment reversed
+	// before payout.
+	StatusReversed Status = "reversed"
+)
+
+// Known reports whether s is one of the statuses the spec lists. Unknown
+// statuses are kept as they came rather than rejected.
+func (s Status) Known() bool {
+	switch s {
+	case StatusOpened, StatusProcessing, StatusWaitingApproval, StatusAuthenticating, StatusAuthorized,
+		StatusCompleted, StatusFailed, StatusCancelled, StatusAbandoned, StatusRefunded, StatusChargedBack,
+		StatusRetrieved, StatusReturned, StatusVerified, StatusReversed:
+		return true
+	}
+	return false
+}
+
+// Final reports whether no further change of the transaction's own status
+// is expected: it is neither opened, processing, waiting for approval nor
+// authenticating.
+func (s Status) Final() bool {
+	switch s {
+	case StatusOpened, StatusProcessing, StatusWaitingApproval, StatusAuthenticating, StatusAuthorized:
+		return false
+	}
+	return s != ""
+}
+
+// TransactionType is the type of a transaction.
+type TransactionType string
+
+// Transaction types.
+const (
+	TypeDeposit        TransactionType = "deposit" // funds charged from the merchant (basic form: from a user)
+	TypePayment        TransactionType = "payment" // funds charged from a user
+	TypeVerification   TransactionType = "verification"
+	TypeChargeback     TransactionType = "chargeback"
+	TypeRefund         TransactionType = "refund"
+	TypeRetrieval      TransactionType = "retrieval"
+	TypeExchange       TransactionType = "exchange"
+	TypePayout         TransactionType = "payout"
+	TypeSettlement     TransactionType = "settlement"
+	TypePenalty        TransactionType = "penalty"
+	TypeRollingReserve TransactionType = "rolling_reserve"
+)
+
+// CallbackStatus is the status a callback (and a payout) reports.
+type CallbackStatus string
+
+// Callback statuses.
+const (
+	CallbackCompleted           CallbackStatus = "completed"
+	CallbackWaitingApproval     CallbackStatus = "waiting_approval"
+	CallbackProcessing          CallbackStatus = "processing"
+	CallbackFailed              CallbackStatus = "failed"
+	CallbackVerified            CallbackStatus = "verified"
+	CallbackReversed            CallbackStatus = "reversed" // basic form
+	CallbackRefundCompleted     CallbackStatus = "refund_completed"
+	CallbackChargebackCompleted CallbackStatus = "chargeback_completed"
+	CallbackRetrievalCompleted  CallbackStatus = "retrieval_completed"
+	CallbackPenaltyCompleted    CallbackStatus = "penalty_completed"
+	CallbackPayoutCompleted     CallbackStatus = "payout_completed"
+	CallbackPayoutFailed        CallbackStatus = "payout_failed"
+	CallbackPayoutCancelled     CallbackStatus = "payout_cancelled"
+	CallbackPayoutAbandoned     CallbackStatus = "payout_abandoned"
+)
+
+// Known reports whether s is one of the 14 callback statuses of the spec.
+func (s CallbackStatus) Known() bool {
+	switch s {
+	case CallbackCompleted, CallbackWaitingApproval, CallbackProcessing, CallbackFailed, CallbackVerified,
+		CallbackReversed, CallbackRefundCompleted, CallbackChargebackCompleted, CallbackRetrievalCompleted,
+		CallbackPenaltyCompleted, CallbackPayoutCompleted, CallbackPayoutFailed, CallbackPayoutCancelled,
+		CallbackPayoutAbandoned:
+		return true
+	}
+	return false
+}
+
+// Card is a card as the gateway describes it in responses; it never holds
+// the full number.
+type Card struct {
+	LastFour string `json:"lastFour"`
+	// Mask is the number with all but the last four digits replaced by
+	// asterisks.
+	Mask string `json:"mask"`
+	// Type is the card type.
+	//
+	// Deprecated: the gateway deprecates it in favour of Scheme.
+	Type            string `json:"type"`
+	Scheme          string `json:"scheme"`
+	ExpirationMonth int    `json:"expirationMonth"`
+	ExpirationYear  int    `json:"expirationYear"`
+	// ExpiresAt, Holder, BankName and Country come in charge and reverse
+	// responses only.
+	ExpiresAt Time   `json:"expiresAt"`
+	Holder    string `json:"holder"`
+	BankName  string `json:"bankName"`
+	Country   string `json:"country"`
+}
+
+// UnmarshalJSON accepts expiry numbers as JSON numbers or numeric strings
+// and lastFour as a string or a number.
+func (c *Card) UnmarshalJSON(b []byte) error {
+	type plain Card
+	aux := struct {
+		*plain
+		LastFour        flexString `json:"lastFour"`
+		ExpirationMonth flexInt    `json:"expirationMonth"`
+		ExpirationYear  flexInt    `json:"expirationYear"`
+	}{plain: (*plain)(c)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	c.LastFour, c.ExpirationMonth, c.ExpirationYear = string(aux.LastFour), int(aux.ExpirationMonth), int(aux.ExpirationYear)
+	return nil
+}
+
+// ACS is where a payment that needs 3-D Secure sends the payer: Parameters
+// are POSTed unchanged to URL from the payer's browser.
+type ACS struct {
+	URL        string        `json:"url"`
+	Parameters ACSParameters `json:"parameters"`
+}
+
+// ACSParameters are the values to POST to the access control server.
+type ACSParameters struct {
+	PaReq   string `json:"PaReq"`
+	MD      string `json:"MD"`
+	TermURL string `json:"TermUrl"`
+}
+
+// Recurring describes a user's subscription to recurring payments.
+type Recurring struct {
+	// Frequency is the least number of days between recurring payments.
+	Frequency int `json:"frequency"`
+	// EndsAt is the last date on which recurring payments are available.
+	EndsAt Time `json:"endsAt"`
+}
+
+// UnmarshalJSON accepts frequency as a number or a numeric string.
+func (r *Recurring) UnmarshalJSON(b []byte) error {
+	type plain Recurring
+	aux := struct {
+		*plain
+		Frequency flexInt `json:"frequency"`
+	}{plain: (*plain)(r)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	r.Frequency = int(aux.Frequency)
+	return nil
+}
+
+// User is a user of the merchant as the gateway knows it.
+type User struct {
+	// ID is the gateway's internal user id.
+	ID UserID `json:"id"`
+	// Identifier is the merchant's own, unchangeable user id.
+	Identifier  string `json:"identifier"`
+	DisplayName string `json:"displayName"`
+	Email       string `json:"email"`
+	Phone       string `json:"phone"`
+	IP          string `json:"ip"`
+	Locale      string `json:"locale"`
+}
+
+// UnmarshalJSON accepts identifier and phone as strings or numbers.
+func (u *User) UnmarshalJSON(b []byte) error {
+	type plain User
+	aux := struct {
+		*plain
+		Identifier flexString `json:"identifier"`
+		Phone      flexString `json:"phone"`
+	}{plain: (*plain)(u)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	u.Identifier, u.Phone = string(aux.Identifier), string(aux.Phone)
+	return nil
+}
+
+// Payment is a transaction as the charge, 3-D Secure authentication, manual
+// recurring and reverse responses carry it. The basic form fills only
+// Success, ID, Card, ACS, PermanentToken and Recurring (a basic-form
+// reversal only Success).
+type Payment struct {
+	// Success tells whether the payment process can continue.
+	Success     bool            `json:"success"`
+	ID          ID              `json:"id"`
+	OrderID     string          `json:"orderId"`
+	ReferenceID ID              `json:"referenceId"`
+	Price       decimal.Decimal `json:"price"`
+	// Fee is the merchant's fee.
+	Fee       decimal.Decimal `json:"fee"`
+	Currency  string          `json:"currency"`
+	Type      TransactionType `json:"type"`
+	Status    Status          `json:"status"`
+	CreatedAt Time            `json:"createdAt"`
+	UpdatedAt Time            `json:"updatedAt"`
+	User      *User           `json:"user"`
+	Card      *Card           `json:"card"`
+	// ACS is present when the card is enrolled in 3-D Secure and the payer
+	// must be sent to the access control server.
+	ACS *ACS `json:"acs"`
+	// PermanentToken is the remembered card's token, when the charge asked
+	// to remember it.
+	PermanentToken string `json:"permanentToken"`
+	// Recurring is present when the user is subscribed to recurring
+	// payments.
+	Recurring *Recurring `json:"recurring"`
+}
+
+// NeedsAuthentication reports whether the payer must pass 3-D Secure before
+// the payment can complete. The extended form says so with status
+// authenticating; the basic form with success and an acs object.
+func (p *Payment) NeedsAuthentication() bool {
+	if p.ACS == nil || p.ACS.URL == "" {
+		return false
+	}
+	if p.Status != "" {
+		return p.Status == StatusAuthenticating
+	}
+	return p.Success
+}
+
+// Completed reports whether the payment completed: the merchant may provide
+// the service. A basic-form response carries no status, so it is never
+// reported completed here; check the status or wait for the callback.
+func (p *Payment) Completed() bool { return p.Status == StatusCompleted }
+
+// Failed reports whether the payment failed, or (basic form) was not
+// successful and needs no authentication.
+func (p *Payment) Failed() bool {
+	if p.Status != "" {
+		return p.Status == StatusFailed || p.Status == StatusCancelled || p.Status == StatusAbandoned
+	}
+	return !p.Success
+}
+
+// Pending reports whether the outcome is not known yet: the payment is
+// opened, processing or waiting for approval; recheck the status or wait for
+// the callback.
+func (p *Payment) Pending() bool {
+	switch p.Status {
+	case StatusOpened, StatusProcessing, StatusWaitingApproval, StatusAuthorized:
+		return true
+	}
+	return false
+}
+
+// TransactionStatus is a transaction as the status endpoint reports it.
+type TransactionStatus struct {
+	ID      ID     `json:"id"`
+	OrderID string `json:"order_id"`
+	// Price has two decimals, Fee four.
+	Price    decimal.Decimal `json:"price"`
+	Fee      decimal.Decimal `json:"fee"`
+	Currency string          `json:"currency"`
+	Type     TransactionType `json:"type"`
+	// Status includes the later effects of other transactions (a completed
+	// payment later refunded reads refunded).
+	Status Status `json:"status"`
+	// OriginalStatus is the last status applied to this transaction itself.
+	OriginalStatus Status `json:"original_status"`
+	CreatedAt      Time   `json:"created_at"`
+	// UpdatedAt does not include the later effects of other transactions.
+	UpdatedAt Time `json:"updated_at"`
+}
+
+// Transaction is a transaction as the by-id and list endpoints report it.
+type Transaction struct {
+	ID          ID              `json:"id"`
+	OrderID     string          `json:"orderId"`
+	ReferenceID ID              `json:"referenceId"`
+	Price       decimal.Decimal `json:"price"`
+	Fee         decimal.Decimal `json:"fee"`
+	Currency    string          `json:"currency"`
+	Type        TransactionType `json:"type"`
+	// Method is the payment method, for example card or paypal.
+	Method         string `json:"method"`
+	Status         Status `json:"status"`
+	OriginalStatus Status `json:"originalStatus"`
+	CreatedAt      Time   `json:"createdAt"`
+	UpdatedAt      Time   `json:"updatedAt"`
+	Reason         string `json:"reason"`
+	User           *User  `json:"user"`
+	// Card is the user's card.
+	Card *Card `json:"card"`
+}
+
+// flexInt decodes an int from a JSON number or numeric string.
+type flexInt int
+
+func (f *flexInt) UnmarshalJSON(b []byte) error {
+	n, err := jsonscalar.Int(b)
+	*f = flexInt(n)
+	return err
+}
+
+// flexString decodes a string from a JSON string or number.
+type flexString string
+
+func (f *flexString) UnmarshalJSON(b []byte) error {
+	s, err := jsonscalar.Text(b)
+	*f = flexString(s)
+	return err
+}

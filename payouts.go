@@ -1,0 +1,4 @@
+package paygate
+
+// PayoutsService is the payouts resource group of the API.
+type PayoutsService service

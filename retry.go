@@ -1,0 +1,104 @@
+package paygate
+
+import (
+	"context"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// RetryPolicy says how often and how patiently a failed request is sent
+// again. Only requests that cannot charge twice are retried:
+//
+//   - GET requests, on network errors and on HTTP 429, 502, 503 and 504;
+//   - POST requests only when the connection to the gateway could not even
+//     be opened (DNS failure, connection refused), so the request provably
+//     never left.
+//
+// A POST that may have reached the gateway is never sent again; its error
+// matches [ErrOutcomeUnknown]. Waits grow exponentially from BaseDelay up to
+// MaxDelay with full jitter, a Retry-After header (seconds or HTTP date) is
+// honoured as the least wait, and cancelling the context ends a wait at once.
+type RetryPolicy struct {
+	// MaxAttempts is the most times one request is sent, the first included.
+	// 1 disables retries; 0 means the default.
+	MaxAttempts int
+	// BaseDelay is the ceiling of the first wait; 0 means the default.
+	BaseDelay time.Duration
+	// MaxDelay caps every wait, a Retry-After included; 0 means the default.
+	MaxDelay time.Duration
+}
+
+// DefaultRetryPolicy is the policy of a new client: 3 attempts, waits of up
+// to 250ms, 500ms, ... capped at 10s.
+var DefaultRetryPolicy = RetryPolicy{MaxAttempts: 3, BaseDelay: 250 * time.Millisecond, MaxDelay: 10 * time.Second}
+
+// NoRetries is a policy that sends every request once.
+var NoRetries = RetryPolicy{MaxAttempts: 1}
+
+func (p RetryPolicy) normalized() RetryPolicy {
+	if p.MaxAttempts <= 0 {
+		p.MaxAttempts = DefaultRetryPolicy.MaxAttempts
+	}
+	if p.BaseDelay <= 0 {
+		p.BaseDelay = DefaultRetryPolicy.BaseDelay
+	}
+	if p.MaxDelay <= 0 {
+		p.MaxDelay = DefaultRetryPolicy.MaxDelay
+	}
+	return p
+}
+
+// backoff returns the wait before attempt n+1: a random duration up to
+// BaseDelay*2^(n-1), capped at MaxDelay, and at least retryAfter (itself
+// capped at MaxDelay).
+func (p RetryPolicy) backoff(n int, retryAfter time.Duration) time.Duration {
+	ceiling := p.MaxDelay
+	if shift := n - 1; shift < 30 && p.BaseDelay<<shift < p.MaxDelay {
+		ceiling = p.BaseDelay << shift
+	}
+	wait := rand.N(ceiling + 1)
+	if retryAfter > wait {
+		wait = min(retryAfter, p.MaxDelay)
+	}
+	return wait
+}
+
+func retryableStatus(status int) bool {
+	switch status {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	}
+	return false
+}
+
+// retryAfter reads a Retry-After header given in seconds or as an HTTP date.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if secs, err := strconv.Atoi(v); err == nil {
+		if secs < 0 {
+			return 0
+		}
+		return time.Duration(min(secs, 24*3600)) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil && t.After(now) {
+		return t.Sub(now)
+	}
+	return 0
+}
+
+// sleep waits for d or until ctx ends, whichever is first.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,4 @@
+package paygate
+
+// UsersService is the users resource group of the API.
+type UsersService service

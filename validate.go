@@ -1,0 +1,131 @@
+package paygate
+
+import (
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/shopspring/decimal"
+)
+
+// Limits the spec states for request parameters.
+const (
+	MaxOrderIDLength    = 64
+	MaxUserAgentLength  = 255
+	MaxCardholderLength = 21
+)
+
+// The checks below each return a *ValidationError naming the parameter as
+// the gateway knows it, or nil. They never quote the value.
+
+func checkRequired(field, v string) error {
+	if v == "" {
+		return &ValidationError{Field: field, Reason: "is required"}
+	}
+	return nil
+}
+
+func checkMaxLen(field, v string, max int) error {
+	if utf8.RuneCountInString(v) > max {
+		return &ValidationError{Field: field, Reason: "must be at most " + strconv.Itoa(max) + " characters"}
+	}
+	return nil
+}
+
+// checkCurrency accepts an ISO 4217 code: three uppercase letters.
+func checkCurrency(field, v string) error {
+	if v == "" {
+		return &ValidationError{Field: field, Reason: "is required"}
+	}
+	if len(v) != 3 || !isUpper(v[0]) || !isUpper(v[1]) || !isUpper(v[2]) {
+		return &ValidationError{Field: field, Reason: "must be an ISO 4217 code of three uppercase letters"}
+	}
+	return nil
+}
+
+// checkAmount requires a positive amount.
+func checkAmount(field string, d decimal.Decimal) error {
+	if !d.IsPositive() {
+		return &ValidationError{Field: field, Reason: "must be greater than zero"}
+	}
+	return nil
+}
+
+// checkPhone accepts an empty phone or the international format the gateway
+// wants: digits only, no leading +, no separators.
+func checkPhone(field, v string) error {
+	if v == "" {
+		return nil
+	}
+	if !isDigits(v) {
+		return &ValidationError{Field: field, Reason: "must be digits only in international format, without + or separators"}
+	}
+	return nil
+}
+
+// checkCardNumber requires digits only (12 to 19 of them) passing the Luhn
+// check.
+func checkCardNumber(field, number string) error {
+	switch {
+	case number == "":
+		return &ValidationError{Field: field, Reason: "is required"}
+	case !isDigits(number):
+		return &ValidationError{Field: field, Reason: "must be digits only, without spaces or separators"}
+	case len(number) < 12 || len(number) > 19:
+		return &ValidationError{Field: field, Reason: "must be 12 to 19 digits"}
+	case !luhnValid(number):
+		return &ValidationError{Field: field, Reason: "fails the Luhn check"}
+	}
+	return nil
+}
+
+// checkExpiry requires a month 1..12 and a four-digit year.
+func checkExpiry(monthField string, month int, yearField string, year int) error {
+	if month < 1 || month > 12 {
+		return &ValidationError{Field: monthField, Reason: "must be 1 to 12"}
+	}
+	if year < 1000 || year > 9999 {
+		return &ValidationError{Field: yearField, Reason: "must be a four-digit year"}
+	}
+	return nil
+}
+
+// firstError returns the first non-nil error.
+func firstError(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func luhnValid(number string) bool {
+	sum := 0
+	double := false
+	for i := len(number) - 1; i >= 0; i-- {
+		d := int(number[i] - '0')
+		if double {
+			d *= 2
+			if d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+		double = !double
+	}
+	return sum%10 == 0
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
