@@ -409,9 +409,8 @@ type attempt struct {
 	client  *Client
 	ep      endpoint
 	encoded []byte
-	// mayHaveReached is set once a connection to the gateway was obtained
-	// for a request: from then on it cannot be proven the request did not
-	// arrive.
+	// mayHaveReached is set once an attempt ended in a way that does not
+	// prove the request never arrived.
 	mayHaveReached bool
 }
 
@@ -420,7 +419,8 @@ func (a *attempt) sendWithRetries(ctx context.Context, policy RetryPolicy) (stat
 		var header http.Header
 		var connected bool
 		status, header, body, connected, err = a.send(ctx, attempts)
-		if connected {
+		notSent := err != nil && !connected && isDialError(err)
+		if !notSent {
 			a.mayHaveReached = true
 		}
 		retryable := false
@@ -428,7 +428,7 @@ func (a *attempt) sendWithRetries(ctx context.Context, policy RetryPolicy) (stat
 		case ctx.Err() != nil:
 		case err != nil:
 			// A POST is retried only when it provably never left.
-			retryable = a.ep.method == http.MethodGet || !connected
+			retryable = a.ep.method == http.MethodGet || notSent
 		case a.ep.method == http.MethodGet:
 			retryable = retryableStatus(status)
 		}
@@ -490,6 +490,20 @@ func (a *attempt) send(ctx context.Context, n int) (status int, header http.Head
 		return resp.StatusCode, resp.Header, nil, true, err
 	}
 	return resp.StatusCode, resp.Header, body, true, nil
+}
+
+// isDialError reports whether err is a failure to open a connection (DNS,
+// refused, unreachable), before which nothing of the request was written.
+// Both this and the absence of a GotConn event are required before a POST is
+// retried, so that a custom transport which reports neither is never taken
+// for one that sent nothing.
+func isDialError(err error) bool {
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return true
+	}
+	var opErr *net.OpError
+	return errors.As(err, &opErr) && opErr.Op == "dial"
 }
 
 // scrubURL replaces the URL in a transport error, whose query may carry card

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 )
 
 // ErrorCode is the gateway's five-digit error code; its first three digits
@@ -296,7 +297,12 @@ func (e *ResponseError) Error() string {
 	if e.Field != "" {
 		s += ": field " + strconv.Quote(e.Field)
 	}
-	return s + ": " + e.Err.Error()
+	msg := e.Err.Error()
+	if len(msg) > 300 {
+		// A hostile body can make a decoder quote a huge value.
+		msg = strings.ToValidUTF8(msg[:300], "") + "..."
+	}
+	return s + ": " + msg
 }
 
 // Unwrap returns the decoding failure.

@@ -10,7 +10,8 @@
 // type is computed once and cached, so encoding a request does no tag parsing.
 //
 // Supported field kinds: strings, booleans, signed and unsigned integers,
-// decimal.Decimal, time.Time (RFC 3339, UTC), nested structs (as
+// decimal.Decimal (plain, with the fraction digits it was given), time.Time
+// (RFC 3339, UTC), nested structs (as
 // scope[name]), pointers to any of these (nil is never sent), and
 // map[string]string with the "prefix" option (keys written as name+key, in
 // sorted order) or the "inline" option (keys written as they are).
@@ -223,7 +224,7 @@ func appendFields(dst Pairs, v reflect.Value, fields []field) Pairs {
 		case kDecimal:
 			d := fv.Interface().(decimal.Decimal)
 			if !d.IsZero() || !f.omitEmpty || f.ptr {
-				dst = append(dst, Pair{f.key, d.String()})
+				dst = append(dst, Pair{f.key, decimalString(d)})
 			}
 		case kTime:
 			t := fv.Interface().(time.Time)
@@ -253,6 +254,16 @@ func appendMap(dst Pairs, m reflect.Value, f *field) Pairs {
 	added := dst[start:]
 	sort.Slice(added, func(i, j int) bool { return added[i].Key < added[j].Key })
 	return dst
+}
+
+// decimalString writes d without an exponent and with the fraction digits it
+// was given ("149.90" stays "149.90"), so what the merchant wrote is what is
+// sent and signed.
+func decimalString(d decimal.Decimal) string {
+	if e := d.Exponent(); e < 0 {
+		return d.StringFixed(-e)
+	}
+	return d.String()
 }
 
 // AppendEncoded writes pairs as an application/x-www-form-urlencoded string

@@ -6,41 +6,50 @@ package jsonscalar
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"time"
 )
 
-// ErrNotScalar reports a JSON value that is an object, an array or a boolean
-// where a number or string was expected.
-var ErrNotScalar = errors.New("not a JSON number or string")
+// Errors are *json.UnmarshalTypeError, so that encoding/json fills in the
+// struct field they occurred in and the caller can name it.
+
+var (
+	stringType = reflect.TypeOf("")
+	int64Type  = reflect.TypeOf(int64(0))
+	timeType   = reflect.TypeOf(time.Time{})
+)
+
+func typeError(what string, b []byte, t reflect.Type) error {
+	return &json.UnmarshalTypeError{Value: what + " " + strconv.Quote(string(truncate(b))), Type: t}
+}
 
 // Text returns the text of a JSON string or the literal of a JSON number.
 // null yields "". Objects, arrays and booleans are rejected.
 func Text(b []byte) (string, error) {
 	if len(b) == 0 {
-		return "", ErrNotScalar
+		return "", typeError("nothing", b, stringType)
 	}
 	switch c := b[0]; {
 	case c == 'n' && string(b) == "null":
 		return "", nil
 	case c == '"':
-		if !hasEscape(b) && len(b) >= 2 && b[len(b)-1] == '"' {
+		if len(b) >= 2 && b[len(b)-1] == '"' && !hasEscape(b) {
 			return string(b[1 : len(b)-1]), nil
 		}
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
-			return "", err
+			return "", typeError("malformed string", b, stringType)
 		}
 		return s, nil
 	case c == '-' || ('0' <= c && c <= '9'):
 		if !json.Valid(b) {
-			return "", fmt.Errorf("invalid JSON number %q", truncate(b))
+			return "", typeError("malformed number", b, stringType)
 		}
 		return string(b), nil
 	}
-	return "", ErrNotScalar
+	return "", typeError("value", b, stringType)
 }
 
 func hasEscape(b []byte) bool {
@@ -57,12 +66,15 @@ func hasEscape(b []byte) bool {
 // outside int64 is an error.
 func Int64(b []byte) (int64, error) {
 	s, err := Text(b)
-	if err != nil || s == "" {
-		return 0, err
+	if err != nil {
+		return 0, typeError("value", b, int64Type)
+	}
+	if s == "" {
+		return 0, nil
 	}
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
-		return 0, fmt.Errorf("%q is not a 64-bit integer", truncate([]byte(s)))
+		return 0, typeError("non-integer", b, int64Type)
 	}
 	return n, nil
 }
@@ -74,7 +86,7 @@ func Int(b []byte) (int, error) {
 		return 0, err
 	}
 	if int64(int(n)) != n {
-		return 0, fmt.Errorf("%d does not fit in an int", n)
+		return 0, typeError("out-of-range number", b, reflect.TypeOf(0))
 	}
 	return int(n), nil
 }
@@ -94,14 +106,21 @@ var timeLayouts = []string{
 // Time decodes a time from a JSON string. Layouts without a zone are read
 // as UTC. null and "" are the zero time.
 func Time(b []byte) (time.Time, error) {
-	if len(b) > 0 && b[0] != '"' && string(b) != "null" {
-		return time.Time{}, fmt.Errorf("time must be a JSON string, got %q", truncate(b))
+	if len(b) == 0 || (b[0] != '"' && string(b) != "null") {
+		return time.Time{}, typeError("non-string", b, timeType)
 	}
 	s, err := Text(b)
-	if err != nil || s == "" {
-		return time.Time{}, err
+	if err != nil {
+		return time.Time{}, typeError("value", b, timeType)
 	}
-	return ParseTime(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := ParseTime(s)
+	if err != nil {
+		return time.Time{}, typeError("unrecognised time", b, timeType)
+	}
+	return t, nil
 }
 
 // ParseTime parses s in any of the accepted layouts.
