@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -337,6 +338,9 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b 
 func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts []CallOption) error {
 	if ep.extendedOnly && c.form == FormBasic {
 		return fmt.Errorf("%w: %s %s", ErrBasicForm, ep.method, ep.path)
+	}
+	if rv := reflect.ValueOf(params); rv.Kind() == reflect.Pointer && rv.IsNil() {
+		params = nil // a typed nil sends no parameters and has nothing to validate
 	}
 	if v, ok := params.(validator); ok {
 		if err := v.validate(c.form); err != nil {

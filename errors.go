@@ -253,9 +253,11 @@ type OutcomeUnknownError struct {
 func (e *OutcomeUnknownError) Error() string {
 	s := "paygate: " + e.Method + " " + e.Path
 	if e.OrderID != "" {
-		s += " for order " + strconv.Quote(e.OrderID)
+		s += " for order " + strconv.Quote(e.OrderID) + ": outcome unknown, the gateway may have processed it (look the order up before retrying): "
+	} else {
+		s += ": outcome unknown, the gateway may have processed it: "
 	}
-	return s + ": outcome unknown, the gateway may have processed it (look the order up before retrying): " + e.Err.Error()
+	return s + e.Err.Error()
 }
 
 // Is makes errors.Is(err, ErrOutcomeUnknown) true.
