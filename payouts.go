@@ -252,6 +252,9 @@ func (e *MissingParametersError) Unwrap() []error {
 // in a field or in Extra. It returns nil or a [*MissingParametersError]
 // naming all the missing ones.
 func (p *PayoutParams) CheckRequired(controls []PayoutParameter) error {
+	if p == nil {
+		p = &PayoutParams{}
+	}
 	pairs, err := form.Append(nil, &payoutRequest{Type: p.Type.ID, PayoutParams: p})
 	if err != nil {
 		return err

@@ -16,16 +16,16 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const testCardNumber = "4242424242424242"
+const payoutTestCard = "4242424242424242"
 
 var (
-	cardType = PayoutType{ID: 1, Key: PayoutTypeCreditCard, Label: "Bank card"}
-	sepaType = PayoutType{ID: 4, Key: "SEPA", Label: "SEPA transfer"}
+	cardPayoutType = PayoutType{ID: 1, Key: PayoutTypeCreditCard, Label: "Bank card"}
+	sepaPayoutType = PayoutType{ID: 4, Key: "SEPA", Label: "SEPA transfer"}
 )
 
 func validSEPAPayout() *PayoutParams {
 	return &PayoutParams{
-		Type: sepaType, Account: "DE89370400440532013000", Amount: decimal.RequireFromString("150.00"), Currency: "EUR",
+		Type: sepaPayoutType, Account: "DE89370400440532013000", Amount: decimal.RequireFromString("150.00"), Currency: "EUR",
 		OrderID: "payout-0091", BeneficiaryFirstName: "Max", BeneficiaryLastName: "Mustermann", ReceiverBankBIC: "COBADEFFXXX",
 	}
 }
@@ -39,7 +39,7 @@ func TestPayoutTypes_UnsignedAndDecoded(t *testing.T) {
 	r := rec.Only(t)
 	requireUnsigned(t, r)
 	requireFields(t, r, map[string]string{})
-	assert.Equal(t, []PayoutType{cardType, sepaType, {ID: 7, Key: "QIWI", Label: "QIWI Wallet"}}, got)
+	assert.Equal(t, []PayoutType{cardPayoutType, sepaPayoutType, {ID: 7, Key: "QIWI", Label: "QIWI Wallet"}}, got)
 	assert.True(t, got[0].IsCard())
 	assert.False(t, got[1].IsCard())
 }
@@ -64,12 +64,12 @@ func TestPayoutParameters_CardSendsOnlyTheBINUnsigned(t *testing.T) {
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodGet, "payout-parameters", fixtureResponder(t, 200, "payout_parameters_card.json"))
 
-	got, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: cardType, Account: testCardNumber, Currency: "EUR"})
+	got, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: cardPayoutType, Account: payoutTestCard, Currency: "EUR"})
 	require.NoError(t, err)
 	r := rec.Only(t)
 	requireUnsigned(t, r)
 	requireFields(t, r, map[string]string{"type": "1", "account": "424242", "currency": "EUR"})
-	assert.NotContains(t, r.Raw, testCardNumber)
+	assert.NotContains(t, r.Raw, payoutTestCard)
 
 	require.Len(t, got, 4)
 	assert.Equal(t, PayoutParameter{Name: "firstName", Type: "text", Label: "First name", Required: true}, got[0])
@@ -80,7 +80,7 @@ func TestPayoutParameters_NonCardSendsTheWholeAccount(t *testing.T) {
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodGet, "payout-parameters", fixtureResponder(t, 200, "payout_parameters_sepa.json"))
 
-	got, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: sepaType, Account: "DE89370400440532013000", Currency: "EUR"})
+	got, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89370400440532013000", Currency: "EUR"})
 	require.NoError(t, err)
 	r := rec.Only(t)
 	requireUnsigned(t, r)
@@ -94,7 +94,7 @@ func TestPayoutParameters_NonCardSendsTheWholeAccount(t *testing.T) {
 func TestPayoutParameters_EmptyArray(t *testing.T) {
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "payout-parameters", fixtureResponder(t, 200, "payout_parameters_empty.json"))
-	got, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: sepaType, Account: "DE89", Currency: "EUR"})
+	got, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89", Currency: "EUR"})
 	require.NoError(t, err)
 	assert.Empty(t, got)
 }
@@ -107,11 +107,11 @@ func TestPayoutParameters_Validation(t *testing.T) {
 	}{
 		{"nil params", nil, "type"},
 		{"type required", &PayoutParameterParams{Account: "DE89", Currency: "EUR"}, "type"},
-		{"account required", &PayoutParameterParams{Type: sepaType, Currency: "EUR"}, "account"},
-		{"currency required", &PayoutParameterParams{Type: sepaType, Account: "DE89"}, "currency"},
-		{"currency format", &PayoutParameterParams{Type: sepaType, Account: "DE89", Currency: "eur"}, "currency"},
-		{"card account shorter than a BIN", &PayoutParameterParams{Type: cardType, Account: "42424", Currency: "EUR"}, "account"},
-		{"card account not digits", &PayoutParameterParams{Type: cardType, Account: "4242 4242 4242 4242", Currency: "EUR"}, "account"},
+		{"account required", &PayoutParameterParams{Type: sepaPayoutType, Currency: "EUR"}, "account"},
+		{"currency required", &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89"}, "currency"},
+		{"currency format", &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89", Currency: "eur"}, "currency"},
+		{"card account shorter than a BIN", &PayoutParameterParams{Type: cardPayoutType, Account: "42424", Currency: "EUR"}, "account"},
+		{"card account not digits", &PayoutParameterParams{Type: cardPayoutType, Account: "4242 4242 4242 4242", Currency: "EUR"}, "account"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -131,7 +131,7 @@ func TestPayoutCreate_SendsEveryFieldSignedWithItsWireName(t *testing.T) {
 	rec := record(t, mock, http.MethodPost, "payout", fixtureResponder(t, 200, "payout.json"))
 
 	p := &PayoutParams{
-		Type: sepaType, Account: "DE89370400440532013000", Amount: decimal.RequireFromString("150.00"), Currency: "EUR", OrderID: "payout-0091",
+		Type: sepaPayoutType, Account: "DE89370400440532013000", Amount: decimal.RequireFromString("150.00"), Currency: "EUR", OrderID: "payout-0091",
 		FirstName: "Erika", LastName: "Mustermann", BirthDate: "12.08.1964", BirthPlace: "Berlin", Country: "DE",
 		CountryOfCitizenship: "DE", City: "Berlin", Address: "Heidestr. 17", PostalCode: "51147",
 		DocumentType: "passport", DocumentIssuer: "Stadt Koeln", DocumentSeries: "C01X", DocumentNumber: "00T47",
@@ -172,7 +172,7 @@ func TestPayoutCreate_CardByToken(t *testing.T) {
 	rec := record(t, mock, http.MethodPost, "payout", fixtureResponder(t, 200, "payout.json"))
 
 	_, err := c.Payouts.Create(context.Background(), &PayoutParams{
-		Type: cardType, CardToken: "tok_4f1c", Amount: decimal.NewFromInt(20), Currency: "EUR", CardExpirationDate: "12/29",
+		Type: cardPayoutType, CardToken: "tok_4f1c", Amount: decimal.NewFromInt(20), Currency: "EUR", CardExpirationDate: "12/29",
 	})
 	require.NoError(t, err)
 	requireFields(t, rec.Only(t), map[string]string{"type": "1", "cardToken": "tok_4f1c", "amount": "20", "currency": "EUR", "cardExpirationDate": "12/29"})
@@ -218,9 +218,9 @@ func TestPayoutCreate_Validation(t *testing.T) {
 		{"order id at most 64", func(p *PayoutParams) { p.OrderID = strings.Repeat("o", 65) }, "orderId"},
 		{"non-card account required", func(p *PayoutParams) { p.Account = "" }, "account"},
 		{"card token only for cards", func(p *PayoutParams) { p.CardToken = "tok" }, "cardToken"},
-		{"card needs account or token", func(p *PayoutParams) { p.Type, p.Account = cardType, "" }, "account"},
-		{"card account and token exclusive", func(p *PayoutParams) { p.Type, p.Account, p.CardToken = cardType, testCardNumber, "tok" }, "cardToken"},
-		{"card account must pass Luhn", func(p *PayoutParams) { p.Type, p.Account = cardType, "4242424242424241" }, "account"},
+		{"card needs account or token", func(p *PayoutParams) { p.Type, p.Account = cardPayoutType, "" }, "account"},
+		{"card account and token exclusive", func(p *PayoutParams) { p.Type, p.Account, p.CardToken = cardPayoutType, payoutTestCard, "tok" }, "cardToken"},
+		{"card account must pass Luhn", func(p *PayoutParams) { p.Type, p.Account = cardPayoutType, "4242424242424241" }, "account"},
 		{"untyped id needs account or token", func(p *PayoutParams) { p.Type, p.Account = PayoutType{ID: 9}, "" }, "account"},
 		{"card expiration MM/YY", func(p *PayoutParams) { p.CardExpirationDate = "2031-09" }, "cardExpirationDate"},
 		{"card expiration month", func(p *PayoutParams) { p.CardExpirationDate = "13/31" }, "cardExpirationDate"},
@@ -255,9 +255,9 @@ func TestPayoutCreate_UntypedIDAcceptsEitherAccountOrToken(t *testing.T) {
 
 func TestPayoutParams_CheckRequiredNamesEveryMissingParameter(t *testing.T) {
 	var controls []PayoutParameter
-	require.NoError(t, jsonUnmarshal(fixture(t, "payout_parameters_sepa.json"), &controls))
+	require.NoError(t, json.Unmarshal(fixture(t, "payout_parameters_sepa.json"), &controls))
 
-	p := &PayoutParams{Type: sepaType, Account: "DE89370400440532013000", Amount: decimal.NewFromInt(1), Currency: "EUR",
+	p := &PayoutParams{Type: sepaPayoutType, Account: "DE89370400440532013000", Amount: decimal.NewFromInt(1), Currency: "EUR",
 		BeneficiaryFirstName: "Max"}
 	err := p.CheckRequired(controls)
 	var me *MissingParametersError
@@ -279,12 +279,12 @@ func TestPayoutParams_CheckRequiredNamesEveryMissingParameter(t *testing.T) {
 
 func TestPayoutParams_CheckRequiredCountsCommonParameters(t *testing.T) {
 	controls := []PayoutParameter{{Name: "cardToken", Required: true}, {Name: "cardExpirationDate", Required: true}, {Name: "birthDate"}}
-	p := &PayoutParams{Type: cardType, CardToken: "tok", Amount: decimal.NewFromInt(1), Currency: "EUR", CardExpirationDate: "01/30"}
+	p := &PayoutParams{Type: cardPayoutType, CardToken: "tok", Amount: decimal.NewFromInt(1), Currency: "EUR", CardExpirationDate: "01/30"}
 	assert.NoError(t, p.CheckRequired(controls))
 }
 
 func TestPayoutParams_NeverPrintsTheCardNumbers(t *testing.T) {
-	p := PayoutParams{Type: cardType, Account: testCardNumber, RemitterCardNumber: "5555555555554444",
+	p := PayoutParams{Type: cardPayoutType, Account: payoutTestCard, RemitterCardNumber: "5555555555554444",
 		Amount: decimal.NewFromInt(20), Currency: "EUR", Extra: map[string]string{"secretThing": "4000000000000002"}}
 	var logged strings.Builder
 	slog.New(slog.NewTextHandler(&logged, nil)).Info("payout", "params", p, "account", p.Account)
@@ -303,11 +303,16 @@ func TestPayoutParams_NeverPrintsTheCardNumbers(t *testing.T) {
 }
 
 func TestPayoutParams_ValidationErrorsNeverQuoteTheAccount(t *testing.T) {
-	p := &PayoutParams{Type: cardType, Account: "4242424242424241", Amount: decimal.NewFromInt(1), Currency: "EUR"}
+	p := &PayoutParams{Type: cardPayoutType, Account: "4242424242424241", Amount: decimal.NewFromInt(1), Currency: "EUR"}
 	err := p.validate(FormExtended)
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "424242424242")
 	assert.False(t, errors.Is(err, ErrDeclined))
 }
 
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+func TestPayoutParams_CheckRequiredOnNilParamsNamesEveryRequiredParameter(t *testing.T) {
+	var p *PayoutParams
+	var me *MissingParametersError
+	require.ErrorAs(t, p.CheckRequired([]PayoutParameter{{Name: "firstName", Required: true}, {Name: "city"}}), &me)
+	assert.Equal(t, []string{"firstName"}, me.Names)
+}

@@ -2,8 +2,8 @@ package paygate
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,14 +14,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const bigID ID = 9007199254740993123 // above 2^53: a float64 would round it
+const txBigID ID = 9007199254740993123 // above 2^53: a float64 would round it
 
 func TestReverse_ExtendedSendsSignedFieldsAndDecodesTransaction(t *testing.T) {
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodPost, "transaction/reverse", fixtureResponder(t, 200, "transaction_reverse_extended.json"))
 
 	got, err := c.Transactions.Reverse(context.Background(), &ReverseParams{
-		ID: bigID, Amount: decimal.RequireFromString("25.50"), Comment: "customer returned the goods",
+		ID: txBigID, Amount: decimal.RequireFromString("25.50"), Comment: "customer returned the goods",
 	})
 	require.NoError(t, err)
 
@@ -32,7 +32,7 @@ func TestReverse_ExtendedSendsSignedFieldsAndDecodesTransaction(t *testing.T) {
 	requireFields(t, r, map[string]string{"id": "9007199254740993123", "amount": "25.5", "comment": "customer returned the goods"})
 
 	assert.True(t, got.Success)
-	assert.Equal(t, bigID, got.ID)
+	assert.Equal(t, txBigID, got.ID)
 	assert.Equal(t, ID(9007199254740991001), got.ReferenceID)
 	assert.Equal(t, "ord-2026-0042", got.OrderID)
 	assert.True(t, decimal.RequireFromString("25.50").Equal(got.Price))
@@ -62,7 +62,7 @@ func TestReverse_SuccessFalseIsErrDeclined(t *testing.T) {
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodPost, "transaction/reverse", fixtureResponder(t, 200, "transaction_reverse_declined.json"))
 
-	got, err := c.Transactions.Reverse(context.Background(), &ReverseParams{ID: bigID, Amount: decimal.NewFromInt(1)})
+	got, err := c.Transactions.Reverse(context.Background(), &ReverseParams{ID: txBigID, Amount: decimal.NewFromInt(1)})
 	require.Error(t, err)
 	assert.Nil(t, got)
 	assert.ErrorIs(t, err, ErrDeclined)
@@ -87,7 +87,7 @@ func TestReverse_GatewayErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c, mock := newMockClient(t)
 			record(t, mock, http.MethodPost, "transaction/reverse", fixtureResponder(t, tt.status, tt.fixture))
-			_, err := c.Transactions.Reverse(context.Background(), &ReverseParams{ID: bigID, Amount: decimal.NewFromInt(5)})
+			_, err := c.Transactions.Reverse(context.Background(), &ReverseParams{ID: txBigID, Amount: decimal.NewFromInt(5)})
 			require.ErrorIs(t, err, tt.want)
 			var apiErr *Error
 			require.ErrorAs(t, err, &apiErr)
@@ -209,9 +209,9 @@ func TestReverse_Validation(t *testing.T) {
 	}{
 		{"nil params", nil, "id"},
 		{"neither id nor order id", &ReverseParams{Amount: decimal.NewFromInt(1)}, "id"},
-		{"both id and order id", &ReverseParams{ID: bigID, OrderID: "o", Amount: decimal.NewFromInt(1)}, "order_id"},
-		{"amount required", &ReverseParams{ID: bigID}, "amount"},
-		{"amount positive", &ReverseParams{ID: bigID, Amount: decimal.NewFromInt(-3)}, "amount"},
+		{"both id and order id", &ReverseParams{ID: txBigID, OrderID: "o", Amount: decimal.NewFromInt(1)}, "order_id"},
+		{"amount required", &ReverseParams{ID: txBigID}, "amount"},
+		{"amount positive", &ReverseParams{ID: txBigID, Amount: decimal.NewFromInt(-3)}, "amount"},
 		{"order id at most 64", &ReverseParams{OrderID: strings.Repeat("o", 65), Amount: decimal.NewFromInt(1)}, "order_id"},
 	}
 	for _, tt := range tests {
@@ -235,7 +235,7 @@ func TestStatus_SignedByOrderIDAndDecodesExactly(t *testing.T) {
 	r := rec.Only(t)
 	requireSigned(t, r)
 	requireFields(t, r, map[string]string{"order_id": "ord-2026-0042"})
-	assert.Equal(t, bigID, got.ID)
+	assert.Equal(t, txBigID, got.ID)
 	assert.Equal(t, "0.765", got.Fee.String())
 	assert.Equal(t, StatusCompleted, got.OriginalStatus)
 }
@@ -244,14 +244,14 @@ func TestGet_SignedByPathAndDecodesCamelCase(t *testing.T) {
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodGet, "transactions/9007199254740993123", fixtureResponder(t, 200, "transactions_by_id.json"))
 
-	got, err := c.Transactions.Get(context.Background(), bigID)
+	got, err := c.Transactions.Get(context.Background(), txBigID)
 	require.NoError(t, err)
 	r := rec.Only(t)
 	assert.Equal(t, "/v1/transactions/9007199254740993123", r.Path)
 	requireSigned(t, r)
 	requireFields(t, r, map[string]string{})
 
-	assert.Equal(t, bigID, got.ID)
+	assert.Equal(t, txBigID, got.ID)
 	assert.Equal(t, ID(0), got.ReferenceID)
 	assert.Equal(t, "card", got.Method)
 	assert.Equal(t, StatusRefunded, got.Status)
@@ -265,7 +265,7 @@ func TestGet_MissingStatusNamesTheField(t *testing.T) {
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "transactions/9007199254740993123", fixtureResponder(t, 200, "transactions_by_id_missing_status.json"))
 
-	_, err := c.Transactions.Get(context.Background(), bigID)
+	_, err := c.Transactions.Get(context.Background(), txBigID)
 	var re *ResponseError
 	require.ErrorAs(t, err, &re)
 	assert.Equal(t, "status", re.Field)
@@ -275,7 +275,7 @@ func TestGet_UnknownIDIsErrTransactionNotFound(t *testing.T) {
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "transactions/9007199254740993123", fixtureResponder(t, 404, "error_transaction_not_found.json"))
 
-	_, err := c.Transactions.Get(context.Background(), bigID)
+	_, err := c.Transactions.Get(context.Background(), txBigID)
 	assert.ErrorIs(t, err, ErrTransactionNotFound)
 }
 
@@ -361,7 +361,7 @@ func TestExtendedOnlyEndpoints_FailLocallyInBasicForm(t *testing.T) {
 	ctx := context.Background()
 	calls := map[string]func(c *Client) error{
 		"transaction/create": func(c *Client) error { _, err := c.Transactions.Create(ctx, validAlternativePayment()); return err },
-		"transactions/{id}":  func(c *Client) error { _, err := c.Transactions.Get(ctx, bigID); return err },
+		"transactions/{id}":  func(c *Client) error { _, err := c.Transactions.Get(ctx, txBigID); return err },
 		"transactions":       func(c *Client) error { _, err := c.Transactions.List(ctx, &ListParams{OrderID: "o"}); return err },
 		"transactions (All)": func(c *Client) error {
 			for _, err := range c.Transactions.All(ctx, &ListParams{OrderID: "o"}) {
@@ -382,9 +382,9 @@ func TestExtendedOnlyEndpoints_FailLocallyInBasicForm(t *testing.T) {
 	}
 }
 
-// pagedResponder answers GET transactions with testdata's page files by
+// txPagedResponder answers GET transactions with testdata's page files by
 // the page parameter.
-func pagedResponder(t *testing.T, pages map[string]string) httpmock.Responder {
+func txPagedResponder(t *testing.T, pages map[string]string) httpmock.Responder {
 	return func(req *http.Request) (*http.Response, error) {
 		name, ok := pages[req.URL.Query().Get("page")]
 		if !ok {
@@ -398,7 +398,7 @@ func pagedResponder(t *testing.T, pages map[string]string) httpmock.Responder {
 	}
 }
 
-func pageNumbers(rec *recorder) []string {
+func txPageNumbers(rec *recorder) []string {
 	var pages []string
 	for _, r := range rec.Requests() {
 		pages = append(pages, r.Params.Get("page"))
@@ -406,13 +406,13 @@ func pageNumbers(rec *recorder) []string {
 	return pages
 }
 
-var threePages = map[string]string{
+var txThreePages = map[string]string{
 	"1": "transactions_list_page1.json", "2": "transactions_list_page2.json", "3": "transactions_list_page3.json",
 }
 
 func TestAll_FetchesEveryPageUntilTheShortOne(t *testing.T) {
 	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions", pagedResponder(t, threePages))
+	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
 
 	var ids []ID
 	for tx, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-2026-0042", Limit: 2}) {
@@ -420,7 +420,7 @@ func TestAll_FetchesEveryPageUntilTheShortOne(t *testing.T) {
 		ids = append(ids, tx.ID)
 	}
 	assert.Equal(t, []ID{9007199254740993101, 9007199254740993102, 9007199254740993103, 9007199254740993104, 9007199254740993105}, ids)
-	assert.Equal(t, []string{"1", "2", "3"}, pageNumbers(rec))
+	assert.Equal(t, []string{"1", "2", "3"}, txPageNumbers(rec))
 	for _, r := range rec.Requests() {
 		requireSigned(t, r)
 		assert.Equal(t, "2", r.Params.Get("limit"))
@@ -429,7 +429,7 @@ func TestAll_FetchesEveryPageUntilTheShortOne(t *testing.T) {
 
 func TestAll_PageSizeFromFirstPageWhenNoLimit(t *testing.T) {
 	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions", pagedResponder(t, threePages))
+	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
 
 	n := 0
 	for _, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-2026-0042"}) {
@@ -437,12 +437,12 @@ func TestAll_PageSizeFromFirstPageWhenNoLimit(t *testing.T) {
 		n++
 	}
 	assert.Equal(t, 5, n)
-	assert.Equal(t, []string{"1", "2", "3"}, pageNumbers(rec))
+	assert.Equal(t, []string{"1", "2", "3"}, txPageNumbers(rec))
 }
 
 func TestAll_StopsFetchingWhenTheLoopBreaks(t *testing.T) {
 	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions", pagedResponder(t, threePages))
+	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
 
 	var ids []ID
 	for tx, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-2026-0042", Limit: 2}) {
@@ -453,7 +453,7 @@ func TestAll_StopsFetchingWhenTheLoopBreaks(t *testing.T) {
 		}
 	}
 	assert.Len(t, ids, 3)
-	assert.Equal(t, []string{"1", "2"}, pageNumbers(rec), "page 3 must not be fetched after the break")
+	assert.Equal(t, []string{"1", "2"}, txPageNumbers(rec), "page 3 must not be fetched after the break")
 }
 
 func TestAll_StopsAtTotalCountWithoutAnExtraRequest(t *testing.T) {
@@ -463,7 +463,7 @@ func TestAll_StopsAtTotalCountWithoutAnExtraRequest(t *testing.T) {
 		for i := 0; i < n; i++ {
 			txs = append(txs, `{"id":"`+ID(9007199254740993200+ID(first+i)).String()+`","status":"completed"}`)
 		}
-		return `{"totalCount":` + itoa(total) + `,"transactions":[` + strings.Join(txs, ",") + `]}`
+		return `{"totalCount":` + strconv.Itoa(total) + `,"transactions":[` + strings.Join(txs, ",") + `]}`
 	}
 	rec := record(t, mock, http.MethodGet, "transactions", func(req *http.Request) (*http.Response, error) {
 		switch req.URL.Query().Get("page") {
@@ -481,14 +481,12 @@ func TestAll_StopsAtTotalCountWithoutAnExtraRequest(t *testing.T) {
 		n++
 	}
 	assert.Equal(t, 4, n)
-	assert.Equal(t, []string{"1", "2"}, pageNumbers(rec))
+	assert.Equal(t, []string{"1", "2"}, txPageNumbers(rec))
 }
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func TestAll_ErrorMidwayIsYieldedOnceThenStops(t *testing.T) {
 	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions", pagedResponder(t, map[string]string{
+	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, map[string]string{
 		"1": "transactions_list_page1.json",
 		"2": `{"error":{"code":42201,"message":"Gateway is not properly configured"}}`,
 	}))
@@ -505,7 +503,7 @@ func TestAll_ErrorMidwayIsYieldedOnceThenStops(t *testing.T) {
 	assert.Len(t, ids, 2)
 	require.Len(t, errs, 1)
 	assert.ErrorIs(t, errs[0], ErrGatewayMisconfigured)
-	assert.Equal(t, []string{"1", "2"}, pageNumbers(rec))
+	assert.Equal(t, []string{"1", "2"}, txPageNumbers(rec))
 }
 
 func TestAll_SamePageTwiceIsAnError(t *testing.T) {
@@ -569,14 +567,14 @@ func TestReconcile(t *testing.T) {
 
 func TestReconcile_ListsEveryPageOfTheOrder(t *testing.T) {
 	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions", pagedResponder(t, threePages))
+	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
 
 	got, err := c.Transactions.Reconcile(context.Background(), "ord-2026-0042")
 	require.NoError(t, err)
 	assert.True(t, got.Found)
 	assert.Len(t, got.Transactions, 5)
 	assert.True(t, got.Completed())
-	assert.Equal(t, []string{"1", "2", "3"}, pageNumbers(rec))
+	assert.Equal(t, []string{"1", "2", "3"}, txPageNumbers(rec))
 }
 
 func TestReconcile_OtherErrorsAreReturned(t *testing.T) {
