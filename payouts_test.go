@@ -186,6 +186,7 @@ func TestPayoutCreate_SuccessFalseIsErrDeclined(t *testing.T) {
 	var de *DeclinedError
 	require.ErrorAs(t, err, &de)
 	assert.Equal(t, "payout_failed", de.Status)
+	assert.Equal(t, `paygate: POST payout declined: the gateway answered success false with status "payout_failed"`, err.Error())
 }
 
 func TestPayoutCreate_MissingIDIsOutcomeUnknownWithOrderID(t *testing.T) {
@@ -315,4 +316,24 @@ func TestPayoutParams_CheckRequiredOnNilParamsNamesEveryRequiredParameter(t *tes
 	var me *MissingParametersError
 	require.ErrorAs(t, p.CheckRequired([]PayoutParameter{{Name: "firstName", Required: true}, {Name: "city"}}), &me)
 	assert.Equal(t, []string{"firstName"}, me.Names)
+}
+
+func TestPayoutParameters_MalformedAnswersAreResponseErrors(t *testing.T) {
+	tests := []struct{ name, body, field string }{
+		{"object instead of array", `{"controls":[]}`, ""},
+		{"required not a boolean", `[{"name":"firstName","type":"text","label":"First name","required":"maybe"}]`, ""},
+		{"control without a name", `[{"type":"text","label":"First name","required":true}]`, "[0].name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mock := newMockClient(t)
+			record(t, mock, http.MethodGet, "payout-parameters", httpmock.NewStringResponder(200, tt.body))
+			_, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89", Currency: "EUR"})
+			var re *ResponseError
+			require.ErrorAs(t, err, &re)
+			if tt.field != "" {
+				assert.Equal(t, tt.field, re.Field)
+			}
+		})
+	}
 }

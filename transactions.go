@@ -313,7 +313,7 @@ func (s *TransactionsService) All(ctx context.Context, p *ListParams, opts ...Ca
 				return
 			}
 			n := len(page.Transactions)
-			if n > 0 && seen > 0 && page.Transactions[0].ID == prevFirst {
+			if n > 0 && prevFirst != 0 && page.Transactions[0].ID == prevFirst {
 				yield(Transaction{}, fmt.Errorf("paygate: GET transactions returned page %d equal to the page before it", q.Page))
 				return
 			}
@@ -322,10 +322,15 @@ func (s *TransactionsService) All(ctx context.Context, p *ListParams, opts ...Ca
 					return
 				}
 			}
-			seen += n
-			if pageSize == 0 {
-				pageSize = n
+			if prevFirst == 0 {
+				if pageSize == 0 {
+					pageSize = n
+				}
+				// The pages before the first one fetched count towards
+				// TotalCount too.
+				seen = (q.Page - 1) * pageSize
 			}
+			seen += n
 			if n == 0 || n < pageSize || (page.TotalCount > 0 && seen >= page.TotalCount) {
 				return
 			}
@@ -421,11 +426,12 @@ func (s *TransactionsService) Reconcile(ctx context.Context, orderID string, opt
 	for t, err := range s.All(ctx, &ListParams{OrderID: orderID}, opts...) {
 		switch {
 		case errors.Is(err, ErrTransactionNotFound):
-			return rec, nil
+			// The gateway's way of saying the order has no transactions.
 		case err != nil:
 			return nil, err
+		default:
+			rec.Transactions = append(rec.Transactions, t)
 		}
-		rec.Transactions = append(rec.Transactions, t)
 	}
 	rec.Found = len(rec.Transactions) > 0
 	return rec, nil

@@ -609,3 +609,37 @@ func TestReconcile_ValidatesOrderID(t *testing.T) {
 		assert.Zero(t, mock.GetTotalCallCount())
 	}
 }
+
+func TestAll_StartsAtTheGivenPageAndCountsTheOnesBefore(t *testing.T) {
+	c, mock := newMockClient(t)
+	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, map[string]string{
+		"2": "transactions_list_page2.json", "3": "transactions_list_page3.json",
+	}))
+
+	var ids []ID
+	for tx, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-2026-0042", Page: 2, Limit: 2}) {
+		require.NoError(t, err)
+		ids = append(ids, tx.ID)
+	}
+	assert.Equal(t, []ID{9007199254740993103, 9007199254740993104, 9007199254740993105}, ids)
+	assert.Equal(t, []string{"2", "3"}, txPageNumbers(rec))
+}
+
+func TestAll_StopsAtTotalCountWhenStartingLater(t *testing.T) {
+	c, mock := newMockClient(t)
+	// Page 2 of a listing of 4 in pages of 2 is full, and the last one.
+	rec := record(t, mock, http.MethodGet, "transactions", func(req *http.Request) (*http.Response, error) {
+		if p := req.URL.Query().Get("page"); p != "2" {
+			t.Errorf("page %s should not have been fetched", p)
+		}
+		return httpmock.NewStringResponse(200, `{"totalCount":4,"transactions":[`+
+			`{"id":"9007199254740993203","status":"completed"},{"id":"9007199254740993204","status":"completed"}]}`), nil
+	})
+	n := 0
+	for _, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "o", Page: 2, Limit: 2}) {
+		require.NoError(t, err)
+		n++
+	}
+	assert.Equal(t, 2, n)
+	assert.Equal(t, []string{"2"}, txPageNumbers(rec))
+}
