@@ -69,7 +69,7 @@ func TestDo_PostSendsSignedFormBody(t *testing.T) {
 
 func TestStatus_GetSendsSignedQuery(t *testing.T) {
 	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transaction/status", fixtureResponder(t, 200, "transaction_status.json"))
+	rec := record(t, mock, http.MethodGet, "transaction/status", fixtureResponder(t, 200, "transaction_status_refunded.json"))
 	_, err := c.Transactions.Status(context.Background(), &StatusParams{OrderID: "ORD-2026-11-0042"})
 	require.NoError(t, err)
 	r := rec.Only(t)
@@ -79,7 +79,7 @@ func TestStatus_GetSendsSignedQuery(t *testing.T) {
 
 func TestDecode_IDsMoneyAndTimesInEveryShape(t *testing.T) {
 	c, mock := newMockClient(t)
-	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transaction/status", httpmock.NewBytesResponder(200, fixture(t, "transaction_status.json")))
+	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transaction/status", httpmock.NewBytesResponder(200, fixture(t, "transaction_status_refunded.json")))
 	st, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1000000000000004242})
 	require.NoError(t, err)
 	require.Equal(t, ID(1000000000000004242), st.ID, "19-digit id sent as a JSON number stays exact")

@@ -1,4 +1,484 @@
 package paygate
 
-// PayoutsService is the payouts resource group of the API.
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/paygate/paygate-go/internal/form"
+	"github.com/paygate/paygate-go/internal/jsonscalar"
+	"github.com/paygate/paygate-go/internal/redact"
+)
+
+// PayoutsService is the payouts resource group of the API. A payout takes
+// three steps: pick a type from [PayoutsService.Types], ask
+// [PayoutsService.Parameters] which further parameters that type, account
+// and currency need, then [PayoutsService.Create] the payout with all of
+// them ([PayoutParams.CheckRequired] checks them first).
 type PayoutsService service
+
+// PayoutTypeCreditCard is the key of the card payout type.
+const PayoutTypeCreditCard = "CREDIT_CARD"
+
+// PayoutType is a way of paying funds out, for example to a card
+// (CREDIT_CARD) or by SEPA transfer.
+type PayoutType struct {
+	// ID is what payout-parameters and payout take as type.
+	ID int `json:"id"`
+	// Key names the type, for example CREDIT_CARD or SEPA.
+	Key   string `json:"key"`
+	Label string `json:"label"`
+}
+
+// IsCard reports whether the type pays out to a card (key CREDIT_CARD).
+func (t PayoutType) IsCard() bool { return t.Key == PayoutTypeCreditCard }
+
+// Types lists the payout types of the project (GET payout-types, sent
+// unsigned like the gateway's own clients send it).
+func (s *PayoutsService) Types(ctx context.Context, opts ...CallOption) ([]PayoutType, error) {
+	out := new(payoutTypesResponse)
+	ep := endpoint{method: http.MethodGet, path: "payout-types", unsigned: true}
+	if err := s.client.do(ctx, ep, nil, out, opts); err != nil {
+		return nil, err
+	}
+	return out.Types, nil
+}
+
+// AccountNumber is a payout account: a card number, an IBAN, a wallet
+// number. It may be a full card number, so it redacts itself in String,
+// GoString, fmt verbs and slog, showing only its last four characters.
+type AccountNumber string
+
+// String returns the account with all but its last four characters masked.
+func (a AccountNumber) String() string { return redact.CardNumber(string(a)) }
+
+// GoString is String, so that %#v does not print the account either.
+func (a AccountNumber) GoString() string { return a.String() }
+
+// Format prints String for every verb.
+func (a AccountNumber) Format(f fmt.State, _ rune) { io.WriteString(f, a.String()) }
+
+// LogValue logs the masked account.
+func (a AccountNumber) LogValue() slog.Value { return slog.StringValue(a.String()) }
+
+// PayoutParameterParams asks which further parameters a payout needs.
+type PayoutParameterParams struct {
+	// Type is the payout type, as Types returned it: its ID is sent, and its
+	// Key tells whether Account is a card number. Required.
+	Type PayoutType
+	// Account is the recipient account; required. For a card type the SDK
+	// sends only the BIN (the first 6 digits), as the gateway requires, so
+	// the full card number can be passed here and never leaves the machine.
+	Account AccountNumber
+	// Currency is an ISO 4217 code; required.
+	Currency string
+}
+
+// PayoutParameter is a further parameter a payout needs: a control of the
+// merchant's payout form.
+type PayoutParameter struct {
+	// Name is the parameter's name in the payout request, for example
+	// firstName; see the fields of PayoutParams or put it in Extra.
+	Name string `json:"name"`
+	// Type is the data type of the control.
+	Type     string `json:"type"`
+	Label    string `json:"label"`
+	Required bool   `json:"required"`
+}
+
+// Parameters returns the further parameters a payout of the given type, to
+// the given account, in the given currency needs (GET payout-parameters,
+// sent unsigned like the gateway's own clients send it). For a card type only
+// the BIN of Account is sent.
+func (s *PayoutsService) Parameters(ctx context.Context, p *PayoutParameterParams, opts ...CallOption) ([]PayoutParameter, error) {
+	if p == nil {
+		return nil, &ValidationError{Field: "type", Reason: "is required"}
+	}
+	if err := p.validate(); err != nil {
+		return nil, err
+	}
+	q := payoutParameterQuery{Type: p.Type.ID, Account: string(p.Account), Currency: p.Currency}
+	if p.Type.IsCard() {
+		q.Account = q.Account[:binLength]
+	}
+	var out payoutParameterList
+	ep := endpoint{method: http.MethodGet, path: "payout-parameters", unsigned: true}
+	if err := s.client.do(ctx, ep, &q, &out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// PayoutParams creates a payout. Type, Amount and Currency are required.
+// For a card type give either Account (the card number) or CardToken (a
+// temporary card token); for any other type Account is required. When Type
+// has no Key (built by hand from an id), either of them is accepted.
+//
+// The other fields are the further parameters the gateway may ask for
+// (see [PayoutsService.Parameters]), with their wire names; parameters
+// without a field here go in Extra, by the name payout-parameters returned.
+//
+// PayoutParams prints and logs without the account, the remitter's card
+// number and Extra.
+type PayoutParams struct {
+	Type PayoutType `url:"-"`
+	// Account is the recipient account, or the card number for a card
+	// payout.
+	Account AccountNumber `url:"account,omitempty"`
+	// CardToken is a card token used instead of a card number in Account.
+	CardToken string `url:"cardToken,omitempty"`
+	// Amount is greater than zero.
+	Amount decimal.Decimal `url:"amount"`
+	// Currency is an ISO 4217 code.
+	Currency string `url:"currency"`
+	// OrderID is the merchant order id (sent as orderId), at most 64
+	// characters; give one, so that an unknown outcome can be reconciled.
+	OrderID string `url:"orderId,omitempty"`
+
+	// Remitter.
+	FirstName string `url:"firstName,omitempty"`
+	LastName  string `url:"lastName,omitempty"`
+	// BirthDate is in the format d.m.Y, for example 31.12.1980.
+	BirthDate string `url:"birthDate,omitempty"`
+	// BirthPlace is listed by the gateway with the same d.m.Y note as
+	// BirthDate; it is sent as given.
+	BirthPlace           string `url:"birthPlace,omitempty"`
+	Country              string `url:"country,omitempty"`
+	CountryOfCitizenship string `url:"countryOfCitizenship,omitempty"`
+	City                 string `url:"city,omitempty"`
+	Address              string `url:"address,omitempty"`
+	PostalCode           string `url:"postalCode,omitempty"`
+	// DocumentType is passport or id.
+	DocumentType       string `url:"documentType,omitempty"`
+	DocumentIssuer     string `url:"documentIssuer,omitempty"`
+	DocumentSeries     string `url:"documentSeries,omitempty"`
+	DocumentNumber     string `url:"documentNumber,omitempty"`
+	DocumentIssuedAt   string `url:"documentIssuedAt,omitempty"`
+	DocumentValidUntil string `url:"documentValidUntil,omitempty"`
+	// RemitterCardNumber is a full card number; it redacts itself.
+	RemitterCardNumber          AccountNumber `url:"remitterCardNumber,omitempty"`
+	RemitterCardToken           string        `url:"remitterCardToken,omitempty"`
+	RemitterCardExpirationMonth string        `url:"remitterCardExpirationMonth,omitempty"`
+	RemitterCardExpirationYear  string        `url:"remitterCardExpirationYear,omitempty"`
+	RemitterPhone               string        `url:"remitterPhone,omitempty"`
+
+	// Beneficiary.
+	BeneficiaryFirstName string `url:"beneficiaryFirstName,omitempty"`
+	BeneficiaryLastName  string `url:"beneficiaryLastName,omitempty"`
+	BeneficiaryLegalName string `url:"beneficiaryLegalName,omitempty"`
+	// BeneficiaryDocumentType is passport or id.
+	BeneficiaryDocumentType       string `url:"beneficiaryDocumentType,omitempty"`
+	BeneficiaryDocumentIssuer     string `url:"beneficiaryDocumentIssuer,omitempty"`
+	BeneficiaryDocumentSeries     string `url:"beneficiaryDocumentSeries,omitempty"`
+	BeneficiaryDocumentNumber     string `url:"beneficiaryDocumentNumber,omitempty"`
+	BeneficiaryDocumentIssuedAt   string `url:"beneficiaryDocumentIssuedAt,omitempty"`
+	BeneficiaryDocumentValidUntil string `url:"beneficiaryDocumentValidUntil,omitempty"`
+
+	// CardExpirationDate is MM/YY; when required it goes with CardToken.
+	CardExpirationDate string `url:"cardExpirationDate,omitempty"`
+	Description        string `url:"description,omitempty"`
+	Phone              string `url:"phone,omitempty"`
+	CardHolder         string `url:"cardHolder,omitempty"`
+	FullName           string `url:"fullName,omitempty"`
+	// ReceiverBankBIC is a BIC or SWIFT code.
+	ReceiverBankBIC string `url:"receiverBankBIC,omitempty"`
+
+	// Extra holds further parameters by the name payout-parameters returned,
+	// sent as they are. A name that is a field above is rejected.
+	Extra map[string]string `url:"extra,inline"`
+}
+
+// Payout is the gateway's answer to a payout request.
+type Payout struct {
+	ID      ID   `json:"id"`
+	Success bool `json:"success"`
+	// Status is a callback status, for example processing; the final one
+	// (payout_completed, payout_failed, ...) arrives by callback.
+	Status CallbackStatus `json:"status"`
+}
+
+// Create pays funds out (POST payout; extended form only). An answer with
+// success false is returned as a [*DeclinedError]. When the outcome is
+// unknown (errors.Is(err, ErrOutcomeUnknown)), reconcile by OrderID before
+// paying out again.
+func (s *PayoutsService) Create(ctx context.Context, p *PayoutParams, opts ...CallOption) (*Payout, error) {
+	if p == nil {
+		return nil, &ValidationError{Field: "type", Reason: "is required"}
+	}
+	const path = "payout"
+	out := new(Payout)
+	ep := endpoint{method: http.MethodPost, path: path, extendedOnly: true}
+	if err := s.client.do(ctx, ep, &payoutRequest{Type: p.Type.ID, PayoutParams: p}, out, opts); err != nil {
+		return nil, err
+	}
+	if !out.Success {
+		return nil, &DeclinedError{Method: http.MethodPost, Path: path, ID: out.ID, Status: string(out.Status)}
+	}
+	return out, nil
+}
+
+// MissingParametersError lists the required payout parameters that have no
+// value. errors.As also reaches a *ValidationError for the first of them.
+type MissingParametersError struct {
+	// Names are the wire names, in the order the gateway listed them.
+	Names []string
+}
+
+// Error implements the error interface.
+func (e *MissingParametersError) Error() string {
+	return "paygate: missing required payout parameters: " + strings.Join(e.Names, ", ")
+}
+
+// Unwrap returns a *ValidationError per missing parameter.
+func (e *MissingParametersError) Unwrap() []error {
+	errs := make([]error, len(e.Names))
+	for i, n := range e.Names {
+		errs[i] = &ValidationError{Field: n, Reason: "is required for this payout"}
+	}
+	return errs
+}
+
+// CheckRequired checks, before sending, that every required parameter of
+// controls (from [PayoutsService.Parameters]) has a non-empty value in p,
+// in a field or in Extra. It returns nil or a [*MissingParametersError]
+// naming all the missing ones.
+func (p *PayoutParams) CheckRequired(controls []PayoutParameter) error {
+	if p == nil {
+		p = &PayoutParams{}
+	}
+	pairs, err := form.Append(nil, &payoutRequest{Type: p.Type.ID, PayoutParams: p})
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, c := range controls {
+		if !c.Required {
+			continue
+		}
+		if v, ok := pairs.Get(c.Name); !ok || v == "" {
+			names = append(names, c.Name)
+		}
+	}
+	if names != nil {
+		return &MissingParametersError{Names: names}
+	}
+	return nil
+}
+
+// String describes the payout without the account, the remitter's card
+// number or Extra.
+func (p PayoutParams) String() string {
+	return fmt.Sprintf("paygate.PayoutParams{Type: %d %s, Account: %s, Amount: %s, Currency: %s, OrderID: %q}",
+		p.Type.ID, p.Type.Key, p.Account, p.Amount, p.Currency, p.OrderID)
+}
+
+// GoString is String, so that %#v redacts too.
+func (p PayoutParams) GoString() string { return p.String() }
+
+// Format prints String for every verb.
+func (p PayoutParams) Format(f fmt.State, _ rune) { io.WriteString(f, p.String()) }
+
+// LogValue logs the payout without its secrets.
+func (p PayoutParams) LogValue() slog.Value {
+	return slog.GroupValue(slog.Int("type", p.Type.ID), slog.String("account", p.Account.String()),
+		slog.String("amount", p.Amount.String()), slog.String("currency", p.Currency), slog.String("order_id", p.OrderID))
+}
+
+// binLength is how many leading digits of a card number payout-parameters
+// takes.
+const binLength = 6
+
+func (p *PayoutParameterParams) validate() error {
+	err := firstError(
+		checkPayoutType(p.Type),
+		checkRequired("account", string(p.Account)),
+		checkCurrency("currency", p.Currency),
+	)
+	if err == nil && p.Type.IsCard() && (len(p.Account) < binLength || !isDigits(string(p.Account))) {
+		return &ValidationError{Field: "account", Reason: "must be a card number (or its first 6 digits), digits only"}
+	}
+	return err
+}
+
+func (p *PayoutParams) validate(Form) error {
+	err := firstError(
+		checkPayoutType(p.Type),
+		checkAmount("amount", p.Amount),
+		checkCurrency("currency", p.Currency),
+		checkMaxLen("orderId", p.OrderID, MaxOrderIDLength),
+	)
+	if err != nil {
+		return err
+	}
+	switch {
+	case p.Type.IsCard() && p.Account == "" && p.CardToken == "":
+		return &ValidationError{Field: "account", Reason: "either account (the card number) or cardToken is required for a card payout"}
+	case p.Type.IsCard() && p.Account != "" && p.CardToken != "":
+		return &ValidationError{Field: "cardToken", Reason: "give either account or cardToken, not both"}
+	case p.Type.IsCard() && p.Account != "":
+		if err := checkCardNumber("account", string(p.Account)); err != nil {
+			return err
+		}
+	case p.Type.Key == "" && p.Account == "" && p.CardToken == "":
+		return &ValidationError{Field: "account", Reason: "is required"}
+	case p.Type.Key != "" && !p.Type.IsCard():
+		if err := checkRequired("account", string(p.Account)); err != nil {
+			return err
+		}
+		if p.CardToken != "" {
+			return &ValidationError{Field: "cardToken", Reason: "is only for card payouts"}
+		}
+	}
+	if p.CardExpirationDate != "" && !validCardExpiry(p.CardExpirationDate) {
+		return &ValidationError{Field: "cardExpirationDate", Reason: "must be MM/YY"}
+	}
+	for _, f := range [...]struct{ name, v string }{{"documentType", p.DocumentType}, {"beneficiaryDocumentType", p.BeneficiaryDocumentType}} {
+		if f.v != "" && f.v != "passport" && f.v != "id" {
+			return &ValidationError{Field: f.name, Reason: "must be passport or id"}
+		}
+	}
+	return p.checkExtra()
+}
+
+// checkExtra rejects Extra names that a field (or the pipeline) already
+// sends, so that no parameter goes out twice.
+func (p *PayoutParams) checkExtra() error {
+	for name := range p.Extra {
+		if name == "" || name == "project" || name == SignatureParam || payoutFieldNames()[name] {
+			return &ValidationError{Field: "Extra[" + name + "]", Reason: "is a parameter with its own field, or reserved"}
+		}
+	}
+	return nil
+}
+
+// payoutFieldNames returns the wire names of payoutRequest's fields.
+var payoutFieldNames = sync.OnceValue(func() map[string]bool {
+	names := map[string]bool{"type": true}
+	t := reflect.TypeFor[PayoutParams]()
+	for i := 0; i < t.NumField(); i++ {
+		name, opts, _ := strings.Cut(t.Field(i).Tag.Get("url"), ",")
+		if name != "" && name != "-" && opts != "inline" {
+			names[name] = true
+		}
+	}
+	return names
+})
+
+func checkPayoutType(t PayoutType) error {
+	if t.ID <= 0 {
+		return &ValidationError{Field: "type", Reason: "is required: a payout type id from payout-types"}
+	}
+	return nil
+}
+
+// validCardExpiry accepts MM/YY.
+func validCardExpiry(s string) bool {
+	if len(s) != 5 || s[2] != '/' || !isDigits(s[:2]) || !isDigits(s[3:]) {
+		return false
+	}
+	m, _ := strconv.Atoi(s[:2])
+	return m >= 1 && m <= 12
+}
+
+// payoutRequest is what POST payout sends: the type's id, then the params.
+type payoutRequest struct {
+	Type int `url:"type"`
+	*PayoutParams
+}
+
+// payoutParameterQuery is what GET payout-parameters sends.
+type payoutParameterQuery struct {
+	Type     int    `url:"type"`
+	Account  string `url:"account"`
+	Currency string `url:"currency"`
+}
+
+type payoutTypesResponse struct {
+	Success bool         `json:"success"`
+	Types   []PayoutType `json:"types"`
+}
+
+func (r *payoutTypesResponse) check() error {
+	if !r.Success {
+		return fmt.Errorf("success is false")
+	}
+	for i, t := range r.Types {
+		if t.ID == 0 {
+			return missing("types[" + strconv.Itoa(i) + "].id")
+		}
+		if t.Key == "" {
+			return missing("types[" + strconv.Itoa(i) + "].key")
+		}
+	}
+	return nil
+}
+
+// payoutParameterList is the bare JSON array payout-parameters answers.
+type payoutParameterList []PayoutParameter
+
+func (l payoutParameterList) check() error {
+	for i, c := range l {
+		if c.Name == "" {
+			return missing("[" + strconv.Itoa(i) + "].name")
+		}
+	}
+	return nil
+}
+
+func (p *Payout) check() error {
+	if !p.Success {
+		return nil // Create reports it as declined
+	}
+	switch {
+	case p.ID == 0:
+		return missing("id")
+	case p.Status == "":
+		return missing("status")
+	}
+	return nil
+}
+
+// UnmarshalJSON accepts id as a number or a numeric string.
+func (t *PayoutType) UnmarshalJSON(b []byte) error {
+	type plain PayoutType
+	aux := struct {
+		*plain
+		ID flexInt `json:"id"`
+	}{plain: (*plain)(t)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	t.ID = int(aux.ID)
+	return nil
+}
+
+// UnmarshalJSON accepts required as a boolean, 1/0 or "1"/"0"/"true"/"false".
+func (c *PayoutParameter) UnmarshalJSON(b []byte) error {
+	type plain PayoutParameter
+	aux := struct {
+		*plain
+		Required json.RawMessage `json:"required"`
+	}{plain: (*plain)(c)}
+	if err := json.Unmarshal(b, &aux); err != nil {
+		return err
+	}
+	switch string(aux.Required) {
+	case "", "null", "false", "0", `"0"`, `"false"`, `""`:
+		c.Required = false
+	case "true", "1", `"1"`, `"true"`:
+		c.Required = true
+	default:
+		s, _ := jsonscalar.Text(aux.Required)
+		return fmt.Errorf("required: %q is not a boolean", s)
+	}
+	return nil
+}

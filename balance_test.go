@@ -1,0 +1,75 @@
+package paygate
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestBalance_SignedAndDecodedExactly(t *testing.T) {
+	tests := []struct {
+		name   string
+		params *BalanceParams
+		fields map[string]string
+	}{
+		{"without currency", nil, map[string]string{}},
+		{"empty params", &BalanceParams{}, map[string]string{}},
+		{"per currency", &BalanceParams{Currency: "EUR"}, map[string]string{"currency": "EUR"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mock := newMockClient(t)
+			rec := record(t, mock, http.MethodGet, "balance", fixtureResponder(t, 200, "balance.json"))
+
+			got, err := c.Balance.Get(context.Background(), tt.params)
+			require.NoError(t, err)
+			r := rec.Only(t)
+			assert.Equal(t, http.MethodGet, r.Method)
+			requireSigned(t, r)
+			requireFields(t, r, tt.fields)
+
+			assert.Equal(t, "EUR", got.Currency)
+			for _, f := range []struct {
+				got  decimal.Decimal
+				want string
+			}{
+				{got.Amount, "15234.87"}, {got.RollingReserve, "1250.1"}, {got.BaseAmount, "16489.12"}, {got.BaseRollingReserve, "1353.01"},
+			} {
+				assert.Equal(t, f.want, f.got.String())
+			}
+		})
+	}
+}
+
+func TestBalance_MissingAmountIsAnErrorNotZero(t *testing.T) {
+	c, mock := newMockClient(t)
+	record(t, mock, http.MethodGet, "balance", fixtureResponder(t, 200, "balance_missing_amount.json"))
+	_, err := c.Balance.Get(context.Background(), nil)
+	var re *ResponseError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "amount", re.Field)
+}
+
+func TestBalance_CurrencyValidated(t *testing.T) {
+	for _, cur := range []string{"eur", "EU", "EURO", "E1R"} {
+		t.Run(cur, func(t *testing.T) {
+			c, mock := newMockClient(t)
+			_, err := c.Balance.Get(context.Background(), &BalanceParams{Currency: cur})
+			var ve *ValidationError
+			require.ErrorAs(t, err, &ve)
+			assert.Equal(t, "currency", ve.Field)
+			assert.Zero(t, mock.GetTotalCallCount())
+		})
+	}
+}
+
+func TestBalance_SignatureErrorIsMatchedByCode(t *testing.T) {
+	c, mock := newMockClient(t)
+	record(t, mock, http.MethodGet, "balance", fixtureResponder(t, 403, "error_signature_invalid.json"))
+	_, err := c.Balance.Get(context.Background(), nil)
+	assert.ErrorIs(t, err, ErrSignatureInvalid)
+}

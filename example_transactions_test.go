@@ -1,0 +1,100 @@
+package paygate_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/paygate/paygate-go"
+)
+
+func ExampleTransactionsService_Reverse() {
+	client := exampleClient()
+	ctx := context.Background()
+
+	payment, err := client.Transactions.Reverse(ctx, &paygate.ReverseParams{
+		OrderID: "order-1001",
+		Amount:  decimal.RequireFromString("19.99"),
+		Comment: "customer cancelled",
+	})
+	switch {
+	case errors.Is(err, paygate.ErrNotReversible):
+		fmt.Println("the payment cannot be reversed (any more)")
+	case errors.Is(err, paygate.ErrDeclined):
+		fmt.Println("the gateway refused the reversal")
+	case errors.Is(err, paygate.ErrOutcomeUnknown):
+		fmt.Println("unknown whether it was reversed: reconcile order-1001 before trying again")
+	case err != nil:
+		log.Fatal(err)
+	default:
+		// In the basic form only Success is set.
+		fmt.Println("reversed:", payment.Success, payment.Status)
+	}
+}
+
+func ExampleTransactionsService_Create() {
+	client := exampleClient()
+
+	payment, err := client.Transactions.Create(context.Background(), &paygate.AlternativePaymentParams{
+		User:          "customer-8812",
+		PaymentMethod: paygate.MethodPayPal,
+		Price:         decimal.RequireFromString("9.90"),
+		Currency:      "EUR",
+		Description:   "Premium plan, 1 month",
+		OrderID:       "order-1002",
+		SuccessURL:    "https://shop.example.com/paid",
+		FailURL:       "https://shop.example.com/failed",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	// Send the payer's browser here; the outcome arrives by callback.
+	fmt.Println("redirect to", payment.RedirectURL)
+}
+
+func ExampleTransactionsService_All() {
+	client := exampleClient()
+
+	params := &paygate.ListParams{
+		OrderID: "order-1001",
+		Created: paygate.TimeRange{From: time.Now().AddDate(0, -1, 0)},
+		Limit:   50,
+	}
+	for tx, err := range client.Transactions.All(context.Background(), params) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(tx.ID, tx.Type, tx.Status, tx.Price, tx.Currency)
+	}
+}
+
+func ExampleTransactionsService_Reconcile() {
+	client := exampleClient()
+	ctx := context.Background()
+
+	_, err := client.Transactions.Reverse(ctx, &paygate.ReverseParams{
+		OrderID: "order-1001",
+		Amount:  decimal.RequireFromString("19.99"),
+	})
+	var unknown *paygate.OutcomeUnknownError
+	if !errors.As(err, &unknown) {
+		return
+	}
+	// The request may have reached the gateway: ask what it recorded
+	// before deciding whether to send it again.
+	rec, err := client.Transactions.Reconcile(ctx, unknown.OrderID)
+	switch {
+	case err != nil:
+		fmt.Println("still unknown; keep the order pending and reconcile later:", err)
+	case !rec.Found:
+		fmt.Println("nothing recorded for", rec.OrderID, "- safe to send again")
+	default:
+		for _, tx := range rec.Transactions {
+			fmt.Println(tx.ID, tx.Type, tx.Status)
+		}
+	}
+}
