@@ -669,3 +669,18 @@ func TestChargeRecurring_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 		})
 	}
 }
+
+func TestCharge_LimitsAreInclusive(t *testing.T) {
+	c, mock := newMockClient(t)
+	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
+
+	p := validCharge()
+	p.CardToken = ""
+	p.Card = &CardDetails{Number: visa3DS, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123", Holder: strings.Repeat("Ü", MaxCardholderLength)}
+	p.OrderID = strings.Repeat("o", MaxOrderIDLength)
+	_, err := c.Cards.Charge(context.Background(), p)
+	require.NoError(t, err, "21 characters of holder and 64 of order id are allowed")
+	r := rec.Only(t)
+	assert.Equal(t, strings.Repeat("Ü", 21), r.Params.Get("card[holder]"))
+	assert.Len(t, r.Params.Get("order_id"), 64)
+}

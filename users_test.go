@@ -312,3 +312,13 @@ func requireValidationError(t *testing.T, err error, field string) {
 	assert.Equal(t, field, ve.Field)
 	assert.Contains(t, err.Error(), field)
 }
+
+func TestResolve_UserAgentOf255CharactersIsSent(t *testing.T) {
+	c, mock := newMockClient(t)
+	rec := record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve.json"))
+
+	ua := strings.Repeat("ü", MaxUserAgentLength)
+	_, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7", UserAgent: ua})
+	require.NoError(t, err)
+	assert.Equal(t, ua, rec.Only(t).Params.Get("ua"))
+}
