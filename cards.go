@@ -57,8 +57,8 @@ type UserDetails struct {
 	Phone string `url:"phone,omitempty"`
 	// Locale is a two-letter ISO 639-1 code such as "en".
 	Locale string `url:"locale,omitempty"`
-	// IP is the payer's IP address. Required.
-	IP string `url:"ip"`
+	// IP is the payer's IP address.
+	IP string `url:"ip,omitempty"`
 }
 
 // ChargeParams describe a card charge (POST card/process).

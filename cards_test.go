@@ -406,7 +406,6 @@ func TestCharge_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 		{"no user", func(p *ChargeParams) { p.User = "" }, "user"},
 		{"user id and user object", func(p *ChargeParams) { p.UserDetails = &UserDetails{Identifier: "cust-8841", IP: "203.0.113.7"} }, "user"},
 		{"user object without identifier", withUser(func(u *UserDetails) { u.Identifier = "" }), "user[identifier]"},
-		{"user object without ip", withUser(func(u *UserDetails) { u.IP = "" }), "user[ip]"},
 		{"user object bad ip", withUser(func(u *UserDetails) { u.IP = "localhost" }), "user[ip]"},
 		{"user object phone with plus", withUser(func(u *UserDetails) { u.Phone = "+4915123456789" }), "user[phone]"},
 		{"user object bad locale", withUser(func(u *UserDetails) { u.Locale = "deu" }), "user[locale]"},
@@ -683,4 +682,20 @@ func TestCharge_LimitsAreInclusive(t *testing.T) {
 	r := rec.Only(t)
 	assert.Equal(t, strings.Repeat("Ü", 21), r.Params.Get("card[holder]"))
 	assert.Len(t, r.Params.Get("order_id"), 64)
+}
+
+func TestCharge_UserObjectNeedsOnlyTheIdentifier(t *testing.T) {
+	c, mock := newMockClient(t)
+	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
+
+	p := validCharge()
+	p.User = ""
+	p.UserDetails = &UserDetails{Identifier: "cust-8841"}
+	_, err := c.Cards.Charge(context.Background(), p)
+	require.NoError(t, err)
+	r := rec.Only(t)
+	assert.Equal(t, "cust-8841", r.Params.Get("user[identifier]"))
+	for k := range r.Params {
+		assert.False(t, k != "user[identifier]" && strings.HasPrefix(k, "user"), "unexpected %s", k)
+	}
 }

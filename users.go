@@ -115,6 +115,7 @@ func (p *ResolveUserParams) validate(f Form) error {
 	return firstError(
 		checkUser(userFields{identifier: "identifier", email: "email", phone: "phone", locale: "locale", ip: "ip"},
 			p.Identifier, p.Email, p.Phone, p.Locale, p.IP),
+		checkRequired("ip", p.IP),
 		checkMaxLen("ua", p.UserAgent, MaxUserAgentLength),
 	)
 }
@@ -180,7 +181,8 @@ func (c *Client) doSuccess(ctx context.Context, ep endpoint, params any, opts []
 type userFields struct{ identifier, email, phone, locale, ip string }
 
 // checkUser validates the fields user/resolve and the user object of
-// card/process share.
+// card/process share. Only the identifier is required in both: the spec
+// requires ip for user/resolve alone.
 func checkUser(names userFields, identifier, email, phone, locale, ip string) error {
 	if err := checkRequired(names.identifier, identifier); err != nil {
 		return err
@@ -194,8 +196,8 @@ func checkUser(names userFields, identifier, email, phone, locale, ip string) er
 	if locale != "" && (len(locale) != 2 || !isLower(locale[0]) || !isLower(locale[1])) {
 		return &ValidationError{Field: names.locale, Reason: "must be a two-letter ISO 639-1 code in lowercase"}
 	}
-	if err := checkRequired(names.ip, ip); err != nil {
-		return err
+	if ip == "" {
+		return nil
 	}
 	if _, err := netip.ParseAddr(ip); err != nil {
 		return &ValidationError{Field: names.ip, Reason: "is not an IPv4 or IPv6 address"}
