@@ -1,4 +1,309 @@
 package paygate
 
-// CardsService is the cards resource group of the API.
+import (
+	"context"
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/shopspring/decimal"
+)
+
+// CardsService is the cards resource group of the API: card tokens,
+// charges, 3-D Secure authentication and manual recurring charges.
 type CardsService service
+
+// Token is a temporary card token: valid for 10 minutes and for one charge
+// only (a second use fails with ErrCardTokenUsed, a late one with
+// ErrCardTokenExpired).
+type Token struct {
+	// ID is passed as ChargeParams.CardToken.
+	ID        string `json:"id"`
+	ExpiresAt Time   `json:"expiresAt"`
+	// Card describes the tokenized card (last four digits, mask, scheme,
+	// expiry).
+	Card Card `json:"card"`
+}
+
+// Tokenize exchanges card data for a temporary token (GET card/getToken).
+// The gateway meant this call for the payer's browser, so it is sent
+// unsigned; merchant servers and tests may call it too. The JSONP callback
+// parameter is not supported: the answer is always plain JSON.
+func (s *CardsService) Tokenize(ctx context.Context, p *TokenizeParams, opts ...CallOption) (*Token, error) {
+	if p == nil {
+		return nil, &ValidationError{Field: "number", Reason: "is required"}
+	}
+	out := new(Token)
+	if err := s.client.do(ctx, endpoint{method: http.MethodGet, path: "card/getToken", unsigned: true}, p, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// UserDetails describe the payer of a charge in place of an internal user
+// id (extended form only). The gateway resolves them as user/resolve does,
+// and they are sent under the same names, as user[identifier], user[ip] and
+// so on.
+type UserDetails struct {
+	// Identifier is the merchant's own user id: unique and never changed.
+	// Required.
+	Identifier  string `url:"identifier"`
+	DisplayName string `url:"display_name,omitempty"`
+	Email       string `url:"email,omitempty"`
+	// Phone is in international format: digits only, without a leading +
+	// or separators.
+	Phone string `url:"phone,omitempty"`
+	// Locale is a two-letter ISO 639-1 code such as "en".
+	Locale string `url:"locale,omitempty"`
+	// IP is the payer's IP address.
+	IP string `url:"ip,omitempty"`
+}
+
+// ChargeParams describe a card charge (POST card/process).
+//
+// The payer is either User (an internal id from UsersService.Resolve) or
+// UserDetails, and the card is either CardToken or Card: exactly one of
+// each. UserDetails and Card exist in the extended form only.
+type ChargeParams struct {
+	// User is the payer's internal user id.
+	User UserID `url:"user,omitempty"`
+	// UserDetails describe the payer instead of User (extended form).
+	UserDetails *UserDetails `url:"user,omitempty"`
+	// CardToken is a temporary token from Tokenize or a permanent token
+	// from an earlier charge with Remember.
+	CardToken string `url:"card_token,omitempty"`
+	// Card is the card itself instead of a token (extended form).
+	Card *CardDetails `url:"card,omitempty"`
+
+	// Price is the amount to charge, greater than zero. Required.
+	Price decimal.Decimal `url:"price"`
+	// Currency is the ISO 4217 code of Price, such as "EUR". Required.
+	Currency string `url:"currency"`
+	// Description is shown to the payer. Required.
+	Description string `url:"description"`
+	// OrderID is the merchant's order id, at most 64 characters, returned in
+	// callbacks. Setting it lets an unknown outcome be looked up.
+	OrderID string `url:"order_id,omitempty"`
+
+	// ThreeDS asks for 3-D Secure; it has no effect when the project
+	// enforces 3-D Secure anyway.
+	ThreeDS bool `url:"3ds,omitempty"`
+	// ACSReturnURL is the absolute http(s) address the access control
+	// server sends the payer back to, with PaRes and MD (see
+	// ReadACSReturn).
+	ACSReturnURL string `url:"acs_return_url,omitempty"`
+	// Remember asks for a permanent token for the card, returned in
+	// Payment.PermanentToken.
+	Remember bool `url:"remember,omitempty"`
+	// VerifyCard charges 1 EUR instead of Price, holds and releases it
+	// immediately, to check that the card is valid.
+	VerifyCard bool `url:"verify_card,omitempty"`
+
+	// Recurring subscribes the payer to recurring payments; it needs
+	// RecurringInterval.
+	Recurring bool `url:"recurring,omitempty"`
+	// RecurringInterval is the number of days between recurring payments;
+	// Days(0) leaves only manual recurring (ChargeRecurring).
+	RecurringInterval *int `url:"recurring_interval,omitempty"`
+	// RecurringTrial is the number of trial days before the first recurring
+	// payment.
+	RecurringTrial int `url:"recurring_trial,omitempty"`
+
+	// Attributes are custom attributes, sent as attr_<name> and returned in
+	// callbacks. Names must be non-empty and free of brackets.
+	Attributes map[string]string `url:"attr_,prefix"`
+}
+
+// Charge charges a card (POST card/process).
+//
+// When the card is enrolled in 3-D Secure the payment's NeedsAuthentication
+// reports true: send the payer to the access control server (see
+// WriteACSRedirect) and complete the payment with Authenticate. Otherwise
+// check Completed, Pending and Failed, or wait for the callback. A payment
+// the gateway declined comes back as a Payment that reports Failed, not as
+// an error.
+func (s *CardsService) Charge(ctx context.Context, p *ChargeParams, opts ...CallOption) (*Payment, error) {
+	if p == nil {
+		return nil, &ValidationError{Field: "user", Reason: "is required"}
+	}
+	return s.payment(ctx, "card/process", p, opts)
+}
+
+// AuthenticateParams carry what the access control server sent back to the
+// merchant's ACS return URL (POST card/authenticate). ReadACSReturn reads
+// them from that request.
+type AuthenticateParams struct {
+	// PaRes is the payer authentication response. Required.
+	PaRes string `url:"PaRes"`
+	// MD is the merchant data. Required.
+	MD string `url:"MD"`
+}
+
+// Authenticate completes a payment after 3-D Secure (POST
+// card/authenticate). Check the payment's status afterwards, as after
+// Charge.
+func (s *CardsService) Authenticate(ctx context.Context, p *AuthenticateParams, opts ...CallOption) (*Payment, error) {
+	if p == nil {
+		return nil, &ValidationError{Field: "PaRes", Reason: "is required"}
+	}
+	return s.payment(ctx, "card/authenticate", p, opts)
+}
+
+// ChargeRecurringParams describe a manual recurring charge (POST
+// card/processRecurring).
+type ChargeRecurringParams struct {
+	// User is the internal id of a user subscribed to recurring payments.
+	// Required.
+	User UserID `url:"user"`
+	// Price is the amount to charge, greater than zero. Required.
+	Price decimal.Decimal `url:"price"`
+	// Currency is the ISO 4217 code of Price. Required.
+	Currency string `url:"currency"`
+	// OrderID is the merchant's order id, at most 64 characters.
+	OrderID     string `url:"order_id,omitempty"`
+	Description string `url:"description,omitempty"`
+}
+
+// ChargeRecurring charges a user subscribed to recurring payments outside
+// the subscription's interval (POST card/processRecurring). Charging sooner
+// than the subscription's frequency allows fails with
+// ErrRecurringTooFrequent; a user without recurring gives
+// ErrRecurringDisabled or ErrRecurringExpired.
+func (s *CardsService) ChargeRecurring(ctx context.Context, p *ChargeRecurringParams, opts ...CallOption) (*Payment, error) {
+	if p == nil {
+		return nil, &ValidationError{Field: "user", Reason: "is required"}
+	}
+	return s.payment(ctx, "card/processRecurring", p, opts)
+}
+
+func (s *CardsService) payment(ctx context.Context, path string, params any, opts []CallOption) (*Payment, error) {
+	var out paymentResponse
+	if err := s.client.do(ctx, endpoint{method: http.MethodPost, path: path}, params, &out, opts); err != nil {
+		return nil, err
+	}
+	return &out.Payment, nil
+}
+
+// paymentResponse is a charge, authentication or recurring answer: both
+// forms always carry the transaction id. (A basic-form reversal answers
+// only "success", so the check lives here and not on Payment.)
+type paymentResponse struct{ Payment }
+
+func (r *paymentResponse) check() error {
+	if r.ID == 0 {
+		return missing("id")
+	}
+	return nil
+}
+
+func (t *Token) check() error {
+	if t.ID == "" {
+		return missing("id")
+	}
+	return nil
+}
+
+func (p *TokenizeParams) validate(Form) error {
+	return checkCardData("", p.Number, p.ExpirationMonth, p.ExpirationYear, p.SecurityCode)
+}
+
+func (p *ChargeParams) validate(f Form) error {
+	return firstError(
+		p.checkPayer(f),
+		p.checkCard(f),
+		checkAmount("price", p.Price),
+		checkCurrency("currency", p.Currency),
+		checkRequired("description", p.Description),
+		checkMaxLen("order_id", p.OrderID, MaxOrderIDLength),
+		checkReturnURL("acs_return_url", p.ACSReturnURL),
+		p.checkRecurring(),
+		checkAttributes(p.Attributes),
+	)
+}
+
+func (p *ChargeParams) checkPayer(f Form) error {
+	switch {
+	case p.UserDetails != nil && f == FormBasic:
+		return &ValidationError{Field: "user", Reason: "a user object is not accepted in the basic form; resolve the user and pass the internal id"}
+	case p.User == "" && p.UserDetails == nil:
+		return &ValidationError{Field: "user", Reason: "is required: an internal user id or (extended form) user details"}
+	case p.User != "" && p.UserDetails != nil:
+		return &ValidationError{Field: "user", Reason: "give either an internal user id or user details, not both"}
+	case p.UserDetails != nil:
+		u := p.UserDetails
+		return checkUser(userFields{identifier: "user[identifier]", email: "user[email]", phone: "user[phone]", locale: "user[locale]", ip: "user[ip]"},
+			u.Identifier, u.Email, u.Phone, u.Locale, u.IP)
+	}
+	return nil
+}
+
+func (p *ChargeParams) checkCard(f Form) error {
+	switch {
+	case p.Card != nil && f == FormBasic:
+		return &ValidationError{Field: "card", Reason: "a card object is not accepted in the basic form; tokenize the card and pass card_token"}
+	case p.CardToken == "" && p.Card == nil:
+		return &ValidationError{Field: "card_token", Reason: "is required: a card token or (extended form) card details"}
+	case p.CardToken != "" && p.Card != nil:
+		return &ValidationError{Field: "card", Reason: "give either card_token or card, not both"}
+	case p.Card != nil:
+		c := p.Card
+		return firstError(
+			checkCardData("card", c.Number, c.ExpirationMonth, c.ExpirationYear, c.SecurityCode),
+			checkMaxLen("card[holder]", c.Holder, MaxCardholderLength),
+		)
+	}
+	return nil
+}
+
+func (p *ChargeParams) checkRecurring() error {
+	switch {
+	case p.Recurring && p.RecurringInterval == nil:
+		return &ValidationError{Field: "recurring_interval", Reason: "is required with recurring; Days(0) leaves only manual recurring"}
+	case !p.Recurring && p.RecurringInterval != nil:
+		return &ValidationError{Field: "recurring_interval", Reason: "is only sent with recurring"}
+	case !p.Recurring && p.RecurringTrial != 0:
+		return &ValidationError{Field: "recurring_trial", Reason: "is only sent with recurring"}
+	case p.RecurringInterval != nil && *p.RecurringInterval < 0:
+		return &ValidationError{Field: "recurring_interval", Reason: "must not be negative"}
+	case p.RecurringTrial < 0:
+		return &ValidationError{Field: "recurring_trial", Reason: "must not be negative"}
+	}
+	return nil
+}
+
+func (p *AuthenticateParams) validate(Form) error {
+	return firstError(checkRequired("PaRes", p.PaRes), checkRequired("MD", p.MD))
+}
+
+func (p *ChargeRecurringParams) validate(Form) error {
+	return firstError(
+		checkRequired("user", string(p.User)),
+		checkAmount("price", p.Price),
+		checkCurrency("currency", p.Currency),
+		checkMaxLen("order_id", p.OrderID, MaxOrderIDLength),
+	)
+}
+
+// checkAttributes requires attribute names that make a flat attr_<name>
+// key: non-empty and free of brackets, which would nest the key.
+func checkAttributes(attrs map[string]string) error {
+	for _, name := range slices.Sorted(maps.Keys(attrs)) {
+		if name == "" || strings.ContainsAny(name, "[]") {
+			return &ValidationError{Field: "attr_" + name, Reason: "attribute names must be non-empty and free of brackets"}
+		}
+	}
+	return nil
+}
+
+// checkReturnURL accepts an empty value or an absolute http(s) URL.
+func checkReturnURL(field, v string) error {
+	if v == "" {
+		return nil
+	}
+	if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return &ValidationError{Field: field, Reason: "must be an absolute http(s) URL"}
+	}
+	return nil
+}

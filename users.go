@@ -1,4 +1,215 @@
 package paygate
 
-// UsersService is the users resource group of the API.
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"strings"
+
+	"github.com/shopspring/decimal"
+)
+
+// UsersService is the users resource group of the API: it registers the
+// merchant's users with the gateway and manages their recurring payments.
 type UsersService service
+
+// ErrUnsuccessful is matched (errors.Is) by the error of a call the gateway
+// answered with "success": false and no error object: the change asked for
+// was not made.
+var ErrUnsuccessful = errors.New("paygate: the gateway answered success false")
+
+// ResolveUserParams describe the user to resolve (POST user/resolve).
+type ResolveUserParams struct {
+	// Identifier is the merchant's own user id: unique and never changed.
+	// Required.
+	Identifier  string `url:"identifier"`
+	DisplayName string `url:"display_name,omitempty"`
+	// Email is the user's e-mail address; required in the basic form.
+	Email string `url:"email,omitempty"`
+	// Phone is in international format: digits only, without a leading +
+	// or separators (for example 4915123456789).
+	Phone string `url:"phone,omitempty"`
+	// Locale is a two-letter ISO 639-1 code such as "en"; the project's
+	// locale when empty.
+	Locale string `url:"locale,omitempty"`
+	// IP is the user's IP address. Required.
+	IP string `url:"ip"`
+	// UserAgent is the user's browser User-Agent, at most 255 characters.
+	// The basic form does not accept it.
+	UserAgent string `url:"ua,omitempty"`
+}
+
+// Resolve returns the gateway's internal id of the user (POST user/resolve),
+// creating the user when the identifier is new. Charges and recurring calls
+// take this id.
+func (s *UsersService) Resolve(ctx context.Context, p *ResolveUserParams, opts ...CallOption) (UserID, error) {
+	if p == nil {
+		return "", &ValidationError{Field: "identifier", Reason: "is required"}
+	}
+	var out resolveResponse
+	if err := s.client.do(ctx, endpoint{method: http.MethodPost, path: "user/resolve"}, p, &out, opts); err != nil {
+		return "", err
+	}
+	return out.ID, nil
+}
+
+// ChangeRecurringParams change a user's recurring payments (POST
+// user/changeRecurring).
+type ChangeRecurringParams struct {
+	// User is the gateway's internal user id. Required.
+	User UserID `url:"user"`
+	// Interval is the number of days between recurring payments; nil leaves
+	// it unchanged and Days(0) leaves only manual recurring
+	// (CardsService.ChargeRecurring).
+	Interval *int `url:"interval,omitempty"`
+	// Price is the price of the recurring payments; zero leaves it
+	// unchanged.
+	Price decimal.Decimal `url:"price,omitempty"`
+	// Currency is the ISO 4217 code of Price; required with a price.
+	Currency string `url:"currency,omitempty"`
+}
+
+// ChangeRecurring changes the interval or price of a user's recurring
+// payments (POST user/changeRecurring). When the gateway answers that it did
+// not make the change ("success": false) the error matches ErrUnsuccessful.
+func (s *UsersService) ChangeRecurring(ctx context.Context, p *ChangeRecurringParams, opts ...CallOption) error {
+	if p == nil {
+		return &ValidationError{Field: "user", Reason: "is required"}
+	}
+	return s.client.doSuccess(ctx, endpoint{method: http.MethodPost, path: "user/changeRecurring"}, p, opts)
+}
+
+// CancelRecurringParams name the user whose recurring payments to cancel
+// (POST user/cancelRecurring).
+type CancelRecurringParams struct {
+	// User is the gateway's internal user id. Required.
+	User UserID `url:"user"`
+}
+
+// CancelRecurring ends a user's subscription to recurring payments (POST
+// user/cancelRecurring). When the gateway answers that it did not cancel
+// ("success": false) the error matches ErrUnsuccessful.
+func (s *UsersService) CancelRecurring(ctx context.Context, p *CancelRecurringParams, opts ...CallOption) error {
+	if p == nil {
+		return &ValidationError{Field: "user", Reason: "is required"}
+	}
+	return s.client.doSuccess(ctx, endpoint{method: http.MethodPost, path: "user/cancelRecurring"}, p, opts)
+}
+
+// Days returns a pointer to n, for the day counts where nil means "not
+// sent" and 0 is meaningful, such as ChangeRecurringParams.Interval and
+// ChargeParams.RecurringInterval.
+func Days(n int) *int { return &n }
+
+func (p *ResolveUserParams) validate(f Form) error {
+	if f == FormBasic {
+		if p.UserAgent != "" {
+			return &ValidationError{Field: "ua", Reason: "is not accepted in the basic form"}
+		}
+		if p.Email == "" {
+			return &ValidationError{Field: "email", Reason: "is required in the basic form"}
+		}
+	}
+	return firstError(
+		checkUser(userFields{identifier: "identifier", email: "email", phone: "phone", locale: "locale", ip: "ip"},
+			p.Identifier, p.Email, p.Phone, p.Locale, p.IP),
+		checkRequired("ip", p.IP),
+		checkMaxLen("ua", p.UserAgent, MaxUserAgentLength),
+	)
+}
+
+func (p *ChangeRecurringParams) validate(Form) error {
+	if err := checkRequired("user", string(p.User)); err != nil {
+		return err
+	}
+	if p.Interval != nil && *p.Interval < 0 {
+		return &ValidationError{Field: "interval", Reason: "must not be negative"}
+	}
+	if p.Price.IsZero() {
+		if p.Currency != "" {
+			return &ValidationError{Field: "currency", Reason: "is only sent together with price"}
+		}
+		return nil
+	}
+	return firstError(checkAmount("price", p.Price), checkCurrency("currency", p.Currency))
+}
+
+func (p *CancelRecurringParams) validate(Form) error {
+	return checkRequired("user", string(p.User))
+}
+
+type resolveResponse struct {
+	ID UserID `json:"id"`
+}
+
+func (r *resolveResponse) check() error {
+	if r.ID == "" {
+		return missing("id")
+	}
+	return nil
+}
+
+// successResponse is the body of the calls that answer only "success".
+type successResponse struct {
+	Success *bool `json:"success"`
+}
+
+func (r *successResponse) check() error {
+	if r.Success == nil {
+		return missing("success")
+	}
+	return nil
+}
+
+// doSuccess sends a call whose answer is only "success" and turns false
+// into an error, so that a change the gateway refused cannot pass unnoticed.
+func (c *Client) doSuccess(ctx context.Context, ep endpoint, params any, opts []CallOption) error {
+	var out successResponse
+	if err := c.do(ctx, ep, params, &out, opts); err != nil {
+		return err
+	}
+	if !*out.Success {
+		return fmt.Errorf("%w to %s %s", ErrUnsuccessful, ep.method, ep.path)
+	}
+	return nil
+}
+
+// userFields are the wire names of the user fields in one request: flat in
+// user/resolve, user[...] in card/process.
+type userFields struct{ identifier, email, phone, locale, ip string }
+
+// checkUser validates the fields user/resolve and the user object of
+// card/process share. Only the identifier is required in both: the spec
+// requires ip for user/resolve alone.
+func checkUser(names userFields, identifier, email, phone, locale, ip string) error {
+	if err := checkRequired(names.identifier, identifier); err != nil {
+		return err
+	}
+	if email != "" && !plausibleEmail(email) {
+		return &ValidationError{Field: names.email, Reason: "is not an e-mail address"}
+	}
+	if err := checkPhone(names.phone, phone); err != nil {
+		return err
+	}
+	if locale != "" && (len(locale) != 2 || !isLower(locale[0]) || !isLower(locale[1])) {
+		return &ValidationError{Field: names.locale, Reason: "must be a two-letter ISO 639-1 code in lowercase"}
+	}
+	if ip == "" {
+		return nil
+	}
+	if _, err := netip.ParseAddr(ip); err != nil {
+		return &ValidationError{Field: names.ip, Reason: "is not an IPv4 or IPv6 address"}
+	}
+	return nil
+}
+
+// plausibleEmail accepts local@domain without spaces; the gateway is the
+// judge of anything finer.
+func plausibleEmail(s string) bool {
+	at := strings.LastIndexByte(s, '@')
+	return at > 0 && at < len(s)-1 && !strings.ContainsAny(s, " \t\r\n<>")
+}
+
+func isLower(c byte) bool { return 'a' <= c && c <= 'z' }

@@ -1,0 +1,201 @@
+package paygate
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"strings"
+
+	"github.com/paygate/paygate-go/internal/redact"
+)
+
+// CardNumber is a full card number (PAN) as the payer typed it, digits
+// only. It is sent to the gateway as it is, but every way of printing it
+// (String, %v, %+v, %#v, %s, %q, %x, slog, JSON) shows at most its last four
+// digits.
+type CardNumber string
+
+// String returns the number masked except for its last four digits.
+func (n CardNumber) String() string { return redact.CardNumber(string(n)) }
+
+// GoString returns the masked number as Go syntax, so that %#v stays
+// redacted.
+func (n CardNumber) GoString() string { return "paygate.CardNumber(" + strconv.Quote(n.String()) + ")" }
+
+// Format prints the masked number for every verb.
+func (n CardNumber) Format(f fmt.State, verb rune) { formatRedacted(f, verb, n.String(), n.GoString()) }
+
+// LogValue logs the masked number.
+func (n CardNumber) LogValue() slog.Value { return slog.StringValue(n.String()) }
+
+// MarshalText returns the masked number, so that encoding/json and other
+// encoders never write the full number.
+func (n CardNumber) MarshalText() ([]byte, error) { return []byte(n.String()), nil }
+
+// SecurityCode is a card security code (CVC, CVV2): three or four digits.
+// It is sent to the gateway as it is, but never printed: every way of
+// printing it shows "***".
+type SecurityCode string
+
+// String returns "***", or "" when no code is set.
+func (c SecurityCode) String() string {
+	if c == "" {
+		return ""
+	}
+	return "***"
+}
+
+// GoString returns the redacted code as Go syntax.
+func (c SecurityCode) GoString() string {
+	return "paygate.SecurityCode(" + strconv.Quote(c.String()) + ")"
+}
+
+// Format prints the redacted code for every verb.
+func (c SecurityCode) Format(f fmt.State, verb rune) {
+	formatRedacted(f, verb, c.String(), c.GoString())
+}
+
+// LogValue logs the redacted code.
+func (c SecurityCode) LogValue() slog.Value { return slog.StringValue(c.String()) }
+
+// MarshalText returns the redacted code.
+func (c SecurityCode) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// CardDetails is a card as the payer entered it, for a charge without a
+// token (extended form only). Printing or logging it never shows more than
+// the last four digits of the number, and never the security code.
+type CardDetails struct {
+	// Number is the card number, digits only. Required.
+	Number CardNumber `url:"number"`
+	// ExpirationMonth is 1 to 12. Required.
+	ExpirationMonth int `url:"expiration_month"`
+	// ExpirationYear has four digits. Required.
+	ExpirationYear int `url:"expiration_year"`
+	// SecurityCode is the CVC or CVV2. Required.
+	SecurityCode SecurityCode `url:"security_code"`
+	// Holder is the cardholder's name, at most 21 characters.
+	Holder string `url:"holder,omitempty"`
+}
+
+// String describes the card with its number masked and without its
+// security code.
+func (d CardDetails) String() string {
+	return describeCard("CardDetails", d.Number, d.ExpirationMonth, d.ExpirationYear, d.SecurityCode, &d.Holder, false)
+}
+
+// GoString is String as Go syntax.
+func (d CardDetails) GoString() string {
+	return describeCard("CardDetails", d.Number, d.ExpirationMonth, d.ExpirationYear, d.SecurityCode, &d.Holder, true)
+}
+
+// Format prints the redacted description for every verb.
+func (d CardDetails) Format(f fmt.State, verb rune) {
+	formatRedacted(f, verb, d.String(), d.GoString())
+}
+
+// LogValue logs the card with its number masked and without its security
+// code.
+func (d CardDetails) LogValue() slog.Value {
+	return slog.GroupValue(append(cardAttrs(d.Number, d.ExpirationMonth, d.ExpirationYear, d.SecurityCode),
+		slog.String("holder", d.Holder))...)
+}
+
+// TokenizeParams are the card data to exchange for a temporary token (GET
+// card/getToken). Printing or logging them never shows more than the last
+// four digits of the number, and never the security code.
+type TokenizeParams struct {
+	// Number is the card number, digits only. Required.
+	Number CardNumber `url:"number"`
+	// ExpirationMonth is 1 to 12. Required.
+	ExpirationMonth int `url:"expiration_month"`
+	// ExpirationYear has four digits. Required.
+	ExpirationYear int `url:"expiration_year"`
+	// SecurityCode is the CVC or CVV2. Required.
+	SecurityCode SecurityCode `url:"security_code"`
+}
+
+// String describes the card data with the number masked and without the
+// security code.
+func (p TokenizeParams) String() string {
+	return describeCard("TokenizeParams", p.Number, p.ExpirationMonth, p.ExpirationYear, p.SecurityCode, nil, false)
+}
+
+// GoString is String as Go syntax.
+func (p TokenizeParams) GoString() string {
+	return describeCard("TokenizeParams", p.Number, p.ExpirationMonth, p.ExpirationYear, p.SecurityCode, nil, true)
+}
+
+// Format prints the redacted description for every verb.
+func (p TokenizeParams) Format(f fmt.State, verb rune) {
+	formatRedacted(f, verb, p.String(), p.GoString())
+}
+
+// LogValue logs the card data with the number masked and without the
+// security code.
+func (p TokenizeParams) LogValue() slog.Value {
+	return slog.GroupValue(cardAttrs(p.Number, p.ExpirationMonth, p.ExpirationYear, p.SecurityCode)...)
+}
+
+// formatRedacted prints s (gs for %#v), already redacted, honouring the
+// verb's flags and width, so that no verb reaches the raw value.
+func formatRedacted(f fmt.State, verb rune, s, gs string) {
+	if verb == 'v' && f.Flag('#') {
+		io.WriteString(f, gs)
+		return
+	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), s)
+}
+
+func describeCard(typ string, number CardNumber, month, year int, code SecurityCode, holder *string, goSyntax bool) string {
+	var b strings.Builder
+	if goSyntax {
+		b.WriteString("paygate." + typ + "{Number:" + strconv.Quote(number.String()) +
+			", ExpirationMonth:" + strconv.Itoa(month) + ", ExpirationYear:" + strconv.Itoa(year) +
+			", SecurityCode:" + strconv.Quote(code.String()))
+		if holder != nil {
+			b.WriteString(", Holder:" + strconv.Quote(*holder))
+		}
+	} else {
+		b.WriteString("{Number:" + number.String() + " ExpirationMonth:" + strconv.Itoa(month) +
+			" ExpirationYear:" + strconv.Itoa(year) + " SecurityCode:" + code.String())
+		if holder != nil {
+			b.WriteString(" Holder:" + *holder)
+		}
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+func cardAttrs(number CardNumber, month, year int, code SecurityCode) []slog.Attr {
+	return []slog.Attr{
+		slog.String("number", number.String()),
+		slog.Int("expiration_month", month),
+		slog.Int("expiration_year", year),
+		slog.String("security_code", code.String()),
+	}
+}
+
+// checkCardData validates card data under the wire names of one request
+// ("number" in card/getToken, "card[number]" in card/process).
+func checkCardData(scope string, number CardNumber, month, year int, code SecurityCode) error {
+	name := func(field string) string {
+		if scope == "" {
+			return field
+		}
+		return scope + "[" + field + "]"
+	}
+	if err := checkCardNumber(name("number"), string(number)); err != nil {
+		return err
+	}
+	if err := checkExpiry(name("expiration_month"), month, name("expiration_year"), year); err != nil {
+		return err
+	}
+	switch {
+	case code == "":
+		return &ValidationError{Field: name("security_code"), Reason: "is required"}
+	case !isDigits(string(code)) || len(code) < 3 || len(code) > 4:
+		return &ValidationError{Field: name("security_code"), Reason: "must be 3 or 4 digits"}
+	}
+	return nil
+}

@@ -1,0 +1,208 @@
+package paygate
+
+import (
+	"bytes"
+	"context"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// secretCode is a security code that appears nowhere else in the test data,
+// so finding it in output means it leaked.
+const secretCode = "8317"
+
+// requireNoCardData fails when out holds the full number, its first twelve
+// digits, the security code, or either of them hex-encoded.
+func requireNoCardData(t *testing.T, out, number, code string) {
+	t.Helper()
+	for _, secret := range []string{number, number[:12], code, hex.EncodeToString([]byte(number)), hex.EncodeToString([]byte(code))} {
+		require.NotContains(t, strings.ToLower(out), strings.ToLower(secret), "card data leaked into %q", out)
+	}
+}
+
+func cardInputs() map[string]any {
+	details := CardDetails{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode, Holder: "JANE DOE"}
+	tokenize := TokenizeParams{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode}
+	charge := ChargeParams{User: "100452", Card: &details, Price: decimal.RequireFromString("24.90"), Currency: "EUR", Description: "Order"}
+	return map[string]any{
+		"CardNumber":      CardNumber(visaApproved),
+		"SecurityCode":    SecurityCode(secretCode),
+		"CardDetails":     details,
+		"*CardDetails":    &details,
+		"TokenizeParams":  tokenize,
+		"*TokenizeParams": &tokenize,
+		"ChargeParams":    charge,
+		"*ChargeParams":   &charge,
+		"nested struct": struct {
+			Card   CardDetails
+			Number CardNumber
+		}{details, CardNumber(visaApproved)},
+		"slice": []CardNumber{CardNumber(visaApproved)},
+		"map":   map[string]SecurityCode{"cvc": SecurityCode(secretCode)},
+	}
+}
+
+func TestCardInput_EveryFormattingVerbRedacts(t *testing.T) {
+	verbs := []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "% x", "%d", "%30s", "%-30v", "%.40s", "%#q", "%#x", "%U", "%t"}
+	for name, v := range cardInputs() {
+		for _, verb := range verbs {
+			t.Run(name+" "+verb, func(t *testing.T) {
+				requireNoCardData(t, fmt.Sprintf(verb, v), visaApproved, secretCode)
+			})
+		}
+		t.Run(name+" Sprint", func(t *testing.T) {
+			requireNoCardData(t, fmt.Sprint(v), visaApproved, secretCode)
+			requireNoCardData(t, fmt.Sprintln(v), visaApproved, secretCode)
+		})
+	}
+}
+
+func TestCardInput_ShowsAtMostTheLastFourDigits(t *testing.T) {
+	n := CardNumber(visaApproved)
+	assert.Equal(t, "************4242", n.String())
+	assert.Equal(t, "************4242", fmt.Sprintf("%v", n))
+	assert.Equal(t, `"************4242"`, fmt.Sprintf("%q", n))
+	assert.Equal(t, `paygate.CardNumber("************4242")`, fmt.Sprintf("%#v", n))
+	assert.Equal(t, "****", CardNumber("4242").String())
+	assert.Equal(t, "", CardNumber("").String())
+
+	assert.Equal(t, "***", SecurityCode(secretCode).String())
+	assert.Equal(t, "***", fmt.Sprintf("%+v", SecurityCode(secretCode)))
+	assert.Equal(t, "", SecurityCode("").String())
+
+	d := CardDetails{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode, Holder: "JANE DOE"}
+	assert.Equal(t, "{Number:************4242 ExpirationMonth:12 ExpirationYear:2030 SecurityCode:*** Holder:JANE DOE}", fmt.Sprintf("%+v", d))
+	assert.Equal(t, `paygate.CardDetails{Number:"************4242", ExpirationMonth:12, ExpirationYear:2030, SecurityCode:"***", Holder:"JANE DOE"}`, fmt.Sprintf("%#v", &d))
+
+	p := TokenizeParams{Number: visaApproved, ExpirationMonth: 1, ExpirationYear: 2031, SecurityCode: secretCode}
+	assert.Equal(t, "{Number:************4242 ExpirationMonth:1 ExpirationYear:2031 SecurityCode:***}", p.String())
+}
+
+func TestCardInput_SlogHandlersRedact(t *testing.T) {
+	for _, handler := range []string{"json", "text"} {
+		t.Run(handler, func(t *testing.T) {
+			var buf bytes.Buffer
+			var h slog.Handler = slog.NewJSONHandler(&buf, nil)
+			if handler == "text" {
+				h = slog.NewTextHandler(&buf, nil)
+			}
+			logger := slog.New(h)
+			for name, v := range cardInputs() {
+				logger.Info("charge", slog.Any(name, v))
+			}
+			logger.Info("attrs", "number", CardNumber(visaApproved), "code", SecurityCode(secretCode))
+			out := buf.String()
+			requireNoCardData(t, out, visaApproved, secretCode)
+			assert.Contains(t, out, "************4242", "the masked number is still logged")
+		})
+	}
+}
+
+func TestCardInput_JSONSlogGroupsTheCardFields(t *testing.T) {
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("card", "card",
+		CardDetails{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode, Holder: "JANE DOE"})
+	var rec struct {
+		Card map[string]any `json:"card"`
+	}
+	require.NoError(t, json.Unmarshal(buf.Bytes(), &rec))
+	assert.Equal(t, map[string]any{
+		"number":           "************4242",
+		"expiration_month": float64(12),
+		"expiration_year":  float64(2030),
+		"security_code":    "***",
+		"holder":           "JANE DOE",
+	}, rec.Card)
+}
+
+func TestCardInput_JSONEncodingRedacts(t *testing.T) {
+	for name, v := range cardInputs() {
+		t.Run(name, func(t *testing.T) {
+			b, err := json.Marshal(v)
+			require.NoError(t, err)
+			requireNoCardData(t, string(b), visaApproved, secretCode)
+		})
+	}
+}
+
+func TestCardInput_ValidationErrorsNeverQuoteCardData(t *testing.T) {
+	badNumber := "4242424242424241" // fails Luhn
+	tests := []struct {
+		name   string
+		call   func(*Client) error
+		number string
+		code   string
+	}{
+		{"tokenize bad number", func(c *Client) error {
+			_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{Number: CardNumber(badNumber), ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode})
+			return err
+		}, badNumber, secretCode},
+		{"tokenize bad code", func(c *Client) error {
+			_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "83170"})
+			return err
+		}, visaApproved, "83170"},
+		{"charge bad number", func(c *Client) error {
+			p := validCharge()
+			p.CardToken = ""
+			p.Card = &CardDetails{Number: CardNumber(badNumber), ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode}
+			_, err := c.Cards.Charge(context.Background(), p)
+			return err
+		}, badNumber, secretCode},
+		{"charge bad code", func(c *Client) error {
+			p := validCharge()
+			p.CardToken = ""
+			p.Card = &CardDetails{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "83x7"}
+			_, err := c.Cards.Charge(context.Background(), p)
+			return err
+		}, visaApproved, "83x7"},
+		{"charge bad holder with card", func(c *Client) error {
+			p := validCharge()
+			p.CardToken = ""
+			p.Card = &CardDetails{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode, Holder: strings.Repeat("J", 22)}
+			_, err := c.Cards.Charge(context.Background(), p)
+			return err
+		}, visaApproved, secretCode},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mock := newSilentMock(t)
+			err := tt.call(c)
+			var ve *ValidationError
+			require.ErrorAs(t, err, &ve)
+			requireNoCardData(t, err.Error(), tt.number, tt.code)
+			requireNoCardData(t, fmt.Sprintf("%+v", err), tt.number, tt.code)
+			requireNoCardData(t, fmt.Sprintf("%#v", err), tt.number, tt.code)
+			assert.Zero(t, mock.GetTotalCallCount())
+		})
+	}
+}
+
+func TestCardInput_GatewayErrorsNeverQuoteCardData(t *testing.T) {
+	c, mock := newMockClient(t)
+	record(t, mock, http.MethodGet, "card/getToken", fixtureResponder(t, 400, "error_card_number_invalid.json"))
+
+	_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode})
+	require.ErrorIs(t, err, ErrCardNumberInvalid)
+	requireNoCardData(t, err.Error(), visaApproved, secretCode)
+	requireNoCardData(t, fmt.Sprintf("%+v", err), visaApproved, secretCode)
+}
+
+func TestCardInput_RedactionDoesNotChangeWhatIsSent(t *testing.T) {
+	c, mock := newMockClient(t)
+	rec := record(t, mock, http.MethodGet, "card/getToken", fixtureResponder(t, 200, "card_get_token.json"))
+
+	_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode})
+	require.NoError(t, err)
+	r := rec.Only(t)
+	assert.Contains(t, r.Raw, "number="+visaApproved)
+	assert.Contains(t, r.Raw, "security_code="+secretCode)
+}

@@ -1,0 +1,701 @@
+package paygate
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jarcoal/httpmock"
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Test card numbers (Luhn-valid).
+const (
+	visaApproved = "4242424242424242"
+	visa3DS      = "4000000000003220"
+)
+
+func validTokenize() *TokenizeParams {
+	return &TokenizeParams{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123"}
+}
+
+func validCharge() *ChargeParams {
+	return &ChargeParams{
+		User:        "100452",
+		CardToken:   "5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45",
+		Price:       decimal.RequireFromString("24.90"),
+		Currency:    "EUR",
+		Description: "Order ord-20261122-0001",
+	}
+}
+
+func TestTokenize_IsAnUnsignedGETWithTheCardData(t *testing.T) {
+	for _, form := range []Form{FormExtended, FormBasic} {
+		t.Run(form.String(), func(t *testing.T) {
+			c, mock := newMockClient(t, WithForm(form))
+			rec := record(t, mock, http.MethodGet, "card/getToken", fixtureResponder(t, 200, "card_get_token.json"))
+
+			tok, err := c.Cards.Tokenize(context.Background(), validTokenize())
+			require.NoError(t, err)
+
+			r := rec.Only(t)
+			assert.Equal(t, http.MethodGet, r.Method)
+			assert.Equal(t, "/v1/card/getToken", r.Path)
+			requireUnsigned(t, r)
+			requireFields(t, r, map[string]string{
+				"number":           visaApproved,
+				"expiration_month": "12",
+				"expiration_year":  "2030",
+				"security_code":    "123",
+			})
+
+			assert.Equal(t, "5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45", tok.ID)
+			assert.True(t, tok.ExpiresAt.Equal(time.Date(2026, 11, 22, 2, 24, 7, 0, time.UTC)))
+			assert.Equal(t, Card{LastFour: "4242", Mask: "************4242", Type: "visa", Scheme: "visa", ExpirationMonth: 12, ExpirationYear: 2030}, tok.Card)
+		})
+	}
+}
+
+func TestTokenize_ResponseWithoutIDIsAnError(t *testing.T) {
+	c, mock := newMockClient(t)
+	record(t, mock, http.MethodGet, "card/getToken", httpmock.NewStringResponder(200, `{"expiresAt":"2026-11-22T02:24:07+00:00","card":{}}`))
+
+	tok, err := c.Cards.Tokenize(context.Background(), validTokenize())
+	assert.Nil(t, tok)
+	var re *ResponseError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "id", re.Field)
+}
+
+func TestTokenize_GatewayErrorsMatchTheirSentinels(t *testing.T) {
+	tests := []struct {
+		fixture string
+		want    error
+	}{
+		{"error_card_number_invalid.json", ErrCardNumberInvalid},
+		{"error_security_code_invalid.json", ErrSecurityCodeInvalid},
+		{"error_card_blocked.json", ErrCardBlocked},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			c, mock := newMockClient(t)
+			record(t, mock, http.MethodGet, "card/getToken", fixtureResponder(t, tt.want.(*Error).Code.HTTPStatus(), tt.fixture))
+
+			_, err := c.Cards.Tokenize(context.Background(), validTokenize())
+			require.ErrorIs(t, err, tt.want)
+			assert.NotContains(t, err.Error(), visaApproved)
+		})
+	}
+}
+
+func TestCharge_WithTokenAndUserIDSendsExactlyTheGivenFieldsSigned(t *testing.T) {
+	for _, form := range []Form{FormExtended, FormBasic} {
+		t.Run(form.String(), func(t *testing.T) {
+			c, mock := newMockClient(t, WithForm(form))
+			rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_"+form.String()+".json"))
+
+			p := validCharge()
+			p.OrderID = "ord-20261122-0001"
+			p.ThreeDS = true
+			p.ACSReturnURL = "https://shop.example/checkout/3ds-return?order=ord-20261122-0001"
+			p.Remember = true
+			p.VerifyCard = true
+			p.Recurring = true
+			p.RecurringInterval = Days(30)
+			p.RecurringTrial = 7
+			p.Attributes = map[string]string{"realm": "eu-west", "campaign": "black-friday"}
+			_, err := c.Cards.Charge(context.Background(), p)
+			require.NoError(t, err)
+
+			r := rec.Only(t)
+			assert.Equal(t, http.MethodPost, r.Method)
+			assert.Equal(t, "/v1/card/process", r.Path)
+			requireSigned(t, r)
+			requireFields(t, r, map[string]string{
+				"user":               "100452",
+				"card_token":         "5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45",
+				"price":              "24.9",
+				"currency":           "EUR",
+				"description":        "Order ord-20261122-0001",
+				"order_id":           "ord-20261122-0001",
+				"3ds":                "1",
+				"acs_return_url":     "https://shop.example/checkout/3ds-return?order=ord-20261122-0001",
+				"remember":           "1",
+				"verify_card":        "1",
+				"recurring":          "1",
+				"recurring_interval": "30",
+				"recurring_trial":    "7",
+				"attr_realm":         "eu-west",
+				"attr_campaign":      "black-friday",
+			})
+		})
+	}
+}
+
+func TestCharge_MinimalChargeSendsOnlyTheRequiredFields(t *testing.T) {
+	c, mock := newMockClient(t)
+	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
+
+	_, err := c.Cards.Charge(context.Background(), validCharge())
+	require.NoError(t, err)
+	r := rec.Only(t)
+	requireSigned(t, r)
+	requireFields(t, r, map[string]string{
+		"user":        "100452",
+		"card_token":  "5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45",
+		"price":       "24.9",
+		"currency":    "EUR",
+		"description": "Order ord-20261122-0001",
+	})
+}
+
+func TestCharge_RecurringIntervalZeroIsSent(t *testing.T) {
+	c, mock := newMockClient(t)
+	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
+
+	p := validCharge()
+	p.Recurring = true
+	p.RecurringInterval = Days(0)
+	_, err := c.Cards.Charge(context.Background(), p)
+	require.NoError(t, err)
+	r := rec.Only(t)
+	assert.Equal(t, "1", r.Params.Get("recurring"))
+	assert.Equal(t, []string{"0"}, r.Params["recurring_interval"])
+	assert.NotContains(t, r.Params, "recurring_trial")
+}
+
+func TestCharge_CardAndUserObjectsAreSentInBracketNotation(t *testing.T) {
+	c, mock := newMockClient(t)
+	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
+
+	_, err := c.Cards.Charge(context.Background(), &ChargeParams{
+		UserDetails: &UserDetails{
+			Identifier:  "cust-8841",
+			DisplayName: "Jane Doe",
+			Email:       "jane.doe@example.com",
+			Phone:       "4915123456789",
+			Locale:      "de",
+			IP:          "203.0.113.7",
+		},
+		Card: &CardDetails{
+			Number:          visaApproved,
+			ExpirationMonth: 1,
+			ExpirationYear:  2031,
+			SecurityCode:    "0421",
+			Holder:          "JANE DOE",
+		},
+		Price:       decimal.RequireFromString("0.50"),
+		Currency:    "USD",
+		Description: "Sticker",
+	})
+	require.NoError(t, err)
+
+	r := rec.Only(t)
+	requireSigned(t, r)
+	requireFields(t, r, map[string]string{
+		"user[identifier]":       "cust-8841",
+		"user[display_name]":     "Jane Doe",
+		"user[email]":            "jane.doe@example.com",
+		"user[phone]":            "4915123456789",
+		"user[locale]":           "de",
+		"user[ip]":               "203.0.113.7",
+		"card[number]":           visaApproved,
+		"card[expiration_month]": "1",
+		"card[expiration_year]":  "2031",
+		"card[security_code]":    "0421",
+		"card[holder]":           "JANE DOE",
+		"price":                  "0.5",
+		"currency":               "USD",
+		"description":            "Sticker",
+	})
+}
+
+func TestCharge_DecodesBothForms(t *testing.T) {
+	t.Run("extended", func(t *testing.T) {
+		c, mock := newMockClient(t)
+		record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
+
+		pay, err := c.Cards.Charge(context.Background(), validCharge())
+		require.NoError(t, err)
+		assert.Equal(t, ID(4611686018427387913), pay.ID, "a 19-digit id stays exact")
+		assert.Equal(t, "4611686018427387913", pay.ID.String())
+		assert.True(t, pay.Success)
+		assert.Equal(t, "ord-20261122-0001", pay.OrderID)
+		assert.Zero(t, pay.ReferenceID)
+		assert.True(t, decimal.RequireFromString("24.90").Equal(pay.Price))
+		assert.Equal(t, "0.747", pay.Fee.String())
+		assert.Equal(t, "EUR", pay.Currency)
+		assert.Equal(t, TypePayment, pay.Type)
+		assert.Equal(t, StatusCompleted, pay.Status)
+		assert.True(t, pay.CreatedAt.Equal(time.Date(2026, 11, 22, 2, 14, 7, 0, time.UTC)))
+		assert.True(t, pay.UpdatedAt.Equal(time.Date(2026, 11, 22, 2, 14, 9, 0, time.UTC)))
+		require.NotNil(t, pay.User)
+		assert.Equal(t, UserID("100452"), pay.User.ID)
+		assert.Equal(t, "cust-8841", pay.User.Identifier)
+		require.NotNil(t, pay.Card)
+		assert.Equal(t, "4242", pay.Card.LastFour)
+		assert.Equal(t, "JANE DOE", pay.Card.Holder)
+		assert.Equal(t, "DE", pay.Card.Country)
+		assert.Nil(t, pay.ACS)
+		assert.Equal(t, "8d3b6f1e0a2c4e7b9f5d1a3c6e8b0d2f", pay.PermanentToken)
+		require.NotNil(t, pay.Recurring)
+		assert.Equal(t, 30, pay.Recurring.Frequency)
+		assert.True(t, pay.Completed())
+		assert.False(t, pay.NeedsAuthentication())
+	})
+	t.Run("basic", func(t *testing.T) {
+		c, mock := newMockClient(t, WithForm(FormBasic))
+		record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_basic.json"))
+
+		pay, err := c.Cards.Charge(context.Background(), validCharge())
+		require.NoError(t, err)
+		assert.Equal(t, ID(4611686018427387913), pay.ID, "a 19-digit id sent as a string stays exact")
+		assert.True(t, pay.Success)
+		require.NotNil(t, pay.Card)
+		assert.Equal(t, 12, pay.Card.ExpirationMonth)
+		assert.Equal(t, 2030, pay.Card.ExpirationYear)
+		assert.Nil(t, pay.ACS)
+		assert.Empty(t, pay.PermanentToken)
+		assert.Nil(t, pay.Recurring)
+		assert.Nil(t, pay.User)
+		assert.Empty(t, pay.Status)
+		assert.False(t, pay.NeedsAuthentication())
+		assert.False(t, pay.Failed())
+	})
+}
+
+func TestCharge_NeedsAuthenticationInBothFormsOnlyFor3DS(t *testing.T) {
+	tests := []struct {
+		fixture string
+		form    Form
+		want    bool
+		failed  bool
+	}{
+		{"card_process_3ds_extended.json", FormExtended, true, false},
+		{"card_process_3ds_basic.json", FormBasic, true, false},
+		{"card_process_extended.json", FormExtended, false, false},
+		{"card_process_basic.json", FormBasic, false, false},
+		{"card_process_failed_extended.json", FormExtended, false, true},
+		{"card_process_failed_basic.json", FormBasic, false, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			c, mock := newMockClient(t, WithForm(tt.form))
+			record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, tt.fixture))
+
+			pay, err := c.Cards.Charge(context.Background(), validCharge())
+			require.NoError(t, err, "a declined payment is a result, not an error")
+			assert.Equal(t, tt.want, pay.NeedsAuthentication())
+			assert.Equal(t, tt.failed, pay.Failed())
+			if tt.want {
+				require.NotNil(t, pay.ACS)
+				assert.Equal(t, "https://acs.bank.example/3ds/pareq?session=ab12&lang=en", pay.ACS.URL)
+				assert.True(t, strings.HasPrefix(pay.ACS.Parameters.PaReq, "eJxVUttugkAQ"))
+				assert.Equal(t, "NDYxMTY4NjAxODQyNzM4Nzk1MTpjdXN0LTg4NDE=", pay.ACS.Parameters.MD)
+				assert.Equal(t, "https://shop.example/checkout/3ds-return?order=ord-20261122-0002", pay.ACS.Parameters.TermURL)
+				assert.Equal(t, ID(4611686018427387951), pay.ID)
+				assert.False(t, pay.Completed())
+			}
+		})
+	}
+}
+
+func TestCharge_ResponseWithoutIDIsAnErrorWithOutcomeUnknown(t *testing.T) {
+	c, mock := newMockClient(t)
+	record(t, mock, http.MethodPost, "card/process", httpmock.NewStringResponder(200, `{"success":true,"status":"completed"}`))
+
+	p := validCharge()
+	p.OrderID = "ord-20261122-0009"
+	pay, err := c.Cards.Charge(context.Background(), p)
+	assert.Nil(t, pay)
+	var re *ResponseError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "id", re.Field)
+	// Without an id nobody can tell whether the card was charged.
+	require.ErrorIs(t, err, ErrOutcomeUnknown)
+	var oue *OutcomeUnknownError
+	require.ErrorAs(t, err, &oue)
+	assert.Equal(t, "ord-20261122-0009", oue.OrderID)
+}
+
+func TestCharge_GatewayErrorsMatchTheirSentinels(t *testing.T) {
+	tests := []struct {
+		name    string
+		fixture string
+		want    error
+	}{
+		{"TokenReuseIsErrCardTokenUsed", "error_card_token_used.json", ErrCardTokenUsed},
+		{"LateTokenIsErrCardTokenExpired", "error_card_token_expired.json", ErrCardTokenExpired},
+		{"UnknownTokenIsErrCardTokenInvalid", "error_card_token_invalid.json", ErrCardTokenInvalid},
+		{"BlockedCardIsErrCardBlocked", "error_card_blocked.json", ErrCardBlocked},
+		{"UnknownUserIsErrUserNotFound", "error_user_not_found.json", ErrUserNotFound},
+		{"RememberingOffIsErrCardRememberingDisabled", "error_card_remembering_disabled.json", ErrCardRememberingDisabled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mock := newMockClient(t)
+			code := tt.want.(*Error).Code
+			record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, code.HTTPStatus(), tt.fixture))
+
+			_, err := c.Cards.Charge(context.Background(), validCharge())
+			require.ErrorIs(t, err, tt.want)
+			assert.NotErrorIs(t, err, ErrOutcomeUnknown, "the gateway's error is a definite answer")
+			var apiErr *Error
+			require.ErrorAs(t, err, &apiErr)
+			assert.Equal(t, code, apiErr.Code)
+			assert.Equal(t, code.HTTPStatus(), apiErr.HTTPStatus)
+		})
+	}
+}
+
+func TestCharge_BasicFormRejectsCardAndUserObjectsLocally(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*ChargeParams)
+		field  string
+	}{
+		{"card object", func(p *ChargeParams) {
+			p.CardToken = ""
+			p.Card = &CardDetails{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123"}
+		}, "card"},
+		{"user object", func(p *ChargeParams) {
+			p.User = ""
+			p.UserDetails = &UserDetails{Identifier: "cust-8841", IP: "203.0.113.7"}
+		}, "user"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mock := newSilentMock(t, WithForm(FormBasic))
+			p := validCharge()
+			tt.change(p)
+			_, err := c.Cards.Charge(context.Background(), p)
+			requireValidationError(t, err, tt.field)
+			assert.Contains(t, err.Error(), "basic form")
+			assert.Zero(t, mock.GetTotalCallCount())
+		})
+	}
+}
+
+func TestCharge_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
+	card := func() *CardDetails {
+		return &CardDetails{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123", Holder: "JANE DOE"}
+	}
+	withCard := func(change func(*CardDetails)) func(*ChargeParams) {
+		return func(p *ChargeParams) {
+			p.CardToken = ""
+			p.Card = card()
+			change(p.Card)
+		}
+	}
+	withUser := func(change func(*UserDetails)) func(*ChargeParams) {
+		return func(p *ChargeParams) {
+			p.User = ""
+			p.UserDetails = &UserDetails{Identifier: "cust-8841", Email: "jane.doe@example.com", IP: "203.0.113.7"}
+			change(p.UserDetails)
+		}
+	}
+	tests := []struct {
+		name   string
+		change func(*ChargeParams)
+		field  string
+	}{
+		{"no user", func(p *ChargeParams) { p.User = "" }, "user"},
+		{"user id and user object", func(p *ChargeParams) { p.UserDetails = &UserDetails{Identifier: "cust-8841", IP: "203.0.113.7"} }, "user"},
+		{"user object without identifier", withUser(func(u *UserDetails) { u.Identifier = "" }), "user[identifier]"},
+		{"user object bad ip", withUser(func(u *UserDetails) { u.IP = "localhost" }), "user[ip]"},
+		{"user object phone with plus", withUser(func(u *UserDetails) { u.Phone = "+4915123456789" }), "user[phone]"},
+		{"user object bad locale", withUser(func(u *UserDetails) { u.Locale = "deu" }), "user[locale]"},
+		{"user object bad email", withUser(func(u *UserDetails) { u.Email = "@example.com" }), "user[email]"},
+		{"no card", func(p *ChargeParams) { p.CardToken = "" }, "card_token"},
+		{"token and card", func(p *ChargeParams) { p.Card = card() }, "card"},
+		{"card number missing", withCard(func(c *CardDetails) { c.Number = "" }), "card[number]"},
+		{"card number with spaces", withCard(func(c *CardDetails) { c.Number = "4242 4242 4242 4242" }), "card[number]"},
+		{"card number fails Luhn", withCard(func(c *CardDetails) { c.Number = "4242424242424241" }), "card[number]"},
+		{"card number too short", withCard(func(c *CardDetails) { c.Number = "42424242" }), "card[number]"},
+		{"expiration month 0", withCard(func(c *CardDetails) { c.ExpirationMonth = 0 }), "card[expiration_month]"},
+		{"expiration month 13", withCard(func(c *CardDetails) { c.ExpirationMonth = 13 }), "card[expiration_month]"},
+		{"expiration year two digits", withCard(func(c *CardDetails) { c.ExpirationYear = 30 }), "card[expiration_year]"},
+		{"security code missing", withCard(func(c *CardDetails) { c.SecurityCode = "" }), "card[security_code]"},
+		{"security code letters", withCard(func(c *CardDetails) { c.SecurityCode = "12a" }), "card[security_code]"},
+		{"security code five digits", withCard(func(c *CardDetails) { c.SecurityCode = "12345" }), "card[security_code]"},
+		{"holder over 21 characters", withCard(func(c *CardDetails) { c.Holder = "JANE ALEXANDRA DOE-SMI" }), "card[holder]"},
+		{"price zero", func(p *ChargeParams) { p.Price = decimal.Zero }, "price"},
+		{"price negative", func(p *ChargeParams) { p.Price = decimal.RequireFromString("-24.90") }, "price"},
+		{"currency missing", func(p *ChargeParams) { p.Currency = "" }, "currency"},
+		{"currency lowercase", func(p *ChargeParams) { p.Currency = "eur" }, "currency"},
+		{"currency four letters", func(p *ChargeParams) { p.Currency = "EURO" }, "currency"},
+		{"description missing", func(p *ChargeParams) { p.Description = "" }, "description"},
+		{"order id over 64", func(p *ChargeParams) { p.OrderID = strings.Repeat("o", 65) }, "order_id"},
+		{"acs return url relative", func(p *ChargeParams) { p.ACSReturnURL = "/3ds/return" }, "acs_return_url"},
+		{"acs return url javascript", func(p *ChargeParams) { p.ACSReturnURL = "javascript:alert(1)" }, "acs_return_url"},
+		{"recurring without interval", func(p *ChargeParams) { p.Recurring = true }, "recurring_interval"},
+		{"interval without recurring", func(p *ChargeParams) { p.RecurringInterval = Days(30) }, "recurring_interval"},
+		{"trial without recurring", func(p *ChargeParams) { p.RecurringTrial = 7 }, "recurring_trial"},
+		{"negative interval", func(p *ChargeParams) { p.Recurring, p.RecurringInterval = true, Days(-1) }, "recurring_interval"},
+		{"negative trial", func(p *ChargeParams) { p.Recurring, p.RecurringInterval, p.RecurringTrial = true, Days(30), -1 }, "recurring_trial"},
+		{"empty attribute name", func(p *ChargeParams) { p.Attributes = map[string]string{"": "x"} }, "attr_"},
+		{"attribute name with brackets", func(p *ChargeParams) { p.Attributes = map[string]string{"realm[0]": "x"} }, "attr_realm[0]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mock := newSilentMock(t)
+			p := validCharge()
+			tt.change(p)
+			_, err := c.Cards.Charge(context.Background(), p)
+			requireValidationError(t, err, tt.field)
+			assert.Zero(t, mock.GetTotalCallCount(), "no request may be sent")
+		})
+	}
+	t.Run("nil params", func(t *testing.T) {
+		c, mock := newSilentMock(t)
+		_, err := c.Cards.Charge(context.Background(), nil)
+		requireValidationError(t, err, "user")
+		assert.Zero(t, mock.GetTotalCallCount())
+	})
+}
+
+func TestTokenize_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*TokenizeParams)
+		field  string
+	}{
+		{"number missing", func(p *TokenizeParams) { p.Number = "" }, "number"},
+		{"number with dashes", func(p *TokenizeParams) { p.Number = "4242-4242-4242-4242" }, "number"},
+		{"number fails Luhn", func(p *TokenizeParams) { p.Number = "4000000000003221" }, "number"},
+		{"month missing", func(p *TokenizeParams) { p.ExpirationMonth = 0 }, "expiration_month"},
+		{"year two digits", func(p *TokenizeParams) { p.ExpirationYear = 30 }, "expiration_year"},
+		{"year missing", func(p *TokenizeParams) { p.ExpirationYear = 0 }, "expiration_year"},
+		{"security code missing", func(p *TokenizeParams) { p.SecurityCode = "" }, "security_code"},
+		{"security code two digits", func(p *TokenizeParams) { p.SecurityCode = "12" }, "security_code"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mock := newSilentMock(t)
+			p := validTokenize()
+			tt.change(p)
+			_, err := c.Cards.Tokenize(context.Background(), p)
+			requireValidationError(t, err, tt.field)
+			assert.Zero(t, mock.GetTotalCallCount(), "no request may be sent")
+		})
+	}
+	t.Run("nil params", func(t *testing.T) {
+		c, mock := newSilentMock(t)
+		_, err := c.Cards.Tokenize(context.Background(), nil)
+		requireValidationError(t, err, "number")
+		assert.Zero(t, mock.GetTotalCallCount())
+	})
+}
+
+func TestAuthenticate_SendsPaResAndMDSignedAndDecodes(t *testing.T) {
+	c, mock := newMockClient(t)
+	rec := record(t, mock, http.MethodPost, "card/authenticate", fixtureResponder(t, 200, "card_authenticate.json"))
+
+	pay, err := c.Cards.Authenticate(context.Background(), &AuthenticateParams{
+		PaRes: "eJzVWFmTo7gS/iuOno+KKSHA2GfL0yEWYx+nM+0kL0kRmsPr+Fp/+ii8Cg==",
+		MD:    "NDYxMTY4NjAxODQyNzM4Nzk1MTpjdXN0LTg4NDE=",
+	})
+	require.NoError(t, err)
+
+	r := rec.Only(t)
+	assert.Equal(t, http.MethodPost, r.Method)
+	assert.Equal(t, "/v1/card/authenticate", r.Path)
+	requireSigned(t, r)
+	requireFields(t, r, map[string]string{
+		"PaRes": "eJzVWFmTo7gS/iuOno+KKSHA2GfL0yEWYx+nM+0kL0kRmsPr+Fp/+ii8Cg==",
+		"MD":    "NDYxMTY4NjAxODQyNzM4Nzk1MTpjdXN0LTg4NDE=",
+	})
+
+	assert.Equal(t, ID(4611686018427387951), pay.ID)
+	assert.True(t, pay.Success)
+	require.NotNil(t, pay.Card)
+	assert.Equal(t, "3220", pay.Card.LastFour)
+	assert.Equal(t, "c41e8a2f6b0d4f9a8e3c5b7d1f2a6e90", pay.PermanentToken)
+	require.NotNil(t, pay.Recurring)
+	assert.Equal(t, 7, pay.Recurring.Frequency)
+	assert.True(t, pay.Recurring.EndsAt.Equal(time.Date(2027, 5, 22, 2, 17, 30, 0, time.UTC)))
+	assert.False(t, pay.NeedsAuthentication())
+}
+
+func TestAuthenticate_ResponseWithoutIDIsAnError(t *testing.T) {
+	c, mock := newMockClient(t)
+	record(t, mock, http.MethodPost, "card/authenticate", httpmock.NewStringResponder(200, `{"success":true}`))
+
+	_, err := c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: "x", MD: "y"})
+	var re *ResponseError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "id", re.Field)
+}
+
+func TestAuthenticate_GatewayErrorsMatchTheirSentinels(t *testing.T) {
+	tests := []struct {
+		fixture string
+		want    error
+	}{
+		{"error_merchant_data_missing.json", ErrMerchantDataMissing},
+		{"error_transaction_completed.json", ErrTransactionCompleted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			c, mock := newMockClient(t)
+			record(t, mock, http.MethodPost, "card/authenticate", fixtureResponder(t, tt.want.(*Error).Code.HTTPStatus(), tt.fixture))
+
+			_, err := c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: "x", MD: "y"})
+			require.ErrorIs(t, err, tt.want)
+		})
+	}
+}
+
+func TestAuthenticate_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
+	tests := []struct {
+		name   string
+		params *AuthenticateParams
+		field  string
+	}{
+		{"nil params", nil, "PaRes"},
+		{"PaRes missing", &AuthenticateParams{MD: "y"}, "PaRes"},
+		{"MD missing", &AuthenticateParams{PaRes: "x"}, "MD"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mock := newSilentMock(t)
+			_, err := c.Cards.Authenticate(context.Background(), tt.params)
+			requireValidationError(t, err, tt.field)
+			assert.Zero(t, mock.GetTotalCallCount())
+		})
+	}
+}
+
+func TestChargeRecurring_SendsFieldsSignedAndDecodesBothForms(t *testing.T) {
+	for _, form := range []Form{FormExtended, FormBasic} {
+		t.Run(form.String(), func(t *testing.T) {
+			c, mock := newMockClient(t, WithForm(form))
+			rec := record(t, mock, http.MethodPost, "card/processRecurring", fixtureResponder(t, 200, "card_process_recurring_"+form.String()+".json"))
+
+			pay, err := c.Cards.ChargeRecurring(context.Background(), &ChargeRecurringParams{
+				User:        "100452",
+				Price:       decimal.RequireFromString("9.99"),
+				Currency:    "EUR",
+				OrderID:     "sub-100452-2026-12",
+				Description: "Monthly plan, December",
+			})
+			require.NoError(t, err)
+
+			r := rec.Only(t)
+			assert.Equal(t, http.MethodPost, r.Method)
+			assert.Equal(t, "/v1/card/processRecurring", r.Path)
+			requireSigned(t, r)
+			requireFields(t, r, map[string]string{
+				"user":        "100452",
+				"price":       "9.99",
+				"currency":    "EUR",
+				"order_id":    "sub-100452-2026-12",
+				"description": "Monthly plan, December",
+			})
+
+			assert.Equal(t, ID(4611686018427388203), pay.ID)
+			assert.True(t, pay.Success)
+			require.NotNil(t, pay.Card)
+			assert.Equal(t, "4242", pay.Card.LastFour)
+			assert.False(t, pay.NeedsAuthentication())
+			if form == FormExtended {
+				assert.Equal(t, ID(4611686018427387913), pay.ReferenceID)
+				assert.Equal(t, StatusCompleted, pay.Status)
+				assert.Equal(t, "0.2997", pay.Fee.String())
+				assert.Equal(t, "sub-100452-2026-12", pay.OrderID)
+				require.NotNil(t, pay.User)
+				assert.Equal(t, UserID("100452"), pay.User.ID)
+			} else {
+				assert.Empty(t, pay.Status)
+				assert.Nil(t, pay.User)
+			}
+		})
+	}
+}
+
+func TestChargeRecurring_GatewayErrorsMatchTheirSentinels(t *testing.T) {
+	tests := []struct {
+		name    string
+		fixture string
+		want    error
+	}{
+		{"TooSoonIsErrRecurringTooFrequent", "error_recurring_too_frequent.json", ErrRecurringTooFrequent},
+		{"NotSubscribedIsErrRecurringDisabled", "error_recurring_disabled.json", ErrRecurringDisabled},
+		{"EndedIsErrRecurringExpired", "error_recurring_expired.json", ErrRecurringExpired},
+		{"UnknownUserIsErrUserNotFound", "error_user_not_found.json", ErrUserNotFound},
+		{"NotCreatedIsErrRecurringNotCreated", "error_recurring_not_created.json", ErrRecurringNotCreated},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mock := newMockClient(t)
+			record(t, mock, http.MethodPost, "card/processRecurring", fixtureResponder(t, tt.want.(*Error).Code.HTTPStatus(), tt.fixture))
+
+			_, err := c.Cards.ChargeRecurring(context.Background(), &ChargeRecurringParams{
+				User: "100452", Price: decimal.RequireFromString("9.99"), Currency: "EUR",
+			})
+			require.ErrorIs(t, err, tt.want)
+			assert.NotErrorIs(t, err, ErrOutcomeUnknown)
+		})
+	}
+}
+
+func TestChargeRecurring_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
+	valid := func() *ChargeRecurringParams {
+		return &ChargeRecurringParams{User: "100452", Price: decimal.RequireFromString("9.99"), Currency: "EUR"}
+	}
+	tests := []struct {
+		name   string
+		params *ChargeRecurringParams
+		field  string
+	}{
+		{"nil params", nil, "user"},
+		{"user missing", edit(valid(), func(p *ChargeRecurringParams) { p.User = "" }), "user"},
+		{"price missing", edit(valid(), func(p *ChargeRecurringParams) { p.Price = decimal.Decimal{} }), "price"},
+		{"currency missing", edit(valid(), func(p *ChargeRecurringParams) { p.Currency = "" }), "currency"},
+		{"currency not ISO", edit(valid(), func(p *ChargeRecurringParams) { p.Currency = "E1R" }), "currency"},
+		{"order id over 64", edit(valid(), func(p *ChargeRecurringParams) { p.OrderID = strings.Repeat("9", 65) }), "order_id"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mock := newSilentMock(t)
+			_, err := c.Cards.ChargeRecurring(context.Background(), tt.params)
+			requireValidationError(t, err, tt.field)
+			assert.Zero(t, mock.GetTotalCallCount())
+		})
+	}
+}
+
+func TestCharge_LimitsAreInclusive(t *testing.T) {
+	c, mock := newMockClient(t)
+	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
+
+	p := validCharge()
+	p.CardToken = ""
+	p.Card = &CardDetails{Number: visa3DS, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123", Holder: strings.Repeat("Ü", MaxCardholderLength)}
+	p.OrderID = strings.Repeat("o", MaxOrderIDLength)
+	_, err := c.Cards.Charge(context.Background(), p)
+	require.NoError(t, err, "21 characters of holder and 64 of order id are allowed")
+	r := rec.Only(t)
+	assert.Equal(t, strings.Repeat("Ü", 21), r.Params.Get("card[holder]"))
+	assert.Len(t, r.Params.Get("order_id"), 64)
+}
+
+func TestCharge_UserObjectNeedsOnlyTheIdentifier(t *testing.T) {
+	c, mock := newMockClient(t)
+	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
+
+	p := validCharge()
+	p.User = ""
+	p.UserDetails = &UserDetails{Identifier: "cust-8841"}
+	_, err := c.Cards.Charge(context.Background(), p)
+	require.NoError(t, err)
+	r := rec.Only(t)
+	assert.Equal(t, "cust-8841", r.Params.Get("user[identifier]"))
+	for k := range r.Params {
+		assert.False(t, k != "user[identifier]" && strings.HasPrefix(k, "user"), "unexpected %s", k)
+	}
+}

@@ -1,0 +1,166 @@
+package paygate_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"html/template"
+	"log"
+	"net/http"
+
+	"github.com/paygate/paygate-go"
+	"github.com/shopspring/decimal"
+)
+
+func ExampleCardsService_Tokenize() {
+	client := exampleClient()
+
+	// Browsers normally tokenize; servers and tests can too. The card data
+	// never shows in logs: CardNumber and SecurityCode redact themselves.
+	token, err := client.Cards.Tokenize(context.Background(), &paygate.TokenizeParams{
+		Number:          "4242424242424242",
+		ExpirationMonth: 12,
+		ExpirationYear:  2030,
+		SecurityCode:    "123",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(token.ID, token.Card.Mask, token.ExpiresAt)
+}
+
+func ExampleCardsService_Charge() {
+	client := exampleClient()
+
+	mux := http.NewServeMux()
+	// The checkout handler charges the token the browser sent and, when the
+	// card is enrolled in 3-D Secure, sends the payer on to the bank.
+	mux.HandleFunc("POST /checkout", func(w http.ResponseWriter, r *http.Request) {
+		payment, err := client.Cards.Charge(r.Context(), &paygate.ChargeParams{
+			User:         "100452",
+			CardToken:    r.PostFormValue("card_token"),
+			Price:        decimal.RequireFromString("24.90"),
+			Currency:     "EUR",
+			Description:  "Order ord-20261122-0001",
+			OrderID:      "ord-20261122-0001",
+			ThreeDS:      true,
+			ACSReturnURL: "https://shop.example/checkout/3ds-return",
+		})
+		switch {
+		case errors.Is(err, paygate.ErrCardTokenUsed), errors.Is(err, paygate.ErrCardTokenExpired):
+			http.Error(w, "please enter your card again", http.StatusConflict)
+			return
+		case errors.Is(err, paygate.ErrOutcomeUnknown):
+			// The card may have been charged: look the order up, never
+			// charge again blindly.
+			http.Error(w, "payment pending", http.StatusAccepted)
+			return
+		case err != nil:
+			http.Error(w, "payment failed", http.StatusBadGateway)
+			return
+		}
+		switch {
+		case payment.NeedsAuthentication():
+			if err := paygate.WriteACSRedirect(w, payment.ACS); err != nil {
+				http.Error(w, "payment failed", http.StatusBadGateway)
+			}
+		case payment.Completed():
+			fmt.Fprintln(w, "paid")
+		case payment.Failed():
+			http.Error(w, "payment declined", http.StatusPaymentRequired)
+		default:
+			fmt.Fprintln(w, "payment processing; we will confirm by e-mail")
+		}
+	})
+
+	// Serve mux as usual, for example with http.ListenAndServe.
+	_ = mux
+}
+
+func ExampleCardsService_Authenticate() {
+	client := exampleClient()
+
+	mux := http.NewServeMux()
+	// The ACS return URL given in the charge receives the payer back from
+	// the bank with PaRes and MD, which complete the payment.
+	mux.HandleFunc("POST /checkout/3ds-return", func(w http.ResponseWriter, r *http.Request) {
+		params, err := paygate.ReadACSReturn(r)
+		if err != nil {
+			http.Error(w, "bad 3-D Secure return", http.StatusBadRequest)
+			return
+		}
+		payment, err := client.Cards.Authenticate(r.Context(), params)
+		if err != nil {
+			http.Error(w, "payment failed", http.StatusBadGateway)
+			return
+		}
+		if payment.Completed() {
+			fmt.Fprintln(w, "paid")
+			return
+		}
+		fmt.Fprintln(w, "payment", payment.ID, "is being processed")
+	})
+
+	// Serve mux as usual, for example with http.ListenAndServe.
+	_ = mux
+}
+
+func ExampleCardsService_ChargeRecurring() {
+	client := exampleClient()
+
+	payment, err := client.Cards.ChargeRecurring(context.Background(), &paygate.ChargeRecurringParams{
+		User:        "100452",
+		Price:       decimal.RequireFromString("9.99"),
+		Currency:    "EUR",
+		OrderID:     "sub-100452-2026-12",
+		Description: "Monthly plan, December",
+	})
+	if errors.Is(err, paygate.ErrRecurringTooFrequent) {
+		fmt.Println("too soon after the last payment")
+		return
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(payment.ID, payment.Status)
+}
+
+func ExampleACS_RedirectForm() {
+	client := exampleClient()
+
+	// A merchant page of its own can embed the self-submitting form.
+	page := template.Must(template.New("3ds").Parse(
+		`<!DOCTYPE html><html><body><h1>Shop</h1><p>Redirecting to your bank...</p>{{.}}</body></html>`))
+
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /pay", func(w http.ResponseWriter, r *http.Request) {
+		payment, err := client.Cards.Charge(r.Context(), &paygate.ChargeParams{
+			User:        "100452",
+			CardToken:   r.PostFormValue("card_token"),
+			Price:       decimal.RequireFromString("129.00"),
+			Currency:    "EUR",
+			Description: "Order ord-20261122-0002",
+			OrderID:     "ord-20261122-0002",
+		})
+		if err != nil {
+			http.Error(w, "payment failed", http.StatusBadGateway)
+			return
+		}
+		if !payment.NeedsAuthentication() {
+			fmt.Fprintln(w, "status:", payment.Status)
+			return
+		}
+		form, err := payment.ACS.RedirectForm()
+		if err != nil {
+			http.Error(w, "payment failed", http.StatusBadGateway)
+			return
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		if err := page.Execute(w, form); err != nil {
+			log.Print(err)
+		}
+	})
+
+	// Serve mux as usual, for example with http.ListenAndServe.
+	_ = mux
+}

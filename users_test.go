@@ -1,0 +1,324 @@
+package paygate
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/jarcoal/httpmock"
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestResolve_SendsEveryFieldSignedAndReturnsTheInternalID(t *testing.T) {
+	c, mock := newMockClient(t)
+	rec := record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve.json"))
+
+	id, err := c.Users.Resolve(context.Background(), &ResolveUserParams{
+		Identifier:  "cust-8841",
+		DisplayName: "Jane Doe",
+		Email:       "jane.doe@example.com",
+		Phone:       "4915123456789",
+		Locale:      "en",
+		IP:          "203.0.113.7",
+		UserAgent:   "Mozilla/5.0 (X11; Linux x86_64)",
+	})
+	require.NoError(t, err)
+	assert.Equal(t, UserID("100452"), id)
+
+	r := rec.Only(t)
+	assert.Equal(t, http.MethodPost, r.Method)
+	assert.Equal(t, "/v1/user/resolve", r.Path)
+	assert.Equal(t, "application/x-www-form-urlencoded", r.Header.Get("Content-Type"))
+	requireSigned(t, r)
+	requireFields(t, r, map[string]string{
+		"identifier":   "cust-8841",
+		"display_name": "Jane Doe",
+		"email":        "jane.doe@example.com",
+		"phone":        "4915123456789",
+		"locale":       "en",
+		"ip":           "203.0.113.7",
+		"ua":           "Mozilla/5.0 (X11; Linux x86_64)",
+	})
+}
+
+func TestResolve_SendsOnlyTheRequiredFieldsWhenNothingElseIsSet(t *testing.T) {
+	c, mock := newMockClient(t)
+	rec := record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve.json"))
+
+	_, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-8841", IP: "2001:db8::7"})
+	require.NoError(t, err)
+	r := rec.Only(t)
+	requireSigned(t, r)
+	requireFields(t, r, map[string]string{"identifier": "cust-8841", "ip": "2001:db8::7"})
+}
+
+func TestResolve_BasicFormSendsEmailAndNoUserAgent(t *testing.T) {
+	c, mock := newMockClient(t, WithForm(FormBasic))
+	rec := record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve.json"))
+
+	id, err := c.Users.Resolve(context.Background(), &ResolveUserParams{
+		Identifier: "cust-8841", Email: "jane.doe@example.com", IP: "203.0.113.7",
+	})
+	require.NoError(t, err)
+	assert.Equal(t, UserID("100452"), id)
+	r := rec.Only(t)
+	requireSigned(t, r)
+	requireFields(t, r, map[string]string{"identifier": "cust-8841", "email": "jane.doe@example.com", "ip": "203.0.113.7"})
+}
+
+func TestResolve_DecodesAStringID(t *testing.T) {
+	c, mock := newMockClient(t)
+	record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve_string_id.json"))
+
+	id, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7"})
+	require.NoError(t, err)
+	assert.Equal(t, UserID("u_7c1e4b"), id)
+}
+
+func TestResolve_ResponseWithoutIDIsAnError(t *testing.T) {
+	for _, body := range []string{`{}`, `{"id":null}`, `{"id":""}`} {
+		t.Run(body, func(t *testing.T) {
+			c, mock := newMockClient(t)
+			record(t, mock, http.MethodPost, "user/resolve", httpmock.NewStringResponder(200, body))
+
+			id, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7"})
+			require.Error(t, err)
+			assert.Empty(t, id)
+			var re *ResponseError
+			require.ErrorAs(t, err, &re)
+			assert.Equal(t, "id", re.Field)
+		})
+	}
+}
+
+func TestResolve_GatewayErrorsMatchTheirSentinels(t *testing.T) {
+	tests := []struct {
+		fixture string
+		want    error
+	}{
+		{"error_user_email_missing.json", ErrUserEmailMissing},
+		{"error_user_ip_missing.json", ErrUserIPMissing},
+		{"error_user_blocked.json", ErrUserBlocked},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			c, mock := newMockClient(t)
+			code := tt.want.(*Error).Code
+			record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, code.HTTPStatus(), tt.fixture))
+
+			_, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7"})
+			require.ErrorIs(t, err, tt.want)
+			var apiErr *Error
+			require.ErrorAs(t, err, &apiErr)
+			assert.Equal(t, code, apiErr.Code)
+		})
+	}
+}
+
+func TestChangeRecurring_ZeroIntervalIsSentAndNilIsNot(t *testing.T) {
+	tests := []struct {
+		name   string
+		params ChangeRecurringParams
+		want   map[string]string
+	}{
+		{
+			name:   "interval zero leaves only manual recurring",
+			params: ChangeRecurringParams{User: "100452", Interval: Days(0)},
+			want:   map[string]string{"user": "100452", "interval": "0"},
+		},
+		{
+			name:   "interval and price",
+			params: ChangeRecurringParams{User: "100452", Interval: Days(30), Price: decimal.RequireFromString("9.99"), Currency: "EUR"},
+			want:   map[string]string{"user": "100452", "interval": "30", "price": "9.99", "currency": "EUR"},
+		},
+		{
+			name:   "price only",
+			params: ChangeRecurringParams{User: "100452", Price: decimal.RequireFromString("12.50"), Currency: "USD"},
+			want:   map[string]string{"user": "100452", "price": "12.5", "currency": "USD"},
+		},
+		{
+			name:   "nothing to change but the user",
+			params: ChangeRecurringParams{User: "100452"},
+			want:   map[string]string{"user": "100452"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mock := newMockClient(t)
+			rec := record(t, mock, http.MethodPost, "user/changeRecurring", fixtureResponder(t, 200, "user_recurring_success.json"))
+
+			require.NoError(t, c.Users.ChangeRecurring(context.Background(), &tt.params))
+			r := rec.Only(t)
+			assert.Equal(t, "/v1/user/changeRecurring", r.Path)
+			requireSigned(t, r)
+			requireFields(t, r, tt.want)
+		})
+	}
+}
+
+func TestCancelRecurring_SendsTheUserSigned(t *testing.T) {
+	c, mock := newMockClient(t)
+	rec := record(t, mock, http.MethodPost, "user/cancelRecurring", fixtureResponder(t, 200, "user_recurring_success.json"))
+
+	require.NoError(t, c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"}))
+	r := rec.Only(t)
+	assert.Equal(t, http.MethodPost, r.Method)
+	assert.Equal(t, "/v1/user/cancelRecurring", r.Path)
+	requireSigned(t, r)
+	requireFields(t, r, map[string]string{"user": "100452"})
+}
+
+func TestRecurringCalls_SuccessFalseIsErrUnsuccessful(t *testing.T) {
+	calls := map[string]func(*Client) error{
+		"user/changeRecurring": func(c *Client) error {
+			return c.Users.ChangeRecurring(context.Background(), &ChangeRecurringParams{User: "100452", Interval: Days(14)})
+		},
+		"user/cancelRecurring": func(c *Client) error {
+			return c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"})
+		},
+	}
+	for path, call := range calls {
+		t.Run(path, func(t *testing.T) {
+			c, mock := newMockClient(t)
+			record(t, mock, http.MethodPost, path, fixtureResponder(t, 200, "user_recurring_unsuccessful.json"))
+
+			err := call(c)
+			require.ErrorIs(t, err, ErrUnsuccessful)
+			assert.Contains(t, err.Error(), path)
+			assert.NotErrorIs(t, err, ErrOutcomeUnknown, "the gateway answered clearly")
+		})
+	}
+}
+
+func TestRecurringCalls_AnswerWithoutSuccessIsAnError(t *testing.T) {
+	c, mock := newMockClient(t)
+	record(t, mock, http.MethodPost, "user/cancelRecurring", httpmock.NewStringResponder(200, `{}`))
+
+	err := c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"})
+	var re *ResponseError
+	require.ErrorAs(t, err, &re)
+	assert.Equal(t, "success", re.Field)
+}
+
+func TestRecurringCalls_GatewayErrorsMatchTheirSentinels(t *testing.T) {
+	tests := []struct {
+		path    string
+		fixture string
+		want    error
+	}{
+		{"user/changeRecurring", "error_user_not_found.json", ErrUserNotFound},
+		{"user/changeRecurring", "error_recurring_disabled.json", ErrRecurringDisabled},
+		{"user/cancelRecurring", "error_user_not_found.json", ErrUserNotFound},
+		{"user/cancelRecurring", "error_recurring_expired.json", ErrRecurringExpired},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path+"/"+tt.fixture, func(t *testing.T) {
+			c, mock := newMockClient(t)
+			record(t, mock, http.MethodPost, tt.path, fixtureResponder(t, tt.want.(*Error).Code.HTTPStatus(), tt.fixture))
+
+			var err error
+			if strings.HasSuffix(tt.path, "changeRecurring") {
+				err = c.Users.ChangeRecurring(context.Background(), &ChangeRecurringParams{User: "100452", Interval: Days(7)})
+			} else {
+				err = c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"})
+			}
+			require.ErrorIs(t, err, tt.want)
+			assert.NotErrorIs(t, err, ErrUnsuccessful)
+		})
+	}
+}
+
+func TestUsers_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
+	valid := func() *ResolveUserParams {
+		return &ResolveUserParams{Identifier: "cust-8841", Email: "jane.doe@example.com", IP: "203.0.113.7"}
+	}
+	tests := []struct {
+		name  string
+		form  Form
+		call  func(*Client) error
+		field string
+	}{
+		{"resolve nil params", FormExtended, resolveWith(nil), "identifier"},
+		{"resolve identifier missing", FormExtended, resolveWith(edit(valid(), func(p *ResolveUserParams) { p.Identifier = "" })), "identifier"},
+		{"resolve ip missing", FormExtended, resolveWith(edit(valid(), func(p *ResolveUserParams) { p.IP = "" })), "ip"},
+		{"resolve ip not an address", FormExtended, resolveWith(edit(valid(), func(p *ResolveUserParams) { p.IP = "203.0.113.7, 10.0.0.1" })), "ip"},
+		{"resolve email malformed", FormExtended, resolveWith(edit(valid(), func(p *ResolveUserParams) { p.Email = "jane.doe" })), "email"},
+		{"resolve phone with plus", FormExtended, resolveWith(edit(valid(), func(p *ResolveUserParams) { p.Phone = "+4915123456789" })), "phone"},
+		{"resolve phone with separators", FormExtended, resolveWith(edit(valid(), func(p *ResolveUserParams) { p.Phone = "49 151 2345" })), "phone"},
+		{"resolve locale not ISO 639-1", FormExtended, resolveWith(edit(valid(), func(p *ResolveUserParams) { p.Locale = "en-US" })), "locale"},
+		{"resolve locale uppercase", FormExtended, resolveWith(edit(valid(), func(p *ResolveUserParams) { p.Locale = "EN" })), "locale"},
+		{"resolve ua over 255", FormExtended, resolveWith(edit(valid(), func(p *ResolveUserParams) { p.UserAgent = strings.Repeat("a", 256) })), "ua"},
+		{"resolve basic form without email", FormBasic, resolveWith(edit(valid(), func(p *ResolveUserParams) { p.Email = "" })), "email"},
+		{"resolve basic form with ua", FormBasic, resolveWith(edit(valid(), func(p *ResolveUserParams) { p.UserAgent = "Mozilla/5.0" })), "ua"},
+		{"change nil params", FormExtended, func(c *Client) error { return c.Users.ChangeRecurring(context.Background(), nil) }, "user"},
+		{"change user missing", FormExtended, changeWith(ChangeRecurringParams{Interval: Days(7)}), "user"},
+		{"change negative interval", FormExtended, changeWith(ChangeRecurringParams{User: "100452", Interval: Days(-1)}), "interval"},
+		{"change price without currency", FormExtended, changeWith(ChangeRecurringParams{User: "100452", Price: decimal.RequireFromString("9.99")}), "currency"},
+		{"change currency lowercase", FormExtended, changeWith(ChangeRecurringParams{User: "100452", Price: decimal.RequireFromString("9.99"), Currency: "eur"}), "currency"},
+		{"change negative price", FormExtended, changeWith(ChangeRecurringParams{User: "100452", Price: decimal.RequireFromString("-1"), Currency: "EUR"}), "price"},
+		{"change currency without price", FormExtended, changeWith(ChangeRecurringParams{User: "100452", Currency: "EUR"}), "currency"},
+		{"cancel nil params", FormExtended, func(c *Client) error { return c.Users.CancelRecurring(context.Background(), nil) }, "user"},
+		{"cancel user missing", FormExtended, func(c *Client) error {
+			return c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{})
+		}, "user"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, mock := newSilentMock(t, WithForm(tt.form))
+			requireValidationError(t, tt.call(c), tt.field)
+			assert.Zero(t, mock.GetTotalCallCount(), "no request may be sent")
+		})
+	}
+}
+
+func resolveWith(p *ResolveUserParams) func(*Client) error {
+	return func(c *Client) error {
+		_, err := c.Users.Resolve(context.Background(), p)
+		return err
+	}
+}
+
+func changeWith(p ChangeRecurringParams) func(*Client) error {
+	return func(c *Client) error { return c.Users.ChangeRecurring(context.Background(), &p) }
+}
+
+// edit applies change to p and returns it, for tables of one-field
+// variations of a valid value.
+func edit[T any](p *T, change func(*T)) *T {
+	change(p)
+	return p
+}
+
+// newSilentMock is newMockClient with a catch-all responder, so that any
+// request at all shows in the mock's call count.
+func newSilentMock(t *testing.T, opts ...Option) (*Client, *httpmock.MockTransport) {
+	t.Helper()
+	c, mock := newMockClient(t, opts...)
+	mock.RegisterNoResponder(func(*http.Request) (*http.Response, error) {
+		return nil, errors.New("unexpected request")
+	})
+	return c, mock
+}
+
+// requireValidationError checks that err is a *ValidationError naming field.
+func requireValidationError(t *testing.T, err error, field string) {
+	t.Helper()
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, field, ve.Field)
+	assert.Contains(t, err.Error(), field)
+}
+
+func TestResolve_UserAgentOf255CharactersIsSent(t *testing.T) {
+	c, mock := newMockClient(t)
+	rec := record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve.json"))
+
+	ua := strings.Repeat("ü", MaxUserAgentLength)
+	_, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7", UserAgent: ua})
+	require.NoError(t, err)
+	assert.Equal(t, ua, rec.Only(t).Params.Get("ua"))
+}
