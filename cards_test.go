@@ -118,7 +118,7 @@ func TestCharge_WithTokenAndUserIDSendsExactlyTheGivenFieldsSigned(t *testing.T)
 			requireFields(t, r, map[string]string{
 				"user":               "100452",
 				"card_token":         "5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45",
-				"price":              "24.9",
+				"price":              "24.90",
 				"currency":           "EUR",
 				"description":        "Order ord-20261122-0001",
 				"order_id":           "ord-20261122-0001",
@@ -147,7 +147,7 @@ func TestCharge_MinimalChargeSendsOnlyTheRequiredFields(t *testing.T) {
 	requireFields(t, r, map[string]string{
 		"user":        "100452",
 		"card_token":  "5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45",
-		"price":       "24.9",
+		"price":       "24.90",
 		"currency":    "EUR",
 		"description": "Order ord-20261122-0001",
 	})
@@ -208,7 +208,7 @@ func TestCharge_CardAndUserObjectsAreSentInBracketNotation(t *testing.T) {
 		"card[expiration_year]":  "2031",
 		"card[security_code]":    "0421",
 		"card[holder]":           "JANE DOE",
-		"price":                  "0.5",
+		"price":                  "0.50",
 		"currency":               "USD",
 		"description":            "Sticker",
 	})

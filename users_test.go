@@ -138,7 +138,7 @@ func TestChangeRecurring_ZeroIntervalIsSentAndNilIsNot(t *testing.T) {
 		{
 			name:   "price only",
 			params: ChangeRecurringParams{User: "100452", Price: decimal.RequireFromString("12.50"), Currency: "USD"},
-			want:   map[string]string{"user": "100452", "price": "12.5", "currency": "USD"},
+			want:   map[string]string{"user": "100452", "price": "12.50", "currency": "USD"},
 		},
 		{
 			name:   "nothing to change but the user",
