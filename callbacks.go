@@ -221,8 +221,9 @@ func readCallbackBody(r *http.Request) ([]byte, error) {
 		return nil, nil
 	}
 	body, err := readLimited(r.Body, MaxCallbackBytes)
+	var mbe *http.MaxBytesError // a tighter limit set by the merchant's middleware
 	switch {
-	case errors.Is(err, errBodyTooLarge):
+	case errors.Is(err, errBodyTooLarge), errors.As(err, &mbe):
 		return nil, ErrCallbackTooLarge
 	case err != nil:
 		return nil, fmt.Errorf("%w: %v", ErrCallbackMalformed, err)

@@ -120,7 +120,7 @@ var errDedupBusy = errors.New("paygate: the same callback is being processed")
 // process runs fn once per (id, status): a claim is taken before fn runs,
 // marked done only when fn returned nil, and released otherwise so that a
 // later delivery runs fn again.
-func (h *CallbackHandler) process(ctx context.Context, cb *Callback) (err error) {
+func (h *CallbackHandler) process(ctx context.Context, cb *Callback) error {
 	if h.dedup == nil {
 		return h.call(ctx, cb)
 	}

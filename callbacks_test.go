@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -164,6 +165,11 @@ func TestCallbackHandler_StatusCodes(t *testing.T) {
 		{"body over 64 KiB without Content-Length", func() *http.Request {
 			r := callbackRequest(bodyOfSize(t, ext, MaxCallbackBytes+1))
 			r.ContentLength = -1
+			return r
+		}, 413, 0},
+		{"body over a limit set by middleware", func() *http.Request {
+			r := ext.Request("/cb", CallbackCompleted, nil)
+			r.Body = http.MaxBytesReader(nil, r.Body, 100)
 			return r
 		}, 413, 0},
 		{"id missing", func() *http.Request {
@@ -373,6 +379,28 @@ func TestCallbackHandler_StoreAnswers(t *testing.T) {
 			assert.Equal(t, tt.wantHeader, w.Header().Get("Retry-After"))
 			assert.Zero(t, calls.Load())
 		})
+	}
+}
+
+func TestCallbackHandler_LogsRejectionsWithoutValues(t *testing.T) {
+	var logs strings.Builder
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	h := newTestCallbackHandler(t, func(context.Context, *Callback) error { return errors.New("ledger down") }, WithCallbackLogger(logger))
+	s := NewTestCallbackSigner(testSecret, FormExtended)
+	tampered := s.Values(CallbackCompleted, url.Values{"order_id": {"order-secret-77"}})
+	tampered.Set("price", "99999.0000")
+
+	h.ServeHTTP(httptest.NewRecorder(), callbackRequest(tampered.Encode()))
+	h.ServeHTTP(httptest.NewRecorder(), s.Request("/cb", CallbackCompleted, nil))
+
+	out := logs.String()
+	assert.Contains(t, out, "paygate callback rejected")
+	assert.Contains(t, out, "status=403")
+	assert.Contains(t, out, "paygate callback not processed")
+	assert.Contains(t, out, "id="+TestCallbackID.String())
+	assert.Contains(t, out, "ledger down")
+	for _, secret := range []string{"order-secret-77", "99999", tampered.Get(SignatureParam), testSecret} {
+		assert.NotContains(t, out, secret)
 	}
 }
 
