@@ -25,14 +25,14 @@ func (k DedupKey) String() string { return k.ID.String() + "/" + string(k.Status
 type DedupClaim int
 
 const (
-	// DedupAcquired: the caller holds the callback and must end with
-	// Complete or Release.
+	// DedupAcquired means the caller now holds the callback and must end
+	// the claim with Complete or Release.
 	DedupAcquired DedupClaim = iota
-	// DedupProcessed: the callback was processed before; acknowledge it
-	// without processing it again.
+	// DedupProcessed means the callback was processed before: acknowledge
+	// it without processing it again.
 	DedupProcessed
-	// DedupBusy: another delivery of the callback is being processed and
-	// the store cannot wait for it; the handler answers 503 so that the
+	// DedupBusy means another delivery of the callback is being processed
+	// and the store cannot wait for it; the handler answers 503 so that the
 	// gateway delivers again later.
 	DedupBusy
 )
