@@ -29,7 +29,7 @@ var (
 // the private key, as 64 lowercase hex characters.
 //
 // Because only values are signed, a signature cannot show that values were
-// not moved between fields; see [CallbacksVerifier.Confirm] for how to settle
+// not moved between fields; see [Client.ConfirmCallback] for how to settle
 // that for a callback before fulfilling an order.
 func Sign(params url.Values, privateKey string) string {
 	n := 0

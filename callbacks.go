@@ -1,0 +1,333 @@
+package paygate
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/shopspring/decimal"
+)
+
+// MaxCallbackBytes is the largest callback body read: 64 KiB. A larger body
+// is rejected with [ErrCallbackTooLarge] before any of it is decoded.
+const MaxCallbackBytes = 64 << 10
+
+var (
+	// ErrCallbackMalformed is matched (errors.Is) by the error for a
+	// correctly signed callback that cannot be read: a body that is not a
+	// form, a field sent more than once, a missing or non-numeric id, a
+	// missing status, a reference_id that is not numeric, money that is not
+	// a plain decimal, or sandbox other than "1", "0" or "".
+	ErrCallbackMalformed = errors.New("paygate: malformed callback")
+	// ErrCallbackTooLarge is matched by the error for a callback body over
+	// MaxCallbackBytes.
+	ErrCallbackTooLarge = errors.New("paygate: callback body exceeds 64 KiB")
+	// ErrCallbackMethod is matched by the error for a callback request that
+	// is not a POST.
+	ErrCallbackMethod = errors.New("paygate: callback request is not a POST")
+)
+
+// CallbackType is the type of a callback. The basic form sends none.
+type CallbackType string
+
+// CallbackTypeTransaction is the type of a callback fired when a
+// transaction's status changes, the only type the gateway documents.
+const CallbackTypeTransaction CallbackType = "transaction"
+
+// Callback is a verified callback: the gateway's signed POST reporting a
+// change of a transaction's status. Every field of the callback is present
+// in the extended form but may be empty; empty money reads as zero and an
+// empty reference_id as the zero ID.
+//
+// The basic form sends no type and no reason, and types project, user, id
+// and reference_id as integers, money as numbers and sandbox as 0 or 1;
+// both forms decode to this type, and Form tells which one arrived.
+//
+// The signature covers the values but not the field names, so a callback
+// whose values were moved between fields still verifies. Before fulfilling
+// a high-value order, confirm the callback with [Client.ConfirmCallback].
+type Callback struct {
+	// Project is the gateway's project id (integer(11)), kept as sent.
+	Project string
+	// User is the user id (string(128); an integer in the basic form).
+	User UserID
+	// ID is the transaction id (19 digits); always non-zero.
+	ID ID
+	// ReferenceID is the parent transaction (for refund_completed, the
+	// refunded transaction), or zero.
+	ReferenceID ID
+	// OrderID is the merchant's order id (string(64)), if one was given.
+	OrderID string
+	// Amount is the amount of virtual currency to give the user,
+	// decimal(9,2).
+	Amount decimal.Decimal
+	// Price is the transaction price, decimal(12,4), in Currency.
+	Price decimal.Decimal
+	// Deposit is the deposit taken from this transaction, decimal(12,4).
+	Deposit decimal.Decimal
+	// Earned is the merchant's revenue, decimal(12,4).
+	Earned decimal.Decimal
+	// VATRate is the VAT rate in the country of payment, decimal(12,4).
+	VATRate decimal.Decimal
+	// VATAmount is computed from Price and not subtracted from Earned,
+	// decimal(12,4).
+	VATAmount decimal.Decimal
+	// Currency is the ISO 4217 currency of Price, Deposit and Earned.
+	Currency string
+	// Type is the callback type (extended form only).
+	Type CallbackType
+	// Status is the callback status; a status the spec does not list is
+	// kept as sent (see [CallbackStatus.Known]).
+	Status CallbackStatus
+	// Reason may explain the status (extended form only).
+	Reason string
+	// Sandbox is true when the project is in sandbox mode.
+	Sandbox bool
+	// Attrs are the custom attributes given when the payment was created,
+	// sent back as attr_<name>; the keys are the names without "attr_".
+	Attrs map[string]string
+	// Form is FormBasic when the callback carried neither type nor reason.
+	Form Form
+
+	raw url.Values
+}
+
+// Values returns a copy of every field the callback carried, signature
+// included, exactly as received.
+func (c *Callback) Values() url.Values {
+	out := make(url.Values, len(c.raw))
+	for k, vs := range c.raw {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+// Value returns the raw value of the named field, or "" when it was not
+// sent.
+func (c *Callback) Value(name string) string { return c.raw.Get(name) }
+
+// CallbackVerifier checks and parses the gateway's callbacks. It accepts a
+// callback signed with any of its private keys, so that a key can be
+// rotated without losing callbacks: list the new key and the old one until
+// the gateway signs with the new key only. It is safe for concurrent use
+// and never prints its keys.
+type CallbackVerifier struct {
+	keys []string
+}
+
+// NewCallbackVerifier returns a verifier accepting callbacks signed with
+// any of privateKeys. At least one key is required and none may be empty.
+func NewCallbackVerifier(privateKeys ...string) (*CallbackVerifier, error) {
+	if len(privateKeys) == 0 {
+		return nil, &ValidationError{Field: "private key", Reason: "at least one private key is required"}
+	}
+	for _, k := range privateKeys {
+		if k == "" {
+			return nil, &ValidationError{Field: "private key", Reason: "must not be empty"}
+		}
+	}
+	return &CallbackVerifier{keys: append([]string(nil), privateKeys...)}, nil
+}
+
+// ParseRequest reads, verifies and decodes a callback POST. It reads at
+// most MaxCallbackBytes of the body (the query string plays no part),
+// verifies the signature over every field but signature (empty ones
+// included) before decoding anything, and returns the callback only when
+// all of that succeeded.
+//
+// Errors match (errors.Is) [ErrCallbackMethod] for a method other than
+// POST, [ErrCallbackTooLarge], [ErrSignatureMissing] for an empty body or
+// one without a signature, [ErrSignatureInvalid] for a signature made with
+// none of the keys or over other values, and [ErrCallbackMalformed] for a
+// body that is not a form or a signed callback that cannot be read (see
+// ParseValues).
+func (v *CallbackVerifier) ParseRequest(r *http.Request) (*Callback, error) {
+	if r.Method != http.MethodPost {
+		return nil, fmt.Errorf("%w: got %s", ErrCallbackMethod, r.Method)
+	}
+	body, err := readCallbackBody(r)
+	if err != nil {
+		return nil, err
+	}
+	if len(body) == 0 {
+		return nil, fmt.Errorf("paygate: empty callback body: %w", ErrSignatureMissing)
+	}
+	values, err := url.ParseQuery(string(body))
+	if err != nil {
+		// The error would quote part of the body; say only what is wrong.
+		return nil, fmt.Errorf("%w: body is not a URL-encoded form", ErrCallbackMalformed)
+	}
+	return v.ParseValues(values)
+}
+
+// ParseValues verifies and decodes callback fields already parsed from a
+// form. The signature is checked first; then a field sent more than once
+// is rejected as malformed, because which of its values the gateway meant
+// cannot be told from a signature over values alone. The id must be a
+// positive decimal integer and the status non-empty; reference_id, when not
+// empty, must be a decimal integer; money, when not empty, must be a plain
+// decimal (digits with an optional sign and fraction); sandbox must be "1",
+// "0" or empty.
+func (v *CallbackVerifier) ParseValues(values url.Values) (*Callback, error) {
+	if err := v.Verify(values); err != nil {
+		return nil, err
+	}
+	return decodeCallback(values)
+}
+
+// Verify checks the signature of callback fields against each private key
+// in constant time. It returns nil, or an error matching
+// [ErrSignatureMissing] or [ErrSignatureInvalid].
+func (v *CallbackVerifier) Verify(values url.Values) error {
+	for _, key := range v.keys {
+		err := VerifySignature(values, key)
+		if err == nil || errors.Is(err, ErrSignatureMissing) {
+			return err
+		}
+	}
+	return ErrSignatureInvalid
+}
+
+// String describes the verifier without its keys.
+func (v *CallbackVerifier) String() string {
+	return fmt.Sprintf("paygate.CallbackVerifier{keys: %d}", len(v.keys))
+}
+
+// GoString is String, so that %#v never prints a private key.
+func (v *CallbackVerifier) GoString() string { return v.String() }
+
+// Format prints String for every verb, so that %v, %+v and %#v never print
+// a private key.
+func (v *CallbackVerifier) Format(f fmt.State, _ rune) { io.WriteString(f, v.String()) }
+
+// LogValue logs the verifier without its keys.
+func (v *CallbackVerifier) LogValue() slog.Value {
+	return slog.GroupValue(slog.Int("keys", len(v.keys)))
+}
+
+// attrPrefix starts the names of custom attributes.
+const attrPrefix = "attr_"
+
+// readCallbackBody reads the body through the callback size limit.
+func readCallbackBody(r *http.Request) ([]byte, error) {
+	if r.ContentLength > MaxCallbackBytes {
+		return nil, ErrCallbackTooLarge
+	}
+	if r.Body == nil {
+		return nil, nil
+	}
+	body, err := readLimited(r.Body, MaxCallbackBytes)
+	var mbe *http.MaxBytesError // a tighter limit set by the merchant's middleware
+	switch {
+	case errors.Is(err, errBodyTooLarge), errors.As(err, &mbe):
+		return nil, ErrCallbackTooLarge
+	case err != nil:
+		return nil, fmt.Errorf("%w: %v", ErrCallbackMalformed, err)
+	}
+	return body, nil
+}
+
+// decodeCallback types the fields of a verified callback.
+func decodeCallback(values url.Values) (*Callback, error) {
+	for k, vs := range values {
+		if len(vs) > 1 {
+			return nil, malformed(k, "is sent more than once")
+		}
+	}
+	cb := &Callback{
+		Project:  values.Get("project"),
+		User:     UserID(values.Get("user")),
+		OrderID:  values.Get("order_id"),
+		Currency: values.Get("currency"),
+		Type:     CallbackType(values.Get("type")),
+		Status:   CallbackStatus(values.Get("status")),
+		Reason:   values.Get("reason"),
+		Form:     FormExtended,
+		raw:      values,
+	}
+	if !values.Has("type") && !values.Has("reason") {
+		cb.Form = FormBasic
+	}
+	var err error
+	if cb.ID, err = callbackID("id", values.Get("id")); err != nil {
+		return nil, err
+	}
+	if cb.ID <= 0 {
+		return nil, malformed("id", "must be a positive transaction id")
+	}
+	if cb.Status == "" {
+		return nil, malformed("status", "is required")
+	}
+	if ref := values.Get("reference_id"); ref != "" {
+		if cb.ReferenceID, err = callbackID("reference_id", ref); err != nil {
+			return nil, err
+		}
+	}
+	for _, m := range []struct {
+		name string
+		dst  *decimal.Decimal
+	}{
+		{"amount", &cb.Amount}, {"price", &cb.Price}, {"deposit", &cb.Deposit},
+		{"earned", &cb.Earned}, {"vat_rate", &cb.VATRate}, {"vat_amount", &cb.VATAmount},
+	} {
+		if *m.dst, err = callbackMoney(m.name, values.Get(m.name)); err != nil {
+			return nil, err
+		}
+	}
+	switch values.Get("sandbox") {
+	case "1":
+		cb.Sandbox = true
+	case "0", "":
+	default:
+		return nil, malformed("sandbox", "must be 1 or 0")
+	}
+	for k, vs := range values {
+		if name, ok := strings.CutPrefix(k, attrPrefix); ok {
+			if cb.Attrs == nil {
+				cb.Attrs = make(map[string]string)
+			}
+			cb.Attrs[name] = vs[0]
+		}
+	}
+	return cb, nil
+}
+
+// callbackID parses a transaction id sent as decimal digits.
+func callbackID(field, s string) (ID, error) {
+	if !isDigits(s) {
+		return 0, malformed(field, "must be a decimal transaction id")
+	}
+	id, err := ParseID(s)
+	if err != nil {
+		return 0, malformed(field, "does not fit in 64 bits")
+	}
+	return id, nil
+}
+
+// callbackMoney parses money sent as a plain decimal; empty is zero. The
+// exponent form decimal.NewFromString would also take is refused, so that a
+// signed "1e999999999" cannot make a later String call allocate gigabytes.
+func callbackMoney(field, s string) (decimal.Decimal, error) {
+	if s == "" {
+		return decimal.Zero, nil
+	}
+	digits := strings.TrimPrefix(s, "-")
+	whole, frac, hasPoint := strings.Cut(digits, ".")
+	if !isDigits(whole) || (hasPoint && !isDigits(frac)) {
+		return decimal.Zero, malformed(field, "must be a plain decimal number")
+	}
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		return decimal.Zero, malformed(field, "must be a plain decimal number")
+	}
+	return d, nil
+}
+
+// malformed names the field at fault, never its value.
+func malformed(field, reason string) error {
+	return fmt.Errorf("%w: field %q %s", ErrCallbackMalformed, field, reason)
+}

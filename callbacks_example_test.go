@@ -1,0 +1,71 @@
+package paygate_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/paygate/paygate-go"
+)
+
+// ExampleNewCallbackHandler mounts the callback handler on a ServeMux. The
+// gateway POSTs to the callback URL set in the project settings; the
+// handler verifies the signature, answers repeats without calling the
+// function again, and answers 500 when the function fails so that the
+// gateway delivers the callback again.
+func ExampleNewCallbackHandler() {
+	handler, err := paygate.NewCallbackHandler([]string{"sk_live_private"},
+		func(ctx context.Context, cb *paygate.Callback) error {
+			if cb.Status == paygate.CallbackCompleted {
+				// Fulfil cb.OrderID here; return an error to be called again.
+				fmt.Println("fulfil", cb.OrderID, cb.Price.StringFixed(2), cb.Currency)
+			}
+			return nil
+		})
+	if err != nil {
+		log.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("POST /paygate/callback", handler)
+
+	// What the gateway would send, delivered twice.
+	signer := paygate.NewTestCallbackSigner("sk_live_private", paygate.FormExtended)
+	for range 2 {
+		w := httptest.NewRecorder()
+		mux.ServeHTTP(w, signer.Request("/paygate/callback", paygate.CallbackCompleted, nil))
+		fmt.Println(w.Code, w.Body.String())
+	}
+	// Output:
+	// fulfil order-1001 10.00 EUR
+	// 200 OK
+	// 200 OK
+}
+
+// ExampleClient_ConfirmCallback confirms a callback against the
+// transaction's status before fulfilling a high-value order, because the
+// callback's signature does not cover which field a value was sent in.
+func ExampleClient_ConfirmCallback() {
+	client := exampleClient()
+	fulfil := func(ctx context.Context, cb *paygate.Callback) error {
+		if cb.Status != paygate.CallbackCompleted {
+			return nil
+		}
+		conf, err := client.ConfirmCallback(ctx, cb)
+		if err != nil {
+			return err // answered 500: the gateway delivers again
+		}
+		if !conf.Confirmed() {
+			log.Printf("callback for transaction %s disagrees on %v; not fulfilling", cb.ID, conf.Mismatches())
+			return nil
+		}
+		// Fulfil cb.OrderID.
+		return nil
+	}
+	handler, err := paygate.NewCallbackHandler([]string{"sk_live_private"}, fulfil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	http.Handle("POST /paygate/callback", handler)
+}

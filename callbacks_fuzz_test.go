@@ -1,0 +1,123 @@
+package paygate
+
+import (
+	"errors"
+	"net/url"
+	"strconv"
+	"testing"
+
+	"github.com/shopspring/decimal"
+)
+
+// FuzzParseCallbackRequest feeds arbitrary bodies to the parser. It must
+// never panic, must accept only bodies whose signature verifies, and, once
+// the same fields are signed correctly, must either decode them faithfully
+// or reject them as malformed; never as a signature failure. The seed
+// corpus is in testdata/fuzz/FuzzParseCallbackRequest.
+func FuzzParseCallbackRequest(f *testing.F) {
+	for _, name := range callbackFixtureNames {
+		f.Add(fixture(f, "callbacks/"+name))
+	}
+	v := testVerifier(f)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		cb, err := v.ParseRequest(callbackRequest(string(body)))
+		if err == nil {
+			values, perr := url.ParseQuery(string(body))
+			if perr != nil || VerifySignature(values, testSecret) != nil {
+				t.Fatalf("accepted a body whose signature does not verify: %q", body)
+			}
+			checkDecoded(t, cb, values)
+		} else if cb != nil {
+			t.Fatalf("returned a callback with error %v", err)
+		}
+
+		values, err := url.ParseQuery(string(body))
+		if err != nil {
+			return
+		}
+		values.Del(SignatureParam)
+		values.Set(SignatureParam, Sign(values, testSecret))
+		cb, err = v.ParseRequest(callbackRequest(values.Encode()))
+		switch {
+		case err == nil:
+			checkDecoded(t, cb, values)
+		case errors.Is(err, ErrSignatureMissing), errors.Is(err, ErrSignatureInvalid):
+			t.Fatalf("rejected a correctly signed body: %v", err)
+		case !errors.Is(err, ErrCallbackMalformed) && !errors.Is(err, ErrCallbackTooLarge):
+			t.Fatalf("unexpected error: %v", err)
+		}
+	})
+}
+
+// FuzzCallbackTamper changes, adds or drops one field of a genuine signed
+// callback (one of the fixtures) and requires the result to be rejected:
+// whatever the change, a callback whose values differ from what the gateway
+// signed is never accepted. (Moving values between fields keeps them the
+// same and does verify; see TestCallback_SwappedValuesStillVerify.) The
+// seed corpus is in testdata/fuzz/FuzzCallbackTamper.
+func FuzzCallbackTamper(f *testing.F) {
+	f.Add(uint8(0), "status", "completed", false)
+	f.Add(uint8(1), "price", "100.0000", false)
+	f.Add(uint8(3), "reason", "", true)
+	f.Add(uint8(4), "attr_realm", "x", false)
+	v := testVerifier(f)
+	bodies := make([]string, len(callbackFixtureNames))
+	for i, name := range callbackFixtureNames {
+		bodies[i] = callbackFixture(f, name)
+	}
+	f.Fuzz(func(t *testing.T, which uint8, field, value string, drop bool) {
+		values, err := url.ParseQuery(bodies[int(which)%len(bodies)])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if field == SignatureParam {
+			return
+		}
+		old, present := values[field]
+		switch {
+		case drop && !present:
+			return
+		case drop:
+			values.Del(field)
+		case present && len(old) == 1 && old[0] == value:
+			return // unchanged
+		default:
+			values[field] = []string{value}
+		}
+		cb, err := v.ParseValues(values)
+		if !errors.Is(err, ErrSignatureInvalid) || cb != nil {
+			t.Fatalf("changed field %q (drop=%v) was not rejected as a bad signature: %v", field, drop, err)
+		}
+		if cb, err := v.ParseRequest(callbackRequest(values.Encode())); err == nil || cb != nil {
+			t.Fatalf("changed field %q (drop=%v) was accepted through a request", field, drop)
+		}
+	})
+}
+
+// checkDecoded requires the typed callback to say what its fields say.
+func checkDecoded(t *testing.T, cb *Callback, values url.Values) {
+	t.Helper()
+	id, err := strconv.ParseInt(values.Get("id"), 10, 64)
+	if err != nil || ID(id) != cb.ID || cb.ID <= 0 {
+		t.Fatalf("id %q decoded as %d", values.Get("id"), cb.ID)
+	}
+	if string(cb.Status) != values.Get("status") || cb.Status == "" {
+		t.Fatalf("status %q decoded as %q", values.Get("status"), cb.Status)
+	}
+	if cb.OrderID != values.Get("order_id") || string(cb.User) != values.Get("user") || cb.Currency != values.Get("currency") {
+		t.Fatal("string fields changed in decoding")
+	}
+	if p := values.Get("price"); p != "" {
+		if d, err := decimal.NewFromString(p); err != nil || !d.Equal(cb.Price) {
+			t.Fatalf("price %q decoded as %s", p, cb.Price)
+		}
+	}
+	for k, vs := range values {
+		if len(vs) != 1 {
+			t.Fatalf("accepted field %q sent %d times", k, len(vs))
+		}
+		if cb.Value(k) != vs[0] {
+			t.Fatalf("raw field %q changed", k)
+		}
+	}
+}
