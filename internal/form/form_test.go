@@ -23,23 +23,24 @@ type embedded struct {
 
 type chargeLike struct {
 	embedded
-	User      string            `url:"user"`
-	Token     string            `url:"card_token,omitempty"`
-	Card      *cardInput        `url:"card"`
-	Price     decimal.Decimal   `url:"price"`
-	Fee       decimal.Decimal   `url:"fee,omitempty"`
-	ThreeDS   bool              `url:"3ds,omitempty"`
-	Remember  bool              `url:"remember"`
-	Verify    *bool             `url:"verify_card"`
-	Interval  *int              `url:"recurring_interval"`
-	Trial     int               `url:"recurring_trial,omitempty"`
-	ID        int64             `url:"id,omitempty"`
-	Limit     uint              `url:"limit,omitempty"`
-	From      time.Time         `url:"created[from],omitempty"`
-	Code      secret            `url:"security_code,omitempty"`
-	Attrs     map[string]string `url:"attr_,prefix"`
-	Extra     map[string]string `url:",inline"`
-	Ignored   string            `url:"-"`
+	User     string            `url:"user"`
+	Token    string            `url:"card_token,omitempty"`
+	Card     *cardInput        `url:"card"`
+	Price    decimal.Decimal   `url:"price"`
+	Fee      decimal.Decimal   `url:"fee,omitempty"`
+	ThreeDS  bool              `url:"3ds,omitempty"`
+	Remember bool              `url:"remember"`
+	Verify   *bool             `url:"verify_card"`
+	Interval *int              `url:"recurring_interval"`
+	Trial    int               `url:"recurring_trial,omitempty"`
+	ID       int64             `url:"id,omitempty"`
+	Limit    uint              `url:"limit,omitempty"`
+	From     time.Time         `url:"created[from],omitempty"`
+	Code     secret            `url:"security_code,omitempty"`
+	Attrs    map[string]string `url:"attr_,prefix"`
+	Extra    map[string]string `url:",inline"`
+	Ignored  string            `url:"-"`
+	//lint:ignore U1000 present to show that unexported fields are skipped
 	unexposed string
 }
 
