@@ -33,6 +33,30 @@ func (n CardNumber) LogValue() slog.Value { return slog.StringValue(n.String()) 
 // encoders never write the full number.
 func (n CardNumber) MarshalText() ([]byte, error) { return []byte(n.String()), nil }
 
+// AccountNumber is a payout account: a card number, an IBAN, a wallet
+// number. It may be a full card number, so it redacts itself like
+// CardNumber, showing only its last four characters.
+type AccountNumber string
+
+// String returns the account with all but its last four characters masked.
+func (a AccountNumber) String() string { return redact.CardNumber(string(a)) }
+
+// GoString returns the masked account as Go syntax.
+func (a AccountNumber) GoString() string {
+	return "paygate.AccountNumber(" + strconv.Quote(a.String()) + ")"
+}
+
+// Format prints the masked account for every verb.
+func (a AccountNumber) Format(f fmt.State, verb rune) {
+	formatRedacted(f, verb, a.String(), a.GoString())
+}
+
+// LogValue logs the masked account.
+func (a AccountNumber) LogValue() slog.Value { return slog.StringValue(a.String()) }
+
+// MarshalText returns the masked account.
+func (a AccountNumber) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
 // SecurityCode is a card security code (CVC, CVV2): three or four digits.
 // It is sent to the gateway as it is, but never printed: every way of
 // printing it shows "***".

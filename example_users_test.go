@@ -40,7 +40,7 @@ func ExampleUsersService_ChangeRecurring() {
 		Currency: "EUR",
 	})
 	switch {
-	case errors.Is(err, paygate.ErrUnsuccessful):
+	case errors.Is(err, paygate.ErrDeclined):
 		fmt.Println("the gateway did not change the subscription")
 	case errors.Is(err, paygate.ErrRecurringDisabled):
 		fmt.Println("the user has no subscription")

@@ -16,7 +16,6 @@ import (
 
 	"github.com/paygate/paygate-go/internal/form"
 	"github.com/paygate/paygate-go/internal/jsonscalar"
-	"github.com/paygate/paygate-go/internal/redact"
 )
 
 // PayoutsService is the payouts resource group of the API. A payout takes
@@ -52,23 +51,6 @@ func (s *PayoutsService) Types(ctx context.Context, opts ...CallOption) ([]Payou
 	}
 	return out.Types, nil
 }
-
-// AccountNumber is a payout account: a card number, an IBAN, a wallet
-// number. It may be a full card number, so it redacts itself in String,
-// GoString, fmt verbs and slog, showing only its last four characters.
-type AccountNumber string
-
-// String returns the account with all but its last four characters masked.
-func (a AccountNumber) String() string { return redact.CardNumber(string(a)) }
-
-// GoString is String, so that %#v does not print the account either.
-func (a AccountNumber) GoString() string { return a.String() }
-
-// Format prints String for every verb.
-func (a AccountNumber) Format(f fmt.State, _ rune) { io.WriteString(f, a.String()) }
-
-// LogValue logs the masked account.
-func (a AccountNumber) LogValue() slog.Value { return slog.StringValue(a.String()) }
 
 // PayoutParameterParams asks which further parameters a payout needs.
 type PayoutParameterParams struct {

@@ -2,8 +2,6 @@ package paygate
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/http"
 	"net/netip"
 	"strings"
@@ -14,11 +12,6 @@ import (
 // UsersService is the users resource group of the API: it registers the
 // merchant's users with the gateway and manages their recurring payments.
 type UsersService service
-
-// ErrUnsuccessful is matched (errors.Is) by the error of a call the gateway
-// answered with "success": false and no error object: the change asked for
-// was not made.
-var ErrUnsuccessful = errors.New("paygate: the gateway answered success false")
 
 // ResolveUserParams describe the user to resolve (POST user/resolve).
 type ResolveUserParams struct {
@@ -73,7 +66,7 @@ type ChangeRecurringParams struct {
 
 // ChangeRecurring changes the interval or price of a user's recurring
 // payments (POST user/changeRecurring). When the gateway answers that it did
-// not make the change ("success": false) the error matches ErrUnsuccessful.
+// not make the change ("success": false) the error matches ErrDeclined.
 func (s *UsersService) ChangeRecurring(ctx context.Context, p *ChangeRecurringParams, opts ...CallOption) error {
 	if p == nil {
 		return &ValidationError{Field: "user", Reason: "is required"}
@@ -90,7 +83,7 @@ type CancelRecurringParams struct {
 
 // CancelRecurring ends a user's subscription to recurring payments (POST
 // user/cancelRecurring). When the gateway answers that it did not cancel
-// ("success": false) the error matches ErrUnsuccessful.
+// ("success": false) the error matches ErrDeclined.
 func (s *UsersService) CancelRecurring(ctx context.Context, p *CancelRecurringParams, opts ...CallOption) error {
 	if p == nil {
 		return &ValidationError{Field: "user", Reason: "is required"}
@@ -171,7 +164,7 @@ func (c *Client) doSuccess(ctx context.Context, ep endpoint, params any, opts []
 		return err
 	}
 	if !*out.Success {
-		return fmt.Errorf("%w to %s %s", ErrUnsuccessful, ep.method, ep.path)
+		return &DeclinedError{Method: ep.method, Path: ep.path}
 	}
 	return nil
 }

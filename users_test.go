@@ -172,7 +172,7 @@ func TestCancelRecurring_SendsTheUserSigned(t *testing.T) {
 	requireFields(t, r, map[string]string{"user": "100452"})
 }
 
-func TestRecurringCalls_SuccessFalseIsErrUnsuccessful(t *testing.T) {
+func TestRecurringCalls_SuccessFalseIsErrDeclined(t *testing.T) {
 	calls := map[string]func(*Client) error{
 		"user/changeRecurring": func(c *Client) error {
 			return c.Users.ChangeRecurring(context.Background(), &ChangeRecurringParams{User: "100452", Interval: Days(14)})
@@ -187,7 +187,7 @@ func TestRecurringCalls_SuccessFalseIsErrUnsuccessful(t *testing.T) {
 			record(t, mock, http.MethodPost, path, fixtureResponder(t, 200, "user_recurring_unsuccessful.json"))
 
 			err := call(c)
-			require.ErrorIs(t, err, ErrUnsuccessful)
+			require.ErrorIs(t, err, ErrDeclined)
 			assert.Contains(t, err.Error(), path)
 			assert.NotErrorIs(t, err, ErrOutcomeUnknown, "the gateway answered clearly")
 		})
@@ -227,7 +227,7 @@ func TestRecurringCalls_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 				err = c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"})
 			}
 			require.ErrorIs(t, err, tt.want)
-			assert.NotErrorIs(t, err, ErrUnsuccessful)
+			assert.NotErrorIs(t, err, ErrDeclined)
 		})
 	}
 }
