@@ -64,6 +64,7 @@ func (s *Server) createAlternative(c *call) (any, *apiError) {
 // fails it and redirects to fail_url. A payment already decided redirects
 // as its status says.
 func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request, id string) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxRequestBody)
 	n, err := strconv.ParseInt(id, 10, 64)
 	s.mu.Lock()
 	t := s.st.txns[n]

@@ -144,12 +144,20 @@ func httpMethodOf(method string) string {
 
 func decode(t *testing.T, body []byte) map[string]any {
 	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var out map[string]any
-	require.NoError(t, dec.Decode(&out), "body: %s", body)
+	out, err := decodeReader(bytes.NewReader(body))
+	require.NoError(t, err, "body: %s", body)
 	return out
 }
+
+func decodeReader(r io.Reader) (map[string]any, error) {
+	dec := json.NewDecoder(r)
+	dec.UseNumber()
+	var out map[string]any
+	err := dec.Decode(&out)
+	return out, err
+}
+
+func stringsReader(s string) io.Reader { return strings.NewReader(s) }
 
 func idOf(m map[string]any) string {
 	switch v := m["id"].(type) {

@@ -95,10 +95,6 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string)
 		writeError(w, jsonp, err)
 		return
 	}
-	if rt.extendedOnly && c.basic() {
-		writeError(w, jsonp, newError(codeMethodNotFound, "not available in the basic form"))
-		return
-	}
 	out, err := rt.handle(s, c)
 	if err != nil {
 		writeError(w, jsonp, err)
@@ -108,7 +104,9 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string)
 }
 
 // authenticateRequest finds the project and checks the signature over every
-// received value, as the gateway does: 40001, 40401, 40101, 40301.
+// received value, as the gateway does: 40001, 40401, 40101, 40301. A method
+// the project's form lacks does not exist for it: 40400, before the
+// signature is looked at.
 func (s *Server) authenticateRequest(c *call, rt route) *apiError {
 	key := c.get("project")
 	if key == "" {
@@ -121,6 +119,9 @@ func (s *Server) authenticateRequest(c *call, rt route) *apiError {
 		return newError(paygate.CodeProjectNotFound, "")
 	}
 	c.project = p
+	if rt.extendedOnly && c.basic() {
+		return newError(codeMethodNotFound, "not available in the basic form")
+	}
 	if rt.unsigned {
 		return nil
 	}

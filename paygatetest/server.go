@@ -186,8 +186,9 @@ func start(addr string, opts []Option) (*Server, error) {
 		s.http.Listener.Close()
 		s.http.Listener = ln
 	}
+	// URL is set before the first request can arrive: handlers read it.
+	s.URL = "http://" + s.http.Listener.Addr().String()
 	s.http.Start()
-	s.URL = s.http.URL
 	s.unsubscribe = s.clock.subscribe(s.settleAll)
 	return s, nil
 }
