@@ -42,7 +42,8 @@ func (c *Clock) Now() time.Time {
 
 // Advance moves the clock forward by d. Every server using the clock then
 // settles its processing payments and payouts at once, as if their short
-// processing delay had passed.
+// processing delay had passed, and makes the automatic recurring payments
+// that have come due.
 func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	c.offset += d

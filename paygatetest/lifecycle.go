@@ -76,10 +76,28 @@ func (s *Server) schedule(t *txn) {
 	})
 }
 
+// clockAdvanced runs after the clock moved: processing transactions settle
+// and due recurring payments are made.
+func (s *Server) clockAdvanced() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.closed:
+		return
+	default:
+	}
+	s.settleLocked()
+	s.chargeDueRecurring()
+}
+
 // settleAll settles every processing transaction now.
 func (s *Server) settleAll() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.settleLocked()
+}
+
+func (s *Server) settleLocked() {
 	for _, t := range s.st.order {
 		s.settle(t)
 	}

@@ -1,6 +1,8 @@
 package paygatetest
 
 import (
+	"cmp"
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -15,33 +17,67 @@ const recurringLifetime = 365 * 24 * time.Hour
 const day = 24 * time.Hour
 
 // subscription is a user's subscription to recurring payments, started by
-// a charge with recurring=1. The sandbox enforces it on manual recurring
-// charges (card/processRecurring) and does not charge on its own.
+// a charge with recurring=1.
+//
+// With an interval above 0 the sandbox charges the subscription by itself
+// every interval days (the first time after the trial, if longer), when
+// its clock is advanced past the date: a payment referencing the charge
+// that started it, with that charge's price and order id (or those set by
+// user/changeRecurring; a subscription started by a verification charges
+// only once a price is set). Manual charges (card/processRecurring) come
+// on top, "outside the interval", and must be frequency days apart, the
+// first after the trial or the frequency, whichever is longer.
 type subscription struct {
 	user        *user
 	card        *cardData
 	referenceID int64 // the charge that started it
-	// frequency is the least number of days between payments: the interval,
-	// or 1 when the interval is 0 (manual recurring only).
+	orderID     string
+	// frequency is the least number of days between manual payments: the
+	// interval, or 1 when the interval is 0 (manual recurring only).
 	frequency   int
 	interval    int
 	price       decimal.Decimal
 	currency    string
-	nextAllowed time.Time
+	nextAllowed time.Time // of a manual charge
+	nextAuto    time.Time // of an automatic charge, when interval > 0
 	endsAt      time.Time
 	cancelled   bool
 }
 
-// subscribe starts (or restarts) the subscription of t's user. The first
-// repeated payment is allowed after the trial or the frequency, whichever
-// is longer.
+// subscribe starts (or restarts) the subscription of t's user.
 func (s *state) subscribe(t *txn, now time.Time) {
 	freq := max(t.recurInterval, 1)
-	s.recurring[t.user.id] = &subscription{
-		user: t.user, card: t.card, referenceID: t.id, frequency: freq, interval: t.recurInterval,
+	sub := &subscription{
+		user: t.user, card: t.card, referenceID: t.id, orderID: t.orderID, frequency: freq, interval: t.recurInterval,
 		price: t.price, currency: t.currency,
 		nextAllowed: now.Add(time.Duration(max(t.recurTrial, freq)) * day),
+		nextAuto:    now.Add(time.Duration(max(t.recurTrial, t.recurInterval)) * day),
 		endsAt:      now.Add(recurringLifetime),
+	}
+	if t.typ == paygate.TypeVerification {
+		sub.price, sub.currency = decimal.Zero, ""
+	}
+	s.recurring[t.user.id] = sub
+}
+
+// chargeDueRecurring makes the automatic payments whose date has come, in
+// the order the subscriptions started. The caller holds s.mu.
+func (s *Server) chargeDueRecurring() {
+	now := s.clock.Now()
+	subs := make([]*subscription, 0, len(s.st.recurring))
+	for _, sub := range s.st.recurring {
+		subs = append(subs, sub)
+	}
+	slices.SortFunc(subs, func(a, b *subscription) int { return cmp.Compare(a.referenceID, b.referenceID) })
+	for _, sub := range subs {
+		for sub.interval > 0 && !sub.cancelled && sub.price.IsPositive() &&
+			!sub.nextAuto.After(now) && !sub.nextAuto.After(sub.endsAt) {
+			t := s.st.newTxn(sub.user.project, paygate.TypePayment, now)
+			t.method, t.user, t.card, t.orderID, t.referenceID = "card", sub.user, sub.card, sub.orderID, sub.referenceID
+			t.price, t.currency, t.fee = sub.price, sub.currency, fee(sub.price)
+			s.transition(t, cardOutcome(sub.card.number))
+			sub.nextAuto = sub.nextAuto.Add(time.Duration(sub.interval) * day)
+		}
 	}
 }
 
@@ -90,7 +126,9 @@ func (s *Server) processRecurring(c *call) (any, *apiError) {
 }
 
 // changeRecurring serves user/changeRecurring: a new interval (which is
-// also the frequency; 0 leaves manual recurring at most daily) and price.
+// also the frequency; 0 leaves manual recurring only, at most daily; the
+// next automatic payment comes interval days from now) and price of the
+// automatic payments.
 func (s *Server) changeRecurring(c *call) (any, *apiError) {
 	interval, hasInterval := atoiParam(c.get("interval"))
 	if c.get("interval") != "" && !hasInterval {
@@ -111,6 +149,7 @@ func (s *Server) changeRecurring(c *call) (any, *apiError) {
 	}
 	if hasInterval {
 		sub.interval, sub.frequency = interval, max(interval, 1)
+		sub.nextAuto = s.clock.Now().Add(time.Duration(interval) * day)
 	}
 	if !price.IsZero() {
 		sub.price, sub.currency = price, c.get("currency")

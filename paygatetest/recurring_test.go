@@ -112,3 +112,53 @@ func TestRecurring_BasicFormAnswersOnlyTheBasicFields(t *testing.T) {
 	assert.Equal(t, true, out["success"])
 	assert.NotContains(t, out, "status")
 }
+
+// recurringPayments lists the payments referencing the charge ref.
+func recurringPayments(t *testing.T, s *sandbox, orderID, ref string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, tx := range s.ok("transactions", url.Values{"orderId": {orderID}, "type": {"payment"}})["transactions"].([]any) {
+		if m := tx.(map[string]any); m["referenceId"] == jsonNumber(ref) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func TestRecurring_IntervalChargesAutomaticallyAsTheClockMoves(t *testing.T) {
+	s := newSandbox(t)
+	uid := s.user("u")
+	first := idOf(s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"7"},
+		"recurring_trial": {"10"}, "order_id": {"sub-1"}, "price": {"4.99"}}))
+	s.clock.Advance(9 * day)
+	assert.Empty(t, recurringPayments(t, s, "sub-1", first), "nothing during the trial")
+	s.clock.Advance(day)
+	got := recurringPayments(t, s, "sub-1", first)
+	require.Len(t, got, 1)
+	assert.Equal(t, "4.99", got[0]["price"])
+	assert.Equal(t, "completed", got[0]["status"])
+	assert.Equal(t, []string{"completed"}, statuses(s, idOf(got[0])), "an automatic payment calls back")
+
+	s.clock.Advance(14 * day)
+	assert.Len(t, recurringPayments(t, s, "sub-1", first), 3, "one payment per interval passed")
+
+	s.ok("user/changeRecurring", url.Values{"user": {uid}, "price": {"1.50"}, "currency": {"EUR"}})
+	s.clock.Advance(7 * day)
+	got = recurringPayments(t, s, "sub-1", first)
+	require.Len(t, got, 4)
+	assert.Equal(t, "1.50", got[3]["price"])
+
+	s.ok("user/cancelRecurring", url.Values{"user": {uid}})
+	s.clock.Advance(30 * day)
+	assert.Len(t, recurringPayments(t, s, "sub-1", first), 4, "a cancelled subscription is not charged")
+}
+
+func TestRecurring_IntervalZeroAndVerificationChargeNothingByThemselves(t *testing.T) {
+	s := newSandbox(t)
+	manual := idOf(s.charge(s.user("m"), paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"0"}, "order_id": {"m"}}))
+	verified := idOf(s.charge(s.user("v"), paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"3"},
+		"verify_card": {"1"}, "order_id": {"v"}}))
+	s.clock.Advance(30 * day)
+	assert.Empty(t, recurringPayments(t, s, "m", manual))
+	assert.Empty(t, recurringPayments(t, s, "v", verified), "no price yet")
+}

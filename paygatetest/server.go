@@ -189,6 +189,6 @@ func start(addr string, opts []Option) (*Server, error) {
 	// URL is set before the first request can arrive: handlers read it.
 	s.URL = "http://" + s.http.Listener.Addr().String()
 	s.http.Start()
-	s.unsubscribe = s.clock.subscribe(s.settleAll)
+	s.unsubscribe = s.clock.subscribe(s.clockAdvanced)
 	return s, nil
 }
