@@ -138,3 +138,13 @@ func TestRouter_ErrorStatusIsTheCodesFirstThreeDigits(t *testing.T) {
 	assert.JSONEq(t, `{"error":{"code":40403,"message":"transaction does not exist"}}`, string(body))
 	requireError(t, resp.StatusCode, decode(t, body), paygate.CodeTransactionNotFound)
 }
+
+func TestRouter_MalformedFormIs40000(t *testing.T) {
+	s := newSandbox(t)
+	resp, err := http.Post(s.srv.URL+"/v1/user/resolve", "application/x-www-form-urlencoded", strings.NewReader("project=%zz"))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	requireError(t, resp.StatusCode, decode(t, body), 40000)
+}

@@ -9,16 +9,27 @@ import (
 	"github.com/paygate/paygate-go"
 )
 
-// The test cards; see the package documentation.
+// The test cards. Any other number that passes the Luhn check is approved.
 const (
-	CardApproved      = "4242424242424242"
-	Card3DSecure      = "4000000000003220"
-	CardDeclined      = "4000000000000002"
-	CardProcessing    = "4000000000000119"
-	CardBlocked       = "4000000000009995"
-	ACSPassword       = "1234"
-	verificationPrice = "1.00"
+	// CardApproved is approved without 3-D Secure: completed.
+	CardApproved = "4242424242424242"
+	// Card3DSecure is enrolled in 3-D Secure: the charge is authenticating
+	// with an acs object and completes after the ACS step.
+	Card3DSecure = "4000000000003220"
+	// CardDeclined is declined: failed. A payout to it fails too.
+	CardDeclined = "4000000000000002"
+	// CardProcessing is processing first and completed shortly after.
+	CardProcessing = "4000000000000119"
+	// CardBlocked is blocked: error 40309.
+	CardBlocked = "4000000000009995"
 )
+
+// ACSPassword is the 3-D Secure password the ACS page accepts; any other
+// fails the authentication.
+const ACSPassword = "1234"
+
+// verificationPrice is what verify_card=1 charges, in EUR.
+const verificationPrice = "1.00"
 
 // cardData is a card the sandbox holds. The number never leaves the
 // sandbox: responses carry only its mask and last four digits.

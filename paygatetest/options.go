@@ -1,6 +1,7 @@
 package paygatetest
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/paygate/paygate-go"
@@ -83,7 +84,8 @@ func WithClock(clock *Clock) Option {
 
 // WithProcessingDelay sets how long a processing payment or payout waits
 // before it settles (default 200ms of real time). It settles earlier when
-// the clock is advanced or SettlePending is called.
+// the clock is advanced or SettlePending is called; with d <= 0 it settles
+// only then.
 func WithProcessingDelay(d time.Duration) Option {
 	return func(c *config) { c.processingDelay = d }
 }
@@ -99,4 +101,11 @@ func WithCallbackRetry(attempts int, baseDelay time.Duration) Option {
 			c.callbacks.baseDelay = baseDelay
 		}
 	}
+}
+
+// Format prints the project without its private key, whatever the verb,
+// so that a test log never shows it.
+func (p Project) Format(f fmt.State, _ rune) {
+	fmt.Fprintf(f, "paygatetest.Project{Key:%q, Secret:[redacted], CallbackURL:%q, Sandbox:%t, Forced3DS:%t, CardRemembering:%t, Form:%s}",
+		p.Key, p.CallbackURL, p.Sandbox, p.Forced3DS, p.CardRemembering, p.Form)
 }

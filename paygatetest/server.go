@@ -2,6 +2,7 @@ package paygatetest
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -20,14 +21,17 @@ const (
 
 // Default timings; see WithProcessingDelay and WithCallbackRetry.
 const (
-	DefaultProcessingDelay         = 200 * time.Millisecond
-	DefaultCallbackAttempts        = 5
-	DefaultCallbackBaseDelay       = 20 * time.Millisecond
-	maxCallbackDelay               = time.Second
-	callbackTimeout                = 5 * time.Second
-	maxRequestBody                 = 1 << 20
-	temporaryTokenLifetime         = 10 * time.Minute
-	firstTransactionID       int64 = 1000000000000000001
+	DefaultProcessingDelay   = 200 * time.Millisecond
+	DefaultCallbackAttempts  = 5
+	DefaultCallbackBaseDelay = 20 * time.Millisecond
+)
+
+const (
+	maxCallbackDelay             = time.Second     // the longest wait between callback attempts
+	callbackTimeout              = 5 * time.Second // per callback attempt
+	maxRequestBody               = 1 << 20
+	temporaryTokenLifetime       = 10 * time.Minute
+	firstTransactionID     int64 = 1000000000000000001
 )
 
 // Server is a running sandbox gateway on a loopback listener, in the manner
@@ -43,7 +47,7 @@ type Server struct {
 	ProjectKey string
 	PrivateKey string
 
-	http            *httptest.Server
+	hs              *httptest.Server
 	clock           *Clock
 	unsubscribe     func()
 	processingDelay time.Duration
@@ -134,11 +138,17 @@ func (s *Server) Close() {
 			t.Stop()
 		}
 		s.mu.Unlock()
-		s.http.Close()
+		s.hs.Close()
 		s.cancel()
 		s.inflight.Wait()
 		s.sender.CloseIdleConnections()
 	})
+}
+
+// Format prints the server's URL and project key, never its private key,
+// whatever the verb.
+func (s *Server) Format(f fmt.State, _ rune) {
+	fmt.Fprintf(f, "paygatetest.Server{URL:%q, ProjectKey:%q}", s.URL, s.ProjectKey)
 }
 
 func start(addr string, opts []Option) (*Server, error) {
@@ -176,19 +186,19 @@ func start(addr string, opts []Option) (*Server, error) {
 	}
 	p := cfg.project
 	s.st.projects[p.Key] = &p
-	s.http = httptest.NewUnstartedServer(s)
+	s.hs = httptest.NewUnstartedServer(s)
 	if addr != "" {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			cancel()
 			return nil, err
 		}
-		s.http.Listener.Close()
-		s.http.Listener = ln
+		s.hs.Listener.Close()
+		s.hs.Listener = ln
 	}
 	// URL is set before the first request can arrive: handlers read it.
-	s.URL = "http://" + s.http.Listener.Addr().String()
-	s.http.Start()
+	s.URL = "http://" + s.hs.Listener.Addr().String()
+	s.hs.Start()
 	s.unsubscribe = s.clock.subscribe(s.clockAdvanced)
 	return s, nil
 }

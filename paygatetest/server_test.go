@@ -2,6 +2,7 @@ package paygatetest_test
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"testing"
 
@@ -74,4 +75,15 @@ func TestListen_ServesOnTheGivenAddress(t *testing.T) {
 
 	_, err = paygatetest.Listen("256.0.0.1:0")
 	require.Error(t, err)
+}
+
+func TestServer_FormattingNeverShowsThePrivateKey(t *testing.T) {
+	s := newSandbox(t, paygatetest.WithProject("pk", "very-secret"))
+	p := paygatetest.Project{Key: "pk", Secret: "very-secret"}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+		assert.NotContains(t, fmt.Sprintf(verb, s.srv), "very-secret", verb)
+		assert.NotContains(t, fmt.Sprintf(verb, p), "very-secret", verb)
+		assert.NotContains(t, fmt.Sprintf(verb, &p), "very-secret", verb)
+	}
+	assert.Contains(t, fmt.Sprint(p), `Key:"pk"`)
 }
