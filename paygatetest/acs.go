@@ -5,6 +5,13 @@ import (
 	"net/http"
 )
 
+// PaRes returns the payer authentication response the ACS page posts back
+// for the merchant data md after the payer typed password, for tests that
+// skip the browser step: pass it with md to card/authenticate.
+func (s *Server) PaRes(md, password string) string {
+	return acsPaRes(md, password == ACSPassword)
+}
+
 // serveACS is the sandbox's access control server. The payer's browser
 // POSTs (or GETs) PaReq, MD and TermUrl; the page asks for the 3-D Secure
 // password. Submitting it answers with a form that POSTs PaRes and MD to

@@ -103,3 +103,12 @@ func TestAuthenticate_ForgedPaResFailsThePayment(t *testing.T) {
 	assert.Equal(t, false, out["success"])
 	assert.Equal(t, "failed", out["status"])
 }
+
+func TestPaRes_IsWhatTheACSPagePostsBack(t *testing.T) {
+	for _, password := range []string{paygatetest.ACSPassword, "wrong"} {
+		s := newSandbox(t)
+		charge := s.charge(s.user("u"), paygatetest.Card3DSecure, url.Values{"acs_return_url": {"https://shop.example/r"}})
+		_, posted := passACS(t, s, charge["acs"].(map[string]any), password)
+		assert.Equal(t, posted.Get("PaRes"), s.srv.PaRes(posted.Get("MD"), password))
+	}
+}

@@ -163,7 +163,7 @@ func TestCallbacks_FireOnEveryStatusChange(t *testing.T) {
 	threeDS := s.charge(uid, paygatetest.Card3DSecure, nil)
 	assert.Empty(t, statuses(s, idOf(threeDS)), "authenticating has no callback status")
 	md := threeDS["acs"].(map[string]any)["parameters"].(map[string]any)["MD"].(string)
-	s.ok("card/authenticate", url.Values{"PaRes": {"PARES-Y-" + md}, "MD": {md}})
+	s.ok("card/authenticate", url.Values{"PaRes": {s.srv.PaRes(md, paygatetest.ACSPassword)}, "MD": {md}})
 	assert.Equal(t, []string{"completed"}, statuses(s, idOf(threeDS)))
 
 	declined := idOf(s.charge(uid, paygatetest.CardDeclined, nil))

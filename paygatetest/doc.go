@@ -35,7 +35,8 @@
 // parameters there shows a password form; the password 1234 passes, any
 // other fails. Submitting it returns a page whose form POSTs PaRes and MD to
 // the TermUrl (the charge's acs_return_url) by itself; card/authenticate
-// with them completes or fails the payment.
+// with them completes or fails the payment. Tests that skip the browser
+// can get the same PaRes from Server.PaRes.
 //
 // # Alternative methods
 //

@@ -29,7 +29,7 @@ func (s *Server) transactionStatus(c *call) (any, *apiError) {
 	}
 	return map[string]any{
 		"id": t.id, "order_id": orderID, "price": t.price.StringFixed(2), "fee": t.fee.StringFixed(4),
-		"currency": t.currency, "type": t.typ, "status": t.effectiveStatus(), "original_status": t.status,
+		"currency": t.currency, "type": wireType(t), "status": t.effectiveStatus(), "original_status": t.status,
 		"created_at": formatTime(t.createdAt), "updated_at": formatTime(t.updatedAt),
 	}, nil
 }
@@ -134,6 +134,15 @@ func transactionFields(t *txn, listing bool) map[string]any {
 		out["card"] = cardJSON(t.card, false)
 	}
 	return out
+}
+
+// wireType is t's type as the project's form names it: the basic form
+// calls a payment from a user a deposit.
+func wireType(t *txn) paygate.TransactionType {
+	if t.typ == paygate.TypePayment && t.project.Form == paygate.FormBasic {
+		return paygate.TypeDeposit
+	}
+	return t.typ
 }
 
 func parseFilterTime(v string) (time.Time, bool) {

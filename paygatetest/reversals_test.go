@@ -40,7 +40,9 @@ func TestReverse_BasicFormAnswersOnlySuccessAndMarksReversed(t *testing.T) {
 	id := idOf(s.charge(s.user("u"), paygatetest.CardApproved, nil))
 	out := s.ok("transaction/reverse", url.Values{"id": {id}, "amount": {"10"}})
 	assert.Equal(t, map[string]any{"success": true}, out)
-	assert.Equal(t, "reversed", s.ok("transaction/status", url.Values{"id": {id}})["status"])
+	st := s.ok("transaction/status", url.Values{"id": {id}})
+	assert.Equal(t, "reversed", st["status"])
+	assert.Equal(t, "deposit", st["type"], "the basic form calls a payment from a user a deposit")
 }
 
 func TestReverse_Errors(t *testing.T) {
