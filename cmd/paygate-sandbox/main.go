@@ -1,0 +1,72 @@
+// Command paygate-sandbox serves the paygate sandbox (package paygatetest)
+// as a standalone gateway, for merchants whose tests are not written in Go.
+//
+//	paygate-sandbox -addr 127.0.0.1:8080 -project KEY -secret KEY [-callback-url URL] [-form extended|basic]
+//
+// It prints the project's keys to standard error and the line
+// "listening on http://ADDR" to standard output once it accepts
+// connections, and shuts down gracefully on SIGINT or SIGTERM.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "paygate-sandbox:", err)
+		os.Exit(1)
+	}
+}
+
+// run serves until ctx is done.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("paygate-sandbox", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (host:port)")
+	project := fs.String("project", paygatetest.DefaultProjectKey, "the project's public key")
+	secret := fs.String("secret", paygatetest.DefaultPrivateKey, "the project's private key")
+	callbackURL := fs.String("callback-url", "", "URL that receives the signed callbacks")
+	formName := fs.String("form", "extended", "form of the interface: extended or basic")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	var form paygate.Form
+	switch *formName {
+	case "extended":
+		form = paygate.FormExtended
+	case "basic":
+		form = paygate.FormBasic
+	default:
+		return fmt.Errorf("-form must be extended or basic, not %q", *formName)
+	}
+	if *project == "" || *secret == "" {
+		return fmt.Errorf("-project and -secret must not be empty")
+	}
+	srv, err := paygatetest.Listen(*addr,
+		paygatetest.WithProject(*project, *secret),
+		paygatetest.WithCallbackURL(*callbackURL),
+		paygatetest.WithForm(form),
+	)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	// The keys are the sandbox's own and protect nothing, so printing them
+	// is what a developer starting it wants.
+	fmt.Fprintf(stderr, "project %s, private key %s, %s form\n", *project, *secret, form)
+	fmt.Fprintf(stdout, "listening on %s\n", srv.URL)
+	<-ctx.Done()
+	return nil
+}

@@ -1,0 +1,124 @@
+package paygatetest
+
+import (
+	"encoding/json"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/paygate/paygate-go"
+)
+
+// createAlternative serves transaction/create: an opened payment by an
+// alternative method that the payer approves or declines on the confirm
+// page {checkout_url}/confirm/{id}/. user is the merchant's identifier
+// (40002 without it); qiwi needs phone. amount is a JSON number.
+func (s *Server) createAlternative(c *call) (any, *apiError) {
+	ident, method := c.get("user"), c.get("payment_method")
+	if ident == "" {
+		return nil, newError(paygate.CodeUserIdentifierMissing, "")
+	}
+	if !knownPaymentMethod(method) {
+		return nil, errMerchantData("payment_method")
+	}
+	price, currency, err := readMoney(c, "price")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"description", "success_url", "fail_url"} {
+		if c.get(name) == "" {
+			return nil, errMerchantData(name)
+		}
+	}
+	for _, name := range []string{"success_url", "fail_url"} {
+		if u, perr := url.Parse(c.get(name)); perr != nil || u.Scheme == "" || u.Host == "" {
+			return nil, errMerchantData(name)
+		}
+	}
+	if method == "qiwi" && c.get("phone") == "" {
+		return nil, errMerchantData("phone")
+	}
+	if err := checkOrderID(c.get("order_id")); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := s.st.resolveUser(c.project, userInput{
+		identifier: ident, displayName: c.get("display_name"), email: c.get("email"),
+		phone: c.get("phone"), ip: c.get("ip"), locale: c.get("locale"),
+	})
+	t := s.st.newTxn(c.project, paygate.TypePayment, s.clock.Now())
+	t.method, t.user, t.orderID = method, u, c.get("order_id")
+	t.price, t.currency, t.fee = price, currency, fee(price)
+	t.successURL, t.failURL = c.get("success_url"), c.get("fail_url")
+	t.attrs = attributes(c.params)
+	return map[string]any{
+		"id": idString(t.id), "amount": json.Number(price.StringFixed(2)), "currency": currency, "status": t.status,
+	}, nil
+}
+
+// serveConfirm serves the confirm page of an alternative-method payment.
+// GET shows it with approve and decline buttons; POST with action=approve
+// completes the payment and redirects (303) to success_url, action=decline
+// fails it and redirects to fail_url. A payment already decided redirects
+// as its status says.
+func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request, id string) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxRequestBody)
+	n, err := strconv.ParseInt(id, 10, 64)
+	s.mu.Lock()
+	t := s.st.txns[n]
+	if err != nil || t == nil || t.successURL == "" {
+		s.mu.Unlock()
+		http.Error(w, "payment not found", http.StatusNotFound)
+		return
+	}
+	if r.Method == http.MethodPost && t.status == paygate.StatusOpened {
+		switch r.PostFormValue("action") {
+		case "approve":
+			s.transition(t, paygate.StatusCompleted)
+		case "decline":
+			t.reason = "declined by the payer"
+			s.transition(t, paygate.StatusFailed)
+		default:
+			s.mu.Unlock()
+			http.Error(w, "action must be approve or decline", http.StatusBadRequest)
+			return
+		}
+	}
+	status, success, fail := t.status, t.successURL, t.failURL
+	page := confirmPage{ID: id, Amount: t.price.StringFixed(2), Currency: t.currency, Method: t.method}
+	s.mu.Unlock()
+	switch status {
+	case paygate.StatusCompleted:
+		http.Redirect(w, r, success, http.StatusSeeOther)
+	case paygate.StatusFailed:
+		http.Redirect(w, r, fail, http.StatusSeeOther)
+	default:
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		confirmTemplate.Execute(w, page)
+	}
+}
+
+// knownPaymentMethod reports whether transaction/create accepts method.
+func knownPaymentMethod(method string) bool {
+	switch method {
+	case "paypal", "qiwi", "yandex_money_wallet", "yandex_money_wallet_v2", "web_money_wme", "web_money_wmz", "web_money_wmr":
+		return true
+	}
+	return false
+}
+
+type confirmPage struct{ ID, Amount, Currency, Method string }
+
+var confirmTemplate = template.Must(template.New("confirm").Parse(`<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>Confirm payment {{.ID}}</title></head>
+<body>
+<h1>Sandbox payment by {{.Method}}</h1>
+<p>Amount: <span id="amount">{{.Amount}} {{.Currency}}</span></p>
+<form method="post" action="/confirm/{{.ID}}/">
+<button type="submit" name="action" value="approve" id="approve">Approve</button>
+<button type="submit" name="action" value="decline" id="decline">Decline</button>
+</form>
+</body></html>
+`))

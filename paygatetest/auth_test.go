@@ -1,0 +1,150 @@
+package paygatetest_test
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
+)
+
+func TestAuth_RequestsAreAuthenticatedAsTheGatewayDoes(t *testing.T) {
+	s := newSandbox(t)
+	good := s.signed(url.Values{"identifier": {"u1"}, "ip": {"192.0.2.1"}})
+	wrongSig := s.signed(url.Values{"identifier": {"u1"}, "ip": {"192.0.2.1"}})
+	wrongSig.Set("signature", strings.Repeat("0", 64))
+	noSig := s.signed(url.Values{"identifier": {"u1"}, "ip": {"192.0.2.1"}})
+	noSig.Del("signature")
+	noProject := s.signed(url.Values{"identifier": {"u1"}, "ip": {"192.0.2.1"}})
+	noProject.Del("project")
+	unknown := url.Values{"project": {"nope"}, "identifier": {"u1"}, "ip": {"192.0.2.1"}}
+	unknown.Set("signature", paygate.Sign(unknown, s.srv.PrivateKey))
+	tampered := s.signed(url.Values{"identifier": {"u1"}, "ip": {"192.0.2.1"}})
+	tampered.Set("ip", "192.0.2.2")
+
+	for _, tc := range []struct {
+		name string
+		v    url.Values
+		code paygate.ErrorCode
+	}{
+		{"no project is 40001", noProject, paygate.CodeProjectKeyMissing},
+		{"unknown project is 40401", unknown, paygate.CodeProjectNotFound},
+		{"no signature is 40101", noSig, paygate.CodeSignatureMissing},
+		{"wrong signature is 40301", wrongSig, paygate.CodeSignatureInvalid},
+		{"a changed value is 40301", tampered, paygate.CodeSignatureInvalid},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			status, body := s.do(http.MethodPost, "/v1/user/resolve", tc.v)
+			requireError(t, status, decode(t, body), tc.code)
+		})
+	}
+	t.Run("a good signature passes", func(t *testing.T) {
+		status, body := s.do(http.MethodPost, "/v1/user/resolve", good)
+		require.Equal(t, http.StatusOK, status, string(body))
+	})
+}
+
+func TestAuth_EncodedSlashInThePathIsRouted(t *testing.T) {
+	s := newSandbox(t)
+	status, body := s.do(http.MethodPost, "/v1/user%2Fresolve", s.signed(url.Values{"identifier": {"u1"}, "ip": {"192.0.2.1"}}))
+	require.Equal(t, http.StatusOK, status, string(body))
+	assert.Equal(t, "1", idOf(decode(t, body)))
+}
+
+func TestAuth_ExtraParametersAreAcceptedAndSignedOver(t *testing.T) {
+	s := newSandbox(t)
+	uid := s.user("u1")
+	v := s.signed(url.Values{"user": {uid}, "card_token": {s.token(paygatetest.CardApproved)}, "price": {"5"},
+		"currency": {"EUR"}, "description": {"d"}, "ip": {"192.0.2.9"}})
+	status, body := s.do(http.MethodPost, "/v1/card/process", v)
+	require.Equal(t, http.StatusOK, status, string(body))
+
+	v = s.signed(url.Values{"user": {uid}, "card_token": {s.token(paygatetest.CardApproved)}, "price": {"5"},
+		"currency": {"EUR"}, "description": {"d"}})
+	v.Set("ip", "192.0.2.9") // not part of what was signed
+	status, body = s.do(http.MethodPost, "/v1/card/process", v)
+	requireError(t, status, decode(t, body), paygate.CodeSignatureInvalid)
+}
+
+func TestAuth_UnsignedMethodsAcceptRequestsWithOrWithoutSignature(t *testing.T) {
+	s := newSandbox(t)
+	for _, tc := range []struct{ name, path string }{
+		{"getToken", "/v1/card/getToken?number=4242424242424242&expiration_month=12&expiration_year=2030&security_code=123"},
+		{"payout-types", "/v1/payout-types?"},
+		{"payout-parameters", "/v1/payout-parameters?type=3&account=acc1&currency=EUR"},
+	} {
+		u, err := url.Parse(tc.path)
+		require.NoError(t, err)
+		q := u.Query()
+		q.Set("project", s.srv.ProjectKey)
+		t.Run(tc.name+" unsigned", func(t *testing.T) {
+			status, body := s.do(http.MethodGet, u.Path, q)
+			require.Equal(t, http.StatusOK, status, string(body))
+		})
+		t.Run(tc.name+" signed", func(t *testing.T) {
+			status, body := s.do(http.MethodGet, u.Path, s.signed(q))
+			require.Equal(t, http.StatusOK, status, string(body))
+		})
+		t.Run(tc.name+" without project", func(t *testing.T) {
+			q := u.Query()
+			status, body := s.do(http.MethodGet, u.Path, q)
+			requireError(t, status, decode(t, body), paygate.CodeProjectKeyMissing)
+		})
+	}
+}
+
+func TestAuth_GetAndPostAreBothAccepted(t *testing.T) {
+	s := newSandbox(t)
+	v := s.signed(url.Values{"identifier": {"u1"}, "ip": {"192.0.2.1"}})
+	for _, m := range []string{http.MethodGet, http.MethodPost} {
+		status, body := s.do(m, "/v1/user/resolve", v)
+		require.Equal(t, http.StatusOK, status, string(body))
+		assert.Equal(t, "1", idOf(decode(t, body)))
+	}
+}
+
+func TestRouter_UnknownPathIs40400(t *testing.T) {
+	s := newSandbox(t)
+	for _, p := range []string{"/v1/nope", "/v2/user/resolve", "/"} {
+		status, body := s.do(http.MethodPost, p, s.signed(nil))
+		requireError(t, status, decode(t, body), 40400)
+	}
+}
+
+func TestRouter_ExtendedOnlyMethodsAre40400InTheBasicForm(t *testing.T) {
+	s := newSandbox(t, paygatetest.WithForm(paygate.FormBasic))
+	for _, m := range []string{"transaction/create", "payout", "payout-types", "payout-parameters", "balance", "transactions", "transactions/1000000000000000001"} {
+		t.Run(m, func(t *testing.T) {
+			status, out := s.call(m, url.Values{"orderId": {"o"}})
+			requireError(t, status, out, 40400)
+		})
+	}
+}
+
+func TestRouter_ErrorStatusIsTheCodesFirstThreeDigits(t *testing.T) {
+	s := newSandbox(t)
+	resp, err := http.PostForm(s.srv.URL+"/v1/card/authenticate", s.signed(url.Values{"PaRes": {"x"}, "MD": {"unknown"}}))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+	assert.JSONEq(t, `{"error":{"code":40403,"message":"transaction does not exist"}}`, string(body))
+	requireError(t, resp.StatusCode, decode(t, body), paygate.CodeTransactionNotFound)
+}
+
+func TestRouter_MalformedFormIs40000(t *testing.T) {
+	s := newSandbox(t)
+	resp, err := http.Post(s.srv.URL+"/v1/user/resolve", "application/x-www-form-urlencoded", strings.NewReader("project=%zz"))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	requireError(t, resp.StatusCode, decode(t, body), 40000)
+}

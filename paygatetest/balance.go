@@ -1,0 +1,58 @@
+package paygatetest
+
+import (
+	"github.com/shopspring/decimal"
+)
+
+// baseCurrency is the currency of base_amount.
+const baseCurrency = "EUR"
+
+// balance serves GET balance for currency (default EUR): what completed
+// payments brought in less fees, less reversals and payouts. The sandbox
+// keeps no rolling reserve; base_amount is the total of every currency in
+// EUR at fixed rates.
+func (s *Server) balance(c *call) (any, *apiError) {
+	cur := c.get("currency")
+	if cur == "" {
+		cur = baseCurrency
+	}
+	if !isCurrency(cur) {
+		return nil, errMerchantData("currency")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all := s.st.balances[c.project.Key]
+	base := decimal.Zero
+	for k, v := range all {
+		base = base.Add(v.Mul(baseRate(k)))
+	}
+	return map[string]any{
+		"amount": all[cur].StringFixed(2), "rolling_reserve": "0.00", "currency": cur,
+		"base_amount": base.StringFixed(2), "base_rolling_reserve": "0.00",
+	}, nil
+}
+
+// credit moves the project's balance in currency by d (negative to debit).
+func (s *state) credit(p *Project, currency string, d decimal.Decimal) {
+	m := s.balances[p.Key]
+	if m == nil {
+		m = make(map[string]decimal.Decimal)
+		s.balances[p.Key] = m
+	}
+	m[currency] = m[currency].Add(d)
+}
+
+// baseRate converts a unit of currency into the base currency at the
+// sandbox's fixed rates; a currency not listed converts one to one.
+func baseRate(currency string) decimal.Decimal {
+	rate := "1"
+	switch currency {
+	case "USD":
+		rate = "0.92"
+	case "GBP":
+		rate = "1.17"
+	case "CHF":
+		rate = "1.05"
+	}
+	return decimal.RequireFromString(rate)
+}

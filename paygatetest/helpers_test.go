@@ -1,0 +1,181 @@
+package paygatetest_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
+)
+
+// testStart is the frozen time tests start at.
+var testStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// sandbox is a started server and the raw HTTP plumbing to talk to it.
+type sandbox struct {
+	t     *testing.T
+	srv   *paygatetest.Server
+	clock *paygatetest.Clock
+	hc    *http.Client
+}
+
+// newSandbox starts a server on a frozen clock; opts come after the clock.
+func newSandbox(t *testing.T, opts ...paygatetest.Option) *sandbox {
+	t.Helper()
+	clock := paygatetest.NewClock(testStart)
+	srv := paygatetest.NewServer(append([]paygatetest.Option{paygatetest.WithClock(clock)}, opts...)...)
+	t.Cleanup(srv.Close)
+	return &sandbox{t: t, srv: srv, clock: clock, hc: &http.Client{
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}}
+}
+
+// signed adds project and signature to v (a copy).
+func (s *sandbox) signed(v url.Values) url.Values {
+	out := url.Values{"project": {s.srv.ProjectKey}}
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	out.Set("signature", paygate.Sign(out, s.srv.PrivateKey))
+	return out
+}
+
+// do sends v (as is) to the raw path with the HTTP method: a query for
+// GET, a form body for POST.
+func (s *sandbox) do(httpMethod, path string, v url.Values) (int, []byte) {
+	s.t.Helper()
+	var req *http.Request
+	var err error
+	if httpMethod == http.MethodGet {
+		req, err = http.NewRequest(httpMethod, s.srv.URL+path+"?"+v.Encode(), nil)
+	} else {
+		req, err = http.NewRequest(httpMethod, s.srv.URL+path, strings.NewReader(v.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	require.NoError(s.t, err)
+	resp, err := s.hc.Do(req)
+	require.NoError(s.t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(s.t, err)
+	return resp.StatusCode, body
+}
+
+// call signs v and sends it to /v1/<method> (GET for reads, POST for the
+// rest) and decodes the JSON answer, numbers kept exact.
+func (s *sandbox) call(method string, v url.Values) (int, map[string]any) {
+	s.t.Helper()
+	status, body := s.do(httpMethodOf(method), "/v1/"+method, s.signed(v))
+	return status, decode(s.t, body)
+}
+
+// ok calls method and requires HTTP 200.
+func (s *sandbox) ok(method string, v url.Values) map[string]any {
+	s.t.Helper()
+	status, out := s.call(method, v)
+	require.Equal(s.t, http.StatusOK, status, "answer: %v", out)
+	return out
+}
+
+// fails calls method and requires the error object with code.
+func (s *sandbox) fails(method string, v url.Values, code paygate.ErrorCode) {
+	s.t.Helper()
+	status, out := s.call(method, v)
+	requireError(s.t, status, out, code)
+}
+
+func requireError(t *testing.T, status int, out map[string]any, code paygate.ErrorCode) {
+	t.Helper()
+	require.Equal(t, code.HTTPStatus(), status, "answer: %v", out)
+	e, ok := out["error"].(map[string]any)
+	require.True(t, ok, "no error object in %v", out)
+	require.Equal(t, json.Number(strconv.Itoa(int(code))), e["code"])
+	require.NotEmpty(t, e["message"])
+}
+
+// user resolves a user and returns its internal id.
+func (s *sandbox) user(identifier string) string {
+	s.t.Helper()
+	out := s.ok("user/resolve", url.Values{"identifier": {identifier}, "email": {identifier + "@example.com"}, "ip": {"192.0.2.1"}})
+	return string(out["id"].(json.Number))
+}
+
+// token returns a temporary token of the card.
+func (s *sandbox) token(number string) string {
+	s.t.Helper()
+	status, body := s.do(http.MethodGet, "/v1/card/getToken", url.Values{
+		"project": {s.srv.ProjectKey}, "number": {number}, "expiration_month": {"12"},
+		"expiration_year": {"2030"}, "security_code": {"123"},
+	})
+	out := decode(s.t, body)
+	require.Equal(s.t, http.StatusOK, status, "answer: %v", out)
+	return out["id"].(string)
+}
+
+// charge charges the card for user with extra parameters and returns the
+// answer (HTTP 200 required).
+func (s *sandbox) charge(userID, number string, extra url.Values) map[string]any {
+	s.t.Helper()
+	v := url.Values{"user": {userID}, "card_token": {s.token(number)}, "price": {"10.00"}, "currency": {"EUR"},
+		"description": {"test order"}}
+	for k, vs := range extra {
+		v[k] = vs
+	}
+	return s.ok("card/process", v)
+}
+
+func httpMethodOf(method string) string {
+	switch {
+	case method == "transaction/status", method == "balance", method == "payout-types",
+		method == "payout-parameters", method == "card/getToken", strings.HasPrefix(method, "transactions"):
+		return http.MethodGet
+	}
+	return http.MethodPost
+}
+
+func decode(t *testing.T, body []byte) map[string]any {
+	t.Helper()
+	out, err := decodeReader(bytes.NewReader(body))
+	require.NoError(t, err, "body: %s", body)
+	return out
+}
+
+func decodeReader(r io.Reader) (map[string]any, error) {
+	dec := json.NewDecoder(r)
+	dec.UseNumber()
+	var out map[string]any
+	err := dec.Decode(&out)
+	return out, err
+}
+
+func stringsReader(s string) io.Reader { return strings.NewReader(s) }
+
+func idOf(m map[string]any) string {
+	switch v := m["id"].(type) {
+	case json.Number:
+		return string(v)
+	case string:
+		return v
+	}
+	return ""
+}
+
+// jsonNumber is n as the decoder of these tests reads a JSON number.
+func jsonNumber[T int | string](n T) json.Number {
+	switch v := any(n).(type) {
+	case int:
+		return json.Number(strconv.Itoa(v))
+	case string:
+		return json.Number(v)
+	}
+	return ""
+}

@@ -1,0 +1,195 @@
+package paygatetest
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/paygate/paygate-go"
+)
+
+// transition applies status to t with its effects: the balance moves, a
+// remembered card or a recurring subscription comes into being, a
+// processing transaction is scheduled to settle, and a callback is sent.
+// The caller holds s.mu.
+func (s *Server) transition(t *txn, status paygate.Status) {
+	if t.typ == paygate.TypeVerification && status == paygate.StatusCompleted {
+		status = paygate.StatusVerified
+	}
+	t.status, t.updatedAt = status, s.clock.Now()
+	switch {
+	case status == paygate.StatusCompleted && (t.typ == paygate.TypePayment):
+		s.st.credit(t.project, t.currency, t.price.Sub(t.fee))
+	case status == paygate.StatusFailed && t.typ == paygate.TypePayout:
+		s.st.credit(t.project, t.currency, t.price) // the reserved amount returns
+	}
+	switch status {
+	case paygate.StatusCompleted, paygate.StatusVerified, paygate.StatusProcessing:
+		s.applyCardEffects(t)
+	}
+	if status == paygate.StatusProcessing {
+		s.schedule(t)
+	}
+	if cb := callbackStatus(t, t.project.Form == paygate.FormBasic); cb != "" {
+		s.notify(t, cb)
+	}
+}
+
+// applyCardEffects issues the permanent token and the recurring
+// subscription a successful (or processing) charge asked for, once.
+func (s *Server) applyCardEffects(t *txn) {
+	if t.card == nil || t.method != "card" {
+		return
+	}
+	if t.remember && t.permanentToken == "" {
+		t.permanentToken = s.st.newToken(t.project, t.card, true).id
+	}
+	if t.recurring && !t.subscribed && t.user != nil {
+		t.subscribed = true
+		s.st.subscribe(t, s.clock.Now())
+	}
+}
+
+// schedule settles t after the processing delay. The caller holds s.mu.
+func (s *Server) schedule(t *txn) {
+	select {
+	case <-s.closed:
+		return
+	default:
+	}
+	if s.processingDelay <= 0 {
+		return
+	}
+	id := t.id
+	s.timer[id] = time.AfterFunc(s.processingDelay, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		select {
+		case <-s.closed:
+			return
+		default:
+		}
+		if t := s.st.txns[id]; t != nil {
+			s.settle(t)
+		}
+	})
+}
+
+// clockAdvanced runs after the clock moved: processing transactions settle
+// and due recurring payments are made.
+func (s *Server) clockAdvanced() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.closed:
+		return
+	default:
+	}
+	s.settleLocked()
+	s.chargeDueRecurring()
+}
+
+// settleAll settles every processing transaction now.
+func (s *Server) settleAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.settleLocked()
+}
+
+func (s *Server) settleLocked() {
+	for _, t := range s.st.order {
+		s.settle(t)
+	}
+}
+
+// settle moves a processing transaction to its final status: a payout to
+// the declined test card fails, everything else completes.
+func (s *Server) settle(t *txn) {
+	if t.status != paygate.StatusProcessing {
+		return
+	}
+	if tm := s.timer[t.id]; tm != nil {
+		tm.Stop()
+		delete(s.timer, t.id)
+	}
+	if t.typ == paygate.TypePayout && t.card != nil && t.card.number == CardDeclined {
+		t.reason = "payout declined by the card issuer"
+		s.transition(t, paygate.StatusFailed)
+		return
+	}
+	s.transition(t, paygate.StatusCompleted)
+}
+
+// callbackStatus is the callback status of t's current status, or "" when
+// the status has none (opened, authenticating).
+func callbackStatus(t *txn, basic bool) paygate.CallbackStatus {
+	switch t.typ {
+	case paygate.TypePayout:
+		switch t.status {
+		case paygate.StatusProcessing:
+			return paygate.CallbackProcessing
+		case paygate.StatusCompleted:
+			return paygate.CallbackPayoutCompleted
+		case paygate.StatusFailed:
+			return paygate.CallbackPayoutFailed
+		}
+	case paygate.TypeRefund:
+		if t.status == paygate.StatusCompleted {
+			return paygate.CallbackRefundCompleted
+		}
+	default:
+		switch t.status {
+		case paygate.StatusCompleted:
+			return paygate.CallbackCompleted
+		case paygate.StatusFailed:
+			return paygate.CallbackFailed
+		case paygate.StatusVerified:
+			return paygate.CallbackVerified
+		case paygate.StatusProcessing:
+			if !basic {
+				return paygate.CallbackProcessing
+			}
+		}
+	}
+	return ""
+}
+
+// readMoney reads a positive amount parameter and the currency (three
+// uppercase letters): 40014 naming the parameter otherwise.
+func readMoney(c *call, amountParam string) (decimal.Decimal, string, *apiError) {
+	amount, err := decimal.NewFromString(c.get(amountParam))
+	if err != nil || !amount.IsPositive() {
+		return decimal.Zero, "", errMerchantData(amountParam)
+	}
+	cur := c.get("currency")
+	if !isCurrency(cur) {
+		return decimal.Zero, "", errMerchantData("currency")
+	}
+	return amount, cur, nil
+}
+
+func isCurrency(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for i := 0; i < 3; i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+func checkOrderID(id string) *apiError {
+	if len([]rune(id)) > paygate.MaxOrderIDLength {
+		return errMerchantData("order_id longer than 64 characters")
+	}
+	return nil
+}
+
+// atoiParam parses a non-negative integer parameter.
+func atoiParam(v string) (int, bool) {
+	n, err := strconv.Atoi(v)
+	return n, err == nil && n >= 0
+}

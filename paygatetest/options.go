@@ -1,0 +1,111 @@
+package paygatetest
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/paygate/paygate-go"
+)
+
+// Project is a merchant project as the sandbox keeps it.
+type Project struct {
+	// Key is the public key, sent as "project".
+	Key string
+	// Secret is the private key requests and callbacks are signed with.
+	Secret string
+	// CallbackURL receives a signed POST on every status change; empty
+	// means callbacks are recorded but not sent.
+	CallbackURL string
+	// Sandbox is reported in callbacks' "sandbox" field.
+	Sandbox bool
+	// Forced3DS sends every charge through the ACS, whatever its 3ds
+	// parameter says.
+	Forced3DS bool
+	// CardRemembering allows remember=1; when false, it is error 40312.
+	CardRemembering bool
+	// Form is the form of the interface the project speaks.
+	Form paygate.Form
+}
+
+type config struct {
+	project         Project
+	clock           *Clock
+	processingDelay time.Duration
+	callbacks       callbackSettings
+}
+
+type callbackSettings struct {
+	attempts  int
+	baseDelay time.Duration
+}
+
+// WithProject sets the public and private key of the server's project
+// (default DefaultProjectKey and DefaultPrivateKey).
+func WithProject(key, secret string) Option {
+	return func(c *config) { c.project.Key, c.project.Secret = key, secret }
+}
+
+// WithForm sets the form the project speaks (default extended). In the
+// basic form the sandbox answers and calls back as the basic form does, and
+// the extended-only endpoints answer 404 with error code 40400.
+func WithForm(f paygate.Form) Option {
+	return func(c *config) { c.project.Form = f }
+}
+
+// WithCallbackURL sets the project's callback URL. Without it, callbacks
+// are recorded (see Server.Deliveries) but not sent.
+func WithCallbackURL(u string) Option {
+	return func(c *config) { c.project.CallbackURL = u }
+}
+
+// WithForced3DS makes 3-D Secure mandatory for the project: every charge
+// that is not declined goes through the ACS.
+func WithForced3DS(on bool) Option {
+	return func(c *config) { c.project.Forced3DS = on }
+}
+
+// WithCardRemembering allows or forbids remembering cards (default
+// allowed); a charge with remember=1 on a project that forbids it is error
+// 40312.
+func WithCardRemembering(on bool) Option {
+	return func(c *config) { c.project.CardRemembering = on }
+}
+
+// WithSandboxFlag sets the "sandbox" field of callbacks (default on: "1").
+func WithSandboxFlag(on bool) Option {
+	return func(c *config) { c.project.Sandbox = on }
+}
+
+// WithClock sets the server's clock, typically one made by NewClock, so
+// that the test controls token expiry and recurring frequency.
+func WithClock(clock *Clock) Option {
+	return func(c *config) { c.clock = clock }
+}
+
+// WithProcessingDelay sets how long a processing payment or payout waits
+// before it settles (default 200ms of real time). It settles earlier when
+// the clock is advanced or SettlePending is called; with d <= 0 it settles
+// only then.
+func WithProcessingDelay(d time.Duration) Option {
+	return func(c *config) { c.processingDelay = d }
+}
+
+// WithCallbackRetry sets how many times a callback is sent at most (default
+// 5) and the first wait between attempts (default 20ms, doubling up to 1s).
+func WithCallbackRetry(attempts int, baseDelay time.Duration) Option {
+	return func(c *config) {
+		if attempts > 0 {
+			c.callbacks.attempts = attempts
+		}
+		if baseDelay > 0 {
+			c.callbacks.baseDelay = baseDelay
+		}
+	}
+}
+
+// Format prints the project without its private key, whatever the verb,
+// so that a test log never shows it.
+func (p Project) Format(f fmt.State, _ rune) {
+	fmt.Fprintf(f, "paygatetest.Project{Key:%q, Secret:[redacted], CallbackURL:%q, Sandbox:%t, Forced3DS:%t, CardRemembering:%t, Form:%s}",
+		p.Key, p.CallbackURL, p.Sandbox, p.Forced3DS, p.CardRemembering, p.Form)
+}

@@ -1,0 +1,205 @@
+package paygatetest
+
+import (
+	"strings"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/paygate/paygate-go"
+)
+
+// processCard serves card/process. The outcome follows the test card:
+// 4000000000000002 fails, 4000000000000119 is processing, 4000000000009995
+// is error 40309, 4000000000003220 (or any card when 3ds=1 or the project
+// forces 3-D Secure) waits in authenticating for the ACS step; any other
+// card completes. verify_card=1 makes it a 1.00 EUR verification that ends
+// verified.
+func (s *Server) processCard(c *call) (any, *apiError) {
+	price, currency, err := readMoney(c, "price")
+	if err != nil {
+		return nil, err
+	}
+	if c.get("description") == "" {
+		return nil, errMerchantData("description")
+	}
+	if err := checkOrderID(c.get("order_id")); err != nil {
+		return nil, err
+	}
+	recurring := c.get("recurring") == "1"
+	interval, trial := 0, 0
+	if recurring {
+		var ok bool
+		if interval, ok = atoiParam(c.get("recurring_interval")); !ok {
+			return nil, errMerchantData("recurring_interval")
+		}
+		if trial, ok = atoiParam(c.get("recurring_trial")); !ok && c.get("recurring_trial") != "" {
+			return nil, errMerchantData("recurring_trial")
+		}
+	}
+	remember := c.get("remember") == "1"
+	if remember && !c.project.CardRemembering {
+		return nil, newError(paygate.CodeCardRememberingDisabled, "")
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.clock.Now()
+	u, err := s.chargeUser(c)
+	if err != nil {
+		return nil, err
+	}
+	cd, err := s.chargeCard(c)
+	if err != nil {
+		return nil, err
+	}
+	if cd.number == CardBlocked {
+		return nil, newError(paygate.CodeCardBlocked, "")
+	}
+
+	t := s.st.newTxn(c.project, paygate.TypePayment, now)
+	t.method, t.user, t.card, t.orderID = "card", u, cd, c.get("order_id")
+	t.price, t.currency, t.fee = price, currency, fee(price)
+	t.remember, t.recurring, t.recurInterval, t.recurTrial = remember, recurring, interval, trial
+	t.attrs = attributes(c.params)
+	if c.get("verify_card") == "1" {
+		t.typ, t.price, t.currency, t.fee = paygate.TypeVerification, decimal.RequireFromString(verificationPrice), "EUR", decimal.Zero
+	}
+	outcome := cardOutcome(cd.number)
+	needs3DS := cd.number == Card3DSecure || c.project.Forced3DS || c.get("3ds") == "1"
+	if needs3DS && outcome != paygate.StatusFailed {
+		t.md = "MD" + idString(t.id)
+		t.threeDSOutcome = outcome
+		s.st.byMD[t.md] = t
+		s.transition(t, paygate.StatusAuthenticating)
+		return s.paymentJSON(t, c.basic(), c.get("acs_return_url")), nil
+	}
+	s.transition(t, outcome)
+	return s.paymentJSON(t, c.basic(), ""), nil
+}
+
+// authenticate serves card/authenticate: MD names the payment (40403 when
+// unknown, 40501 when it is no longer authenticating) and PaRes says whether
+// the payer passed the ACS step; a failed step fails the payment.
+func (s *Server) authenticate(c *call) (any, *apiError) {
+	paRes, md := c.get("PaRes"), c.get("MD")
+	switch {
+	case paRes == "":
+		return nil, errMerchantData("PaRes")
+	case md == "":
+		return nil, errMerchantData("MD")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.st.byMD[md]
+	if t == nil || t.project != c.project {
+		return nil, newError(paygate.CodeTransactionNotFound, "")
+	}
+	if t.status != paygate.StatusAuthenticating {
+		return nil, newError(paygate.CodeTransactionCompleted, "")
+	}
+	if paRes == acsPaRes(md, true) {
+		s.transition(t, t.threeDSOutcome)
+	} else {
+		t.reason = "3-D Secure authentication failed"
+		s.transition(t, paygate.StatusFailed)
+	}
+	return s.paymentJSON(t, c.basic(), ""), nil
+}
+
+// chargeUser reads card/process's user: an internal id, or in the extended
+// form a User object (user[identifier], user[email], ...) resolved on the
+// fly.
+func (s *Server) chargeUser(c *call) (*user, *apiError) {
+	if !c.basic() {
+		if ident := c.get("user[identifier]"); ident != "" {
+			return s.st.resolveUser(c.project, userInput{
+				identifier: ident, displayName: c.get("user[display_name]"), email: c.get("user[email]"),
+				phone: c.get("user[phone]"), ip: c.get("user[ip]"), locale: c.get("user[locale]"),
+			}), nil
+		}
+	}
+	return s.st.lookupUser(c.project, c.get("user"))
+}
+
+// chargeCard reads card/process's card: card_token, or in the extended
+// form a Card object. Without either: 40008 (basic) or 40009 (extended).
+func (s *Server) chargeCard(c *call) (*cardData, *apiError) {
+	now := s.clock.Now()
+	if id := c.get("card_token"); id != "" {
+		return s.st.useToken(c.project, id, now)
+	}
+	if c.basic() {
+		return nil, newError(paygate.CodeCardTokenMissing, "")
+	}
+	for k := range c.params {
+		if strings.HasPrefix(k, "card[") {
+			return parseCard(c.params, "card", now)
+		}
+	}
+	return nil, newError(paygate.CodeCardDataMissing, "")
+}
+
+// cardOutcome is the status a charge of the card takes.
+func cardOutcome(number string) paygate.Status {
+	switch number {
+	case CardDeclined:
+		return paygate.StatusFailed
+	case CardProcessing:
+		return paygate.StatusProcessing
+	}
+	return paygate.StatusCompleted
+}
+
+// paymentJSON is the charge / authenticate / recurring response: the basic
+// form has only id, success, card, acs, permanentToken and recurring.
+func (s *Server) paymentJSON(t *txn, basic bool, acsReturnURL string) map[string]any {
+	var permanent any
+	if t.permanentToken != "" {
+		permanent = t.permanentToken
+	}
+	out := map[string]any{
+		"id":             t.id,
+		"success":        t.status != paygate.StatusFailed,
+		"card":           cardJSON(t.card, true),
+		"permanentToken": permanent,
+	}
+	if t.status == paygate.StatusAuthenticating {
+		out["acs"] = map[string]any{
+			"url":        s.URL + "/acs",
+			"parameters": map[string]any{"PaReq": "PAREQ-" + t.md, "MD": t.md, "TermUrl": acsReturnURL},
+		}
+	}
+	if sub := s.st.recurring[userID(t.user)]; t.recurring && sub != nil {
+		out["recurring"] = map[string]any{"frequency": sub.frequency, "endsAt": formatTime(sub.endsAt)}
+	}
+	if basic {
+		return out
+	}
+	for k, v := range transactionFields(t, false) {
+		out[k] = v
+	}
+	return out
+}
+
+// fee is the sandbox's merchant fee: 2.9% of the price, to 4 decimals.
+func fee(price decimal.Decimal) decimal.Decimal {
+	return price.Mul(decimal.RequireFromString("0.029")).Round(4)
+}
+
+// attributes collects the attr_* parameters, returned in callbacks.
+func attributes(params map[string][]string) map[string]string {
+	out := make(map[string]string)
+	for k, v := range params {
+		if strings.HasPrefix(k, "attr_") && len(v) > 0 {
+			out[k] = v[0]
+		}
+	}
+	return out
+}
+
+func userID(u *user) string {
+	if u == nil {
+		return ""
+	}
+	return u.id
+}

@@ -1,0 +1,159 @@
+package paygatetest
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/paygate/paygate-go"
+)
+
+// Paging of GET transactions when page and limit are not given, and the
+// largest limit.
+const (
+	defaultListLimit = 20
+	maxListLimit     = 100
+)
+
+// transactionStatus serves transaction/status: by id or the latest with
+// order_id (40014 with neither, 40403 when unknown), in snake case.
+func (s *Server) transactionStatus(c *call) (any, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.st.lookupTxn(c.project, c.get("id"), c.get("order_id"))
+	if err != nil {
+		return nil, err
+	}
+	var orderID any
+	if t.orderID != "" {
+		orderID = t.orderID
+	}
+	return map[string]any{
+		"id": t.id, "order_id": orderID, "price": t.price.StringFixed(2), "fee": t.fee.StringFixed(4),
+		"currency": t.currency, "type": wireType(t), "status": t.effectiveStatus(), "original_status": t.status,
+		"created_at": formatTime(t.createdAt), "updated_at": formatTime(t.updatedAt),
+	}, nil
+}
+
+// transactionByID serves transactions/{id}: 40403 when unknown.
+func (s *Server) transactionByID(c *call) (any, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := strconv.ParseInt(c.pathID, 10, 64); err != nil {
+		return nil, newError(paygate.CodeTransactionNotFound, "")
+	}
+	t, err := s.st.lookupTxn(c.project, c.pathID, "")
+	if err != nil {
+		return nil, err
+	}
+	return transactionFields(t, true), nil
+}
+
+// listTransactions serves GET transactions: the project's transactions
+// with orderId (required), filtered by status (the status including later
+// effects), type, created[from|to] and updated[from|to] (inclusive; RFC
+// 3339, "2006-01-02 15:04:05" or "2006-01-02", UTC), oldest first, paged by
+// page (from 1) and limit (default 20, at most 100). totalCount counts every
+// match, not only the page.
+func (s *Server) listTransactions(c *call) (any, *apiError) {
+	orderID := c.get("orderId")
+	if orderID == "" {
+		return nil, errMerchantData("orderId")
+	}
+	var bounds [4]time.Time
+	for i, name := range []string{"created[from]", "created[to]", "updated[from]", "updated[to]"} {
+		if v := c.get(name); v != "" {
+			t, ok := parseFilterTime(v)
+			if !ok {
+				return nil, errMerchantData(name)
+			}
+			bounds[i] = t
+		}
+	}
+	page, limit := 1, defaultListLimit
+	if v := c.get("page"); v != "" {
+		n, ok := atoiParam(v)
+		if !ok || n < 1 {
+			return nil, errMerchantData("page")
+		}
+		page = n
+	}
+	if v := c.get("limit"); v != "" {
+		n, ok := atoiParam(v)
+		if !ok || n < 1 || n > maxListLimit {
+			return nil, errMerchantData("limit")
+		}
+		limit = n
+	}
+	status, typ := c.get("status"), c.get("type")
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var matched []*txn
+	for _, t := range s.st.order {
+		switch {
+		case t.project != c.project || t.orderID != orderID,
+			status != "" && string(t.effectiveStatus()) != status,
+			typ != "" && string(t.typ) != typ,
+			!within(t.createdAt, bounds[0], bounds[1]),
+			!within(t.updatedAt, bounds[2], bounds[3]):
+			continue
+		}
+		matched = append(matched, t)
+	}
+	list := []map[string]any{}
+	for i := (page - 1) * limit; i < len(matched) && i < page*limit; i++ {
+		list = append(list, transactionFields(matched[i], true))
+	}
+	return map[string]any{"totalCount": len(matched), "transactions": list}, nil
+}
+
+// transactionFields are the camel-case fields of a transaction; listing
+// adds what by-id and list carry (method, originalStatus, reason, card).
+func transactionFields(t *txn, listing bool) map[string]any {
+	var ref, orderID any
+	if t.referenceID != 0 {
+		ref = t.referenceID
+	}
+	if t.orderID != "" {
+		orderID = t.orderID
+	}
+	out := map[string]any{
+		"id": t.id, "orderId": orderID, "referenceId": ref, "price": t.price.StringFixed(2),
+		"fee": t.fee.StringFixed(4), "currency": t.currency, "type": t.typ, "status": t.status,
+		"user": userJSON(t.user), "createdAt": formatTime(t.createdAt), "updatedAt": formatTime(t.updatedAt),
+	}
+	if listing {
+		var reason any
+		if t.reason != "" {
+			reason = t.reason
+		}
+		out["status"] = t.effectiveStatus()
+		out["method"] = t.method
+		out["originalStatus"] = t.status
+		out["reason"] = reason
+		out["card"] = cardJSON(t.card, false)
+	}
+	return out
+}
+
+// wireType is t's type as the project's form names it: the basic form
+// calls a payment from a user a deposit.
+func wireType(t *txn) paygate.TransactionType {
+	if t.typ == paygate.TypePayment && t.project.Form == paygate.FormBasic {
+		return paygate.TypeDeposit
+	}
+	return t.typ
+}
+
+func parseFilterTime(v string) (time.Time, bool) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
+func within(t, from, to time.Time) bool {
+	return (from.IsZero() || !t.Before(from)) && (to.IsZero() || !t.After(to))
+}

@@ -1,0 +1,120 @@
+package paygatetest_test
+
+import (
+	"encoding/json"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
+)
+
+func TestStatus_ByIDAndByOrderIDInSnakeCase(t *testing.T) {
+	s := newSandbox(t)
+	pay := s.charge(s.user("u"), paygatetest.CardApproved, url.Values{"order_id": {"o-1"}})
+	want := map[string]any{
+		"id": jsonNumber(idOf(pay)), "order_id": "o-1", "price": "10.00", "fee": "0.2900", "currency": "EUR",
+		"type": "payment", "status": "completed", "original_status": "completed",
+		"created_at": testStart.Format(time.RFC3339), "updated_at": testStart.Format(time.RFC3339),
+	}
+	assert.Equal(t, want, s.ok("transaction/status", url.Values{"id": {idOf(pay)}}))
+	assert.Equal(t, want, s.ok("transaction/status", url.Values{"order_id": {"o-1"}}))
+	s.fails("transaction/status", url.Values{"id": {"1000000000000000999"}}, paygate.CodeTransactionNotFound)
+	s.fails("transaction/status", url.Values{"order_id": {"nope"}}, paygate.CodeTransactionNotFound)
+	s.fails("transaction/status", nil, paygate.CodeMerchantDataMissing)
+}
+
+func TestStatus_IDsAreExactAbove2To53(t *testing.T) {
+	s := newSandbox(t)
+	uid := s.user("u")
+	first := idOf(s.charge(uid, paygatetest.CardApproved, nil))
+	second := idOf(s.charge(uid, paygatetest.CardApproved, nil))
+	assert.Equal(t, "1000000000000000001", first)
+	assert.Equal(t, "1000000000000000002", second)
+}
+
+func TestByID_ReturnsCamelCaseFieldsWithUserAndCard(t *testing.T) {
+	s := newSandbox(t)
+	pay := s.charge(s.user("u"), paygatetest.CardApproved, url.Values{"order_id": {"o-1"}})
+	out := s.ok("transactions/"+idOf(pay), nil)
+	assert.Equal(t, jsonNumber(idOf(pay)), out["id"])
+	assert.Equal(t, "o-1", out["orderId"])
+	assert.Nil(t, out["referenceId"])
+	assert.Equal(t, "card", out["method"])
+	assert.Equal(t, "completed", out["status"])
+	assert.Equal(t, "completed", out["originalStatus"])
+	assert.Nil(t, out["reason"])
+	assert.Equal(t, "4242", out["card"].(map[string]any)["lastFour"])
+	assert.Equal(t, "u", out["user"].(map[string]any)["identifier"])
+	s.fails("transactions/1000000000000000999", nil, paygate.CodeTransactionNotFound)
+	s.fails("transactions/abc", nil, paygate.CodeTransactionNotFound)
+}
+
+func TestByID_EncodedSlashIsRouted(t *testing.T) {
+	s := newSandbox(t)
+	id := idOf(s.charge(s.user("u"), paygatetest.CardApproved, nil))
+	status, body := s.do("GET", "/v1/transactions%2F"+id, s.signed(nil))
+	require.Equal(t, 200, status, string(body))
+	assert.Equal(t, id, idOf(decode(t, body)))
+}
+
+func listIDs(t *testing.T, out map[string]any) []string {
+	t.Helper()
+	var ids []string
+	for _, tx := range out["transactions"].([]any) {
+		ids = append(ids, idOf(tx.(map[string]any)))
+	}
+	return ids
+}
+
+func TestList_FiltersAndPages(t *testing.T) {
+	s := newSandbox(t)
+	uid := s.user("u")
+	order := url.Values{"order_id": {"o-1"}}
+	p1 := idOf(s.charge(uid, paygatetest.CardApproved, order)) // t0
+	s.clock.Advance(time.Hour)
+	p2 := idOf(s.charge(uid, paygatetest.CardDeclined, order)) // t0+1h
+	s.clock.Advance(time.Hour)
+	r1 := idOf(s.ok("transaction/reverse", url.Values{"id": {p1}, "amount": {"10"}})) // t0+2h, p1 refunded
+	s.clock.Advance(time.Hour)
+	p3 := idOf(s.charge(uid, paygatetest.CardApproved, order)) // t0+3h
+	other := idOf(s.charge(uid, paygatetest.CardApproved, url.Values{"order_id": {"o-2"}}))
+	_ = other
+
+	at := func(h int) string { return testStart.Add(time.Duration(h) * time.Hour).Format(time.RFC3339) }
+	for _, tc := range []struct {
+		name  string
+		v     url.Values
+		total int
+		ids   []string
+	}{
+		{"all of the order", url.Values{}, 4, []string{p1, p2, r1, p3}},
+		{"status refunded", url.Values{"status": {"refunded"}}, 1, []string{p1}},
+		{"status failed", url.Values{"status": {"failed"}}, 1, []string{p2}},
+		{"type refund", url.Values{"type": {"refund"}}, 1, []string{r1}},
+		{"created from", url.Values{"created[from]": {at(2)}}, 2, []string{r1, p3}},
+		{"created to", url.Values{"created[to]": {at(1)}}, 2, []string{p1, p2}},
+		{"created between, other layout", url.Values{"created[from]": {"2026-03-01 12:30:00"}, "created[to]": {"2026-03-01 14:30:00"}}, 2, []string{p2, r1}},
+		{"updated from", url.Values{"updated[from]": {at(3)}}, 1, []string{p3}},
+		{"updated to, date only", url.Values{"updated[to]": {"2026-03-01"}}, 0, nil},
+		{"page 1 of 2", url.Values{"limit": {"3"}}, 4, []string{p1, p2, r1}},
+		{"page 2 of 2", url.Values{"limit": {"3"}, "page": {"2"}}, 4, []string{p3}},
+		{"page past the end", url.Values{"limit": {"3"}, "page": {"3"}}, 4, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v := tc.v
+			v.Set("orderId", "o-1")
+			out := s.ok("transactions", v)
+			assert.Equal(t, json.Number(jsonNumber(tc.total)), out["totalCount"])
+			assert.Equal(t, tc.ids, listIDs(t, out))
+		})
+	}
+	for _, bad := range []url.Values{{}, {"orderId": {"o-1"}, "limit": {"0"}}, {"orderId": {"o-1"}, "limit": {"101"}},
+		{"orderId": {"o-1"}, "page": {"0"}}, {"orderId": {"o-1"}, "created[from]": {"yesterday"}}} {
+		s.fails("transactions", bad, paygate.CodeMerchantDataMissing)
+	}
+}

@@ -1,0 +1,183 @@
+package paygatetest
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/paygate/paygate-go"
+)
+
+// recurringLifetime is how long a subscription lasts: its endsAt is this
+// long after the charge that started it.
+const recurringLifetime = 365 * 24 * time.Hour
+
+const day = 24 * time.Hour
+
+// subscription is a user's subscription to recurring payments, started by
+// a charge with recurring=1.
+//
+// With an interval above 0 the sandbox charges the subscription by itself
+// every interval days (the first time after the trial, if longer), when
+// its clock is advanced past the date: a payment referencing the charge
+// that started it, with that charge's price and order id (or those set by
+// user/changeRecurring; a subscription started by a verification charges
+// only once a price is set). Manual charges (card/processRecurring) come
+// on top, "outside the interval", and must be frequency days apart, the
+// first after the trial or the frequency, whichever is longer.
+type subscription struct {
+	user        *user
+	card        *cardData
+	referenceID int64 // the charge that started it
+	orderID     string
+	// frequency is the least number of days between manual payments: the
+	// interval, or 1 when the interval is 0 (manual recurring only).
+	frequency   int
+	interval    int
+	price       decimal.Decimal
+	currency    string
+	nextAllowed time.Time // of a manual charge
+	nextAuto    time.Time // of an automatic charge, when interval > 0
+	endsAt      time.Time
+	cancelled   bool
+}
+
+// subscribe starts (or restarts) the subscription of t's user.
+func (s *state) subscribe(t *txn, now time.Time) {
+	freq := max(t.recurInterval, 1)
+	sub := &subscription{
+		user: t.user, card: t.card, referenceID: t.id, orderID: t.orderID, frequency: freq, interval: t.recurInterval,
+		price: t.price, currency: t.currency,
+		nextAllowed: now.Add(time.Duration(max(t.recurTrial, freq)) * day),
+		nextAuto:    now.Add(time.Duration(max(t.recurTrial, t.recurInterval)) * day),
+		endsAt:      now.Add(recurringLifetime),
+	}
+	if t.typ == paygate.TypeVerification {
+		sub.price, sub.currency = decimal.Zero, ""
+	}
+	s.recurring[t.user.id] = sub
+}
+
+// chargeDueRecurring makes the automatic payments whose date has come, in
+// the order the subscriptions started. The caller holds s.mu.
+func (s *Server) chargeDueRecurring() {
+	now := s.clock.Now()
+	subs := make([]*subscription, 0, len(s.st.recurring))
+	for _, sub := range s.st.recurring {
+		subs = append(subs, sub)
+	}
+	slices.SortFunc(subs, func(a, b *subscription) int { return cmp.Compare(a.referenceID, b.referenceID) })
+	for _, sub := range subs {
+		for sub.interval > 0 && !sub.cancelled && sub.price.IsPositive() &&
+			!sub.nextAuto.After(now) && !sub.nextAuto.After(sub.endsAt) {
+			t := s.st.newTxn(sub.user.project, paygate.TypePayment, now)
+			t.method, t.user, t.card, t.orderID, t.referenceID = "card", sub.user, sub.card, sub.orderID, sub.referenceID
+			t.price, t.currency, t.fee = sub.price, sub.currency, fee(sub.price)
+			s.transition(t, cardOutcome(sub.card.number))
+			sub.nextAuto = sub.nextAuto.Add(time.Duration(sub.interval) * day)
+		}
+	}
+}
+
+// processRecurring serves card/processRecurring: 40405 without a
+// subscription, 40310 after cancelRecurring, 40311 after endsAt, 40502
+// before the frequency (or trial) has passed. The remembered card decides
+// the outcome as in card/process, without 3-D Secure.
+func (s *Server) processRecurring(c *call) (any, *apiError) {
+	price, currency, err := readMoney(c, "price")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOrderID(c.get("order_id")); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.clock.Now()
+	u, err := s.st.lookupUser(c.project, c.get("user"))
+	if err != nil {
+		return nil, err
+	}
+	sub := s.st.recurring[u.id]
+	switch {
+	case sub == nil:
+		return nil, newError(paygate.CodeReferenceTransactionNotFound, "")
+	case sub.cancelled:
+		return nil, newError(paygate.CodeRecurringDisabled, "")
+	case now.After(sub.endsAt):
+		return nil, newError(paygate.CodeRecurringExpired, "")
+	case now.Before(sub.nextAllowed):
+		return nil, newError(paygate.CodeRecurringTooFrequent, "")
+	}
+	t := s.st.newTxn(c.project, paygate.TypePayment, now)
+	t.method, t.user, t.card, t.orderID, t.referenceID = "card", u, sub.card, c.get("order_id"), sub.referenceID
+	t.price, t.currency, t.fee = price, currency, fee(price)
+	t.attrs = attributes(c.params)
+	s.transition(t, cardOutcome(sub.card.number))
+	if t.status != paygate.StatusFailed {
+		sub.nextAllowed = now.Add(time.Duration(sub.frequency) * day)
+	}
+	out := s.paymentJSON(t, c.basic(), "")
+	delete(out, "acs")
+	delete(out, "permanentToken")
+	return out, nil
+}
+
+// changeRecurring serves user/changeRecurring: a new interval (which is
+// also the frequency; 0 leaves manual recurring only, at most daily; the
+// next automatic payment comes interval days from now) and price of the
+// automatic payments.
+func (s *Server) changeRecurring(c *call) (any, *apiError) {
+	interval, hasInterval := atoiParam(c.get("interval"))
+	if c.get("interval") != "" && !hasInterval {
+		return nil, errMerchantData("interval")
+	}
+	var price decimal.Decimal
+	if c.get("price") != "" {
+		var err *apiError
+		if price, _, err = readMoney(c, "price"); err != nil {
+			return nil, err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sub, err := s.subscriptionOf(c)
+	if err != nil {
+		return nil, err
+	}
+	if hasInterval {
+		sub.interval, sub.frequency = interval, max(interval, 1)
+		sub.nextAuto = s.clock.Now().Add(time.Duration(interval) * day)
+	}
+	if !price.IsZero() {
+		sub.price, sub.currency = price, c.get("currency")
+	}
+	return map[string]any{"success": true}, nil
+}
+
+// cancelRecurring serves user/cancelRecurring; later manual recurring
+// charges are 40310.
+func (s *Server) cancelRecurring(c *call) (any, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sub, err := s.subscriptionOf(c)
+	if err != nil {
+		return nil, err
+	}
+	sub.cancelled = true
+	return map[string]any{"success": true}, nil
+}
+
+func (s *Server) subscriptionOf(c *call) (*subscription, *apiError) {
+	u, err := s.st.lookupUser(c.project, c.get("user"))
+	if err != nil {
+		return nil, err
+	}
+	sub := s.st.recurring[u.id]
+	if sub == nil {
+		return nil, newError(paygate.CodeReferenceTransactionNotFound, "")
+	}
+	return sub, nil
+}

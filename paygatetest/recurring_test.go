@@ -1,0 +1,164 @@
+package paygatetest_test
+
+import (
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
+)
+
+const day = 24 * time.Hour
+
+func recurringCharge(s *sandbox, uid string) url.Values {
+	return url.Values{"user": {uid}, "price": {"4.99"}, "currency": {"EUR"}, "order_id": {"r"}}
+}
+
+func TestRecurring_ChargeReturnsTheSubscription(t *testing.T) {
+	s := newSandbox(t)
+	out := s.charge(s.user("u"), paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"30"}})
+	assert.Equal(t, map[string]any{"frequency": jsonNumber(30), "endsAt": testStart.Add(365 * day).Format(time.RFC3339)}, out["recurring"])
+}
+
+func TestRecurring_FrequencyIsEnforced(t *testing.T) {
+	s := newSandbox(t)
+	uid := s.user("u")
+	first := s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"7"}})
+	s.fails("card/processRecurring", recurringCharge(s, uid), paygate.CodeRecurringTooFrequent)
+	s.clock.Advance(7 * day)
+	out := s.ok("card/processRecurring", recurringCharge(s, uid))
+	assert.Equal(t, true, out["success"])
+	assert.Equal(t, "completed", out["status"])
+	assert.Equal(t, "4.99", out["price"])
+	assert.Equal(t, jsonNumber(idOf(first)), out["referenceId"])
+	assert.NotContains(t, out, "acs")
+	s.clock.Advance(6 * day)
+	s.fails("card/processRecurring", recurringCharge(s, uid), paygate.CodeRecurringTooFrequent)
+	s.clock.Advance(day)
+	s.ok("card/processRecurring", recurringCharge(s, uid))
+}
+
+func TestRecurring_TrialDelaysTheFirstRepeatedPayment(t *testing.T) {
+	s := newSandbox(t)
+	uid := s.user("u")
+	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"1"}, "recurring_trial": {"14"}})
+	s.clock.Advance(13 * day)
+	s.fails("card/processRecurring", recurringCharge(s, uid), paygate.CodeRecurringTooFrequent)
+	s.clock.Advance(day)
+	s.ok("card/processRecurring", recurringCharge(s, uid))
+}
+
+func TestRecurring_CancelledIs40310AndExpiredIs40311(t *testing.T) {
+	s := newSandbox(t)
+	cancelled, expired := s.user("c"), s.user("e")
+	s.charge(cancelled, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"0"}})
+	s.charge(expired, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"0"}})
+	assert.Equal(t, true, s.ok("user/cancelRecurring", url.Values{"user": {cancelled}})["success"])
+	s.clock.Advance(2 * day)
+	s.fails("card/processRecurring", recurringCharge(s, cancelled), paygate.CodeRecurringDisabled)
+	s.ok("card/processRecurring", recurringCharge(s, expired))
+	s.clock.Advance(366 * day)
+	s.fails("card/processRecurring", recurringCharge(s, expired), paygate.CodeRecurringExpired)
+}
+
+func TestRecurring_ChangeRecurringSetsANewFrequency(t *testing.T) {
+	s := newSandbox(t)
+	uid := s.user("u")
+	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"30"}})
+	s.clock.Advance(30 * day)
+	s.ok("card/processRecurring", recurringCharge(s, uid))
+	out := s.ok("user/changeRecurring", url.Values{"user": {uid}, "interval": {"2"}, "price": {"9.99"}, "currency": {"EUR"}})
+	assert.Equal(t, map[string]any{"success": true}, out)
+	s.clock.Advance(30 * day)
+	s.ok("card/processRecurring", recurringCharge(s, uid))
+	s.clock.Advance(2 * day)
+	s.ok("card/processRecurring", recurringCharge(s, uid))
+	s.clock.Advance(day)
+	s.fails("card/processRecurring", recurringCharge(s, uid), paygate.CodeRecurringTooFrequent)
+}
+
+func TestRecurring_Errors(t *testing.T) {
+	s := newSandbox(t)
+	plain := s.user("plain")
+	for _, tc := range []struct {
+		name   string
+		method string
+		v      url.Values
+		code   paygate.ErrorCode
+	}{
+		{"no subscription is 40405", "card/processRecurring", recurringCharge(s, plain), paygate.CodeReferenceTransactionNotFound},
+		{"unknown user is 40406", "card/processRecurring", recurringCharge(s, "42"), paygate.CodeUserNotFound},
+		{"no user is 40002", "card/processRecurring", url.Values{"price": {"1"}, "currency": {"EUR"}}, paygate.CodeUserIdentifierMissing},
+		{"no price is 40014", "card/processRecurring", url.Values{"user": {plain}, "currency": {"EUR"}}, paygate.CodeMerchantDataMissing},
+		{"cancel without subscription is 40405", "user/cancelRecurring", url.Values{"user": {plain}}, paygate.CodeReferenceTransactionNotFound},
+		{"change for unknown user is 40406", "user/changeRecurring", url.Values{"user": {"42"}, "interval": {"3"}}, paygate.CodeUserNotFound},
+		{"change price without currency is 40014", "user/changeRecurring", url.Values{"user": {plain}, "price": {"3"}}, paygate.CodeMerchantDataMissing},
+	} {
+		t.Run(tc.name, func(t *testing.T) { s.fails(tc.method, tc.v, tc.code) })
+	}
+}
+
+func TestRecurring_BasicFormAnswersOnlyTheBasicFields(t *testing.T) {
+	s := newSandbox(t, paygatetest.WithForm(paygate.FormBasic))
+	uid := s.user("u")
+	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"1"}})
+	s.clock.Advance(day)
+	out := s.ok("card/processRecurring", recurringCharge(s, uid))
+	require.Contains(t, out, "card")
+	assert.Equal(t, true, out["success"])
+	assert.NotContains(t, out, "status")
+}
+
+// recurringPayments lists the payments referencing the charge ref.
+func recurringPayments(t *testing.T, s *sandbox, orderID, ref string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, tx := range s.ok("transactions", url.Values{"orderId": {orderID}, "type": {"payment"}})["transactions"].([]any) {
+		if m := tx.(map[string]any); m["referenceId"] == jsonNumber(ref) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func TestRecurring_IntervalChargesAutomaticallyAsTheClockMoves(t *testing.T) {
+	s := newSandbox(t)
+	uid := s.user("u")
+	first := idOf(s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"7"},
+		"recurring_trial": {"10"}, "order_id": {"sub-1"}, "price": {"4.99"}}))
+	s.clock.Advance(9 * day)
+	assert.Empty(t, recurringPayments(t, s, "sub-1", first), "nothing during the trial")
+	s.clock.Advance(day)
+	got := recurringPayments(t, s, "sub-1", first)
+	require.Len(t, got, 1)
+	assert.Equal(t, "4.99", got[0]["price"])
+	assert.Equal(t, "completed", got[0]["status"])
+	assert.Equal(t, []string{"completed"}, statuses(s, idOf(got[0])), "an automatic payment calls back")
+
+	s.clock.Advance(14 * day)
+	assert.Len(t, recurringPayments(t, s, "sub-1", first), 3, "one payment per interval passed")
+
+	s.ok("user/changeRecurring", url.Values{"user": {uid}, "price": {"1.50"}, "currency": {"EUR"}})
+	s.clock.Advance(7 * day)
+	got = recurringPayments(t, s, "sub-1", first)
+	require.Len(t, got, 4)
+	assert.Equal(t, "1.50", got[3]["price"])
+
+	s.ok("user/cancelRecurring", url.Values{"user": {uid}})
+	s.clock.Advance(30 * day)
+	assert.Len(t, recurringPayments(t, s, "sub-1", first), 4, "a cancelled subscription is not charged")
+}
+
+func TestRecurring_IntervalZeroAndVerificationChargeNothingByThemselves(t *testing.T) {
+	s := newSandbox(t)
+	manual := idOf(s.charge(s.user("m"), paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"0"}, "order_id": {"m"}}))
+	verified := idOf(s.charge(s.user("v"), paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"3"},
+		"verify_card": {"1"}, "order_id": {"v"}}))
+	s.clock.Advance(30 * day)
+	assert.Empty(t, recurringPayments(t, s, "m", manual))
+	assert.Empty(t, recurringPayments(t, s, "v", verified), "no price yet")
+}

@@ -1,0 +1,164 @@
+package paygatetest
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/paygate/paygate-go"
+)
+
+// route is one API method.
+type route struct {
+	handle func(*Server, *call) (any, *apiError)
+	// unsigned methods are accepted with or without a signature; a
+	// signature they carry is not checked, as the production gateway does.
+	unsigned bool
+	// extendedOnly methods answer 40400 to a basic-form project.
+	extendedOnly bool
+}
+
+// routes maps the decoded method path after /v1/ to its handler.
+var routes = map[string]route{
+	"user/resolve":          {handle: (*Server).resolveUser},
+	"user/changeRecurring":  {handle: (*Server).changeRecurring},
+	"user/cancelRecurring":  {handle: (*Server).cancelRecurring},
+	"card/getToken":         {handle: (*Server).getToken, unsigned: true},
+	"card/process":          {handle: (*Server).processCard},
+	"card/authenticate":     {handle: (*Server).authenticate},
+	"card/processRecurring": {handle: (*Server).processRecurring},
+	"transaction/reverse":   {handle: (*Server).reverse},
+	"transaction/create":    {handle: (*Server).createAlternative, extendedOnly: true},
+	"transaction/status":    {handle: (*Server).transactionStatus},
+	"payout-types":          {handle: (*Server).payoutTypes, unsigned: true, extendedOnly: true},
+	"payout-parameters":     {handle: (*Server).payoutParameters, unsigned: true, extendedOnly: true},
+	"payout":                {handle: (*Server).createPayout, extendedOnly: true},
+	"balance":               {handle: (*Server).balance, extendedOnly: true},
+	"transactions":          {handle: (*Server).listTransactions, extendedOnly: true},
+	"transactions/{id}":     {handle: (*Server).transactionByID, extendedOnly: true},
+}
+
+// call is one authenticated API request.
+type call struct {
+	project *Project
+	params  url.Values
+	pathID  string // the {id} of transactions/{id}
+}
+
+func (c *call) get(name string) string { return c.params.Get(name) }
+
+func (c *call) basic() bool { return c.project.Form == paygate.FormBasic }
+
+// ServeHTTP serves the API, the ACS page and the confirm pages. Paths are
+// matched decoded, so /v1/user%2Fresolve is user/resolve.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.Path
+	switch {
+	case path == "/acs" || path == "/acs/":
+		s.serveACS(w, r)
+	case strings.HasPrefix(path, "/confirm/"):
+		s.serveConfirm(w, r, strings.Trim(strings.TrimPrefix(path, "/confirm/"), "/"))
+	case strings.HasPrefix(path, "/v1/"):
+		s.serveAPI(w, r, strings.TrimPrefix(path, "/v1/"))
+	default:
+		writeError(w, "", newError(codeMethodNotFound, ""))
+	}
+}
+
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxRequestBody)
+	if err := r.ParseForm(); err != nil {
+		writeError(w, "", newError(codeMalformedRequest, "the form cannot be parsed"))
+		return
+	}
+	c := &call{params: r.Form}
+	if id, ok := strings.CutPrefix(method, "transactions/"); ok && id != "" && !strings.Contains(id, "/") {
+		method, c.pathID = "transactions/{id}", id
+	}
+	jsonp := ""
+	if method == "card/getToken" {
+		jsonp = c.get("callback")
+		if jsonp != "" && !jsonpName.MatchString(jsonp) {
+			writeError(w, "", errMerchantData("callback"))
+			return
+		}
+	}
+	rt, ok := routes[method]
+	if !ok {
+		writeError(w, jsonp, newError(codeMethodNotFound, ""))
+		return
+	}
+	if err := s.authenticateRequest(c, rt); err != nil {
+		writeError(w, jsonp, err)
+		return
+	}
+	out, err := rt.handle(s, c)
+	if err != nil {
+		writeError(w, jsonp, err)
+		return
+	}
+	writeJSON(w, jsonp, http.StatusOK, out)
+}
+
+// authenticateRequest finds the project and checks the signature over every
+// received value, as the gateway does: 40001, 40401, 40101, 40301. A method
+// the project's form lacks does not exist for it: 40400, before the
+// signature is looked at.
+func (s *Server) authenticateRequest(c *call, rt route) *apiError {
+	key := c.get("project")
+	if key == "" {
+		return newError(paygate.CodeProjectKeyMissing, "")
+	}
+	s.mu.Lock()
+	p := s.st.projects[key]
+	s.mu.Unlock()
+	if p == nil {
+		return newError(paygate.CodeProjectNotFound, "")
+	}
+	c.project = p
+	if rt.extendedOnly && c.basic() {
+		return newError(codeMethodNotFound, "not available in the basic form")
+	}
+	if rt.unsigned {
+		return nil
+	}
+	switch err := paygate.VerifySignature(c.params, p.Secret); {
+	case errors.Is(err, paygate.ErrSignatureMissing):
+		return newError(paygate.CodeSignatureMissing, "")
+	case err != nil:
+		return newError(paygate.CodeSignatureInvalid, "")
+	}
+	return nil
+}
+
+// jsonpName is what card/getToken accepts as a JSONP function name.
+var jsonpName = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$.]{0,127}$`)
+
+// writeJSON writes v as JSON, or as a JSONP call of fn when fn is set.
+func writeJSON(w http.ResponseWriter, fn string, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		http.Error(w, "paygatetest: cannot encode the response", http.StatusInternalServerError)
+		return
+	}
+	if fn != "" {
+		// A browser runs a script only from a 2xx answer, so a JSONP error is
+		// delivered with 200 and the error object as the argument.
+		w.Header().Set("Content-Type", "application/javascript; charset=utf-8")
+		w.WriteHeader(http.StatusOK)
+		w.Write([]byte(fn + "(" + string(body) + ");"))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+func writeError(w http.ResponseWriter, fn string, e *apiError) {
+	writeJSON(w, fn, e.code.HTTPStatus(), map[string]any{
+		"error": map[string]any{"code": int(e.code), "message": e.message},
+	})
+}

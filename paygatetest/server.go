@@ -1,0 +1,204 @@
+package paygatetest
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"time"
+
+	"github.com/paygate/paygate-go"
+)
+
+// Default keys of the project a server starts with when WithProject is not
+// given.
+const (
+	DefaultProjectKey = "sandbox-project"
+	DefaultPrivateKey = "sandbox-private-key"
+)
+
+// Default timings; see WithProcessingDelay and WithCallbackRetry.
+const (
+	DefaultProcessingDelay   = 200 * time.Millisecond
+	DefaultCallbackAttempts  = 5
+	DefaultCallbackBaseDelay = 20 * time.Millisecond
+)
+
+const (
+	maxCallbackDelay             = time.Second     // the longest wait between callback attempts
+	callbackTimeout              = 5 * time.Second // per callback attempt
+	maxRequestBody               = 1 << 20
+	temporaryTokenLifetime       = 10 * time.Minute
+	firstTransactionID     int64 = 1000000000000000001
+)
+
+// Server is a running sandbox gateway on a loopback listener, in the manner
+// of httptest.Server. It serves the API under /v1, the ACS page at /acs and
+// the alternative-method confirm page at /confirm/{id}/. All its state is
+// its own: two servers share nothing, and ids are deterministic per server
+// (transactions from 1000000000000000001, users from 1).
+type Server struct {
+	// URL is the base address, for example http://127.0.0.1:41235; it is
+	// both the base URL and the checkout URL of the gateway.
+	URL string
+	// ProjectKey and PrivateKey are the keys of the server's project.
+	ProjectKey string
+	PrivateKey string
+
+	hs              *httptest.Server
+	clock           *Clock
+	unsubscribe     func()
+	processingDelay time.Duration
+	callbacks       callbackSettings
+
+	mu    sync.Mutex // guards st, timers and closed
+	st    *state
+	timer map[int64]*time.Timer
+
+	closed     chan struct{}
+	closeOnce  sync.Once
+	deliveries *deliveryLog
+	inflight   sync.WaitGroup
+	sender     *http.Client
+	ctx        context.Context
+	cancel     context.CancelFunc
+}
+
+// Option configures a Server.
+type Option func(*config)
+
+// NewServer starts a sandbox on a loopback port and returns it. Close it
+// when done. It panics when no port can be opened, as httptest.NewServer
+// does.
+func NewServer(opts ...Option) *Server {
+	s, err := start("", opts)
+	if err != nil {
+		panic("paygatetest: " + err.Error())
+	}
+	return s
+}
+
+// Listen starts a sandbox on addr (host:port; port 0 picks a free one), for
+// a standalone server. Close it when done.
+func Listen(addr string, opts ...Option) (*Server, error) {
+	return start(addr, opts)
+}
+
+// Client returns a client of the server's project that speaks the
+// project's form, talks to this server for both the API and the checkout
+// pages, and does not retry (a sandbox never needs it). opts are applied
+// after these settings. It panics on an invalid option, since a test cannot
+// go on without its client.
+func (s *Server) Client(opts ...paygate.Option) *paygate.Client {
+	s.mu.Lock()
+	form := s.st.projects[s.ProjectKey].Form
+	s.mu.Unlock()
+	all := append([]paygate.Option{
+		paygate.WithBaseURL(s.URL),
+		paygate.WithCheckoutURL(s.URL),
+		paygate.WithForm(form),
+		paygate.WithRetryPolicy(paygate.NoRetries),
+	}, opts...)
+	c, err := paygate.NewClient(s.ProjectKey, s.PrivateKey, all...)
+	if err != nil {
+		panic("paygatetest: " + err.Error())
+	}
+	return c
+}
+
+// Clock returns the server's clock.
+func (s *Server) Clock() *Clock { return s.clock }
+
+// Advance moves the server's clock forward by d; see Clock.Advance.
+func (s *Server) Advance(d time.Duration) { s.clock.Advance(d) }
+
+// AddProject registers another project with the server. Requests name it by
+// its Key and are signed with its Secret.
+func (s *Server) AddProject(p Project) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cp := p
+	s.st.projects[p.Key] = &cp
+}
+
+// SettlePending completes every payment and payout that is processing now,
+// without waiting for the processing delay, and fires their callbacks.
+func (s *Server) SettlePending() { s.settleAll() }
+
+// Close stops the server: it waits for requests in flight, stops
+// processing timers and callback deliveries, and closes idle connections.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		s.unsubscribe()
+		s.mu.Lock()
+		close(s.closed)
+		for _, t := range s.timer {
+			t.Stop()
+		}
+		s.mu.Unlock()
+		s.hs.Close()
+		s.cancel()
+		s.inflight.Wait()
+		s.sender.CloseIdleConnections()
+	})
+}
+
+// Format prints the server's URL and project key, never its private key,
+// whatever the verb.
+func (s *Server) Format(f fmt.State, _ rune) {
+	fmt.Fprintf(f, "paygatetest.Server{URL:%q, ProjectKey:%q}", s.URL, s.ProjectKey)
+}
+
+func start(addr string, opts []Option) (*Server, error) {
+	cfg := config{
+		project: Project{
+			Key:             DefaultProjectKey,
+			Secret:          DefaultPrivateKey,
+			Sandbox:         true,
+			CardRemembering: true,
+			Form:            paygate.FormExtended,
+		},
+		processingDelay: DefaultProcessingDelay,
+		callbacks:       callbackSettings{attempts: DefaultCallbackAttempts, baseDelay: DefaultCallbackBaseDelay},
+	}
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	if cfg.clock == nil {
+		cfg.clock = newRealClock()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Server{
+		ProjectKey:      cfg.project.Key,
+		PrivateKey:      cfg.project.Secret,
+		clock:           cfg.clock,
+		processingDelay: cfg.processingDelay,
+		callbacks:       cfg.callbacks,
+		st:              newState(),
+		timer:           make(map[int64]*time.Timer),
+		closed:          make(chan struct{}),
+		deliveries:      newDeliveryLog(),
+		sender:          &http.Client{Timeout: callbackTimeout},
+		ctx:             ctx,
+		cancel:          cancel,
+	}
+	p := cfg.project
+	s.st.projects[p.Key] = &p
+	s.hs = httptest.NewUnstartedServer(s)
+	if addr != "" {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		s.hs.Listener.Close()
+		s.hs.Listener = ln
+	}
+	// URL is set before the first request can arrive: handlers read it.
+	s.URL = "http://" + s.hs.Listener.Addr().String()
+	s.hs.Start()
+	s.unsubscribe = s.clock.subscribe(s.clockAdvanced)
+	return s, nil
+}

@@ -1,0 +1,120 @@
+package paygatetest
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/paygate/paygate-go"
+)
+
+// state is everything the sandbox remembers; Server.mu guards it.
+type state struct {
+	projects    map[string]*Project
+	nextTxn     int64
+	nextUser    int64
+	nextToken   int64
+	users       map[string]*user // by internal id
+	identifiers map[string]*user // by project key + "\x00" + identifier
+	tokens      map[string]*token
+	txns        map[int64]*txn
+	order       []*txn          // in creation order
+	byMD        map[string]*txn // 3-D Secure merchant data to payment
+	balances    map[string]map[string]decimal.Decimal
+	recurring   map[string]*subscription // by internal user id
+}
+
+func newState() *state {
+	return &state{
+		projects:    make(map[string]*Project),
+		nextTxn:     firstTransactionID,
+		nextUser:    1,
+		nextToken:   1,
+		users:       make(map[string]*user),
+		identifiers: make(map[string]*user),
+		tokens:      make(map[string]*token),
+		txns:        make(map[int64]*txn),
+		byMD:        make(map[string]*txn),
+		balances:    make(map[string]map[string]decimal.Decimal),
+		recurring:   make(map[string]*subscription),
+	}
+}
+
+// txn is a transaction of any type.
+type txn struct {
+	id          int64
+	project     *Project
+	orderID     string
+	referenceID int64
+	price       decimal.Decimal
+	fee         decimal.Decimal
+	currency    string
+	typ         paygate.TransactionType
+	method      string
+	status      paygate.Status // the last status applied to the transaction itself
+	reason      string
+	createdAt   time.Time
+	updatedAt   time.Time
+	user        *user
+	card        *cardData
+	attrs       map[string]string
+	reversed    decimal.Decimal // sum of reversals of a payment
+	reversedTo  paygate.Status  // refunded or (basic form) reversed, once fully reversed
+
+	// card payments
+	md             string
+	remember       bool
+	recurring      bool
+	recurInterval  int
+	recurTrial     int
+	permanentToken string
+	subscribed     bool
+	threeDSOutcome paygate.Status // the status the payment takes after the ACS
+
+	// alternative-method payments
+	successURL, failURL string
+}
+
+// effectiveStatus is the status including later effects of other
+// transactions: a fully reversed payment reads refunded (basic: reversed).
+func (t *txn) effectiveStatus() paygate.Status {
+	if t.reversedTo != "" {
+		return t.reversedTo
+	}
+	return t.status
+}
+
+func (s *state) newTxn(p *Project, typ paygate.TransactionType, now time.Time) *txn {
+	t := &txn{id: s.nextTxn, project: p, typ: typ, createdAt: now, updatedAt: now, status: paygate.StatusOpened}
+	s.nextTxn++
+	s.txns[t.id] = t
+	s.order = append(s.order, t)
+	return t
+}
+
+// lookupTxn finds a transaction of project p by id or, without an id, the
+// latest with order id orderID that is not a refund (refunds carry the order
+// id of the payment they reverse, and a look-up by order id means the
+// payment).
+func (s *state) lookupTxn(p *Project, id, orderID string) (*txn, *apiError) {
+	if id == "" && orderID == "" {
+		return nil, errMerchantData("id or order_id")
+	}
+	if id != "" {
+		n, err := strconv.ParseInt(id, 10, 64)
+		t := s.txns[n]
+		if err != nil || t == nil || t.project != p {
+			return nil, newError(paygate.CodeTransactionNotFound, "")
+		}
+		return t, nil
+	}
+	for i := len(s.order) - 1; i >= 0; i-- {
+		if t := s.order[i]; t.project == p && t.orderID == orderID && t.typ != paygate.TypeRefund {
+			return t, nil
+		}
+	}
+	return nil, newError(paygate.CodeTransactionNotFound, "")
+}
+
+func idString(n int64) string { return strconv.FormatInt(n, 10) }
