@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/paygate/paygate-go/internal/cardnum"
 )
 
 // MaxCallbackBytes is the largest callback body read: 64 KiB. A larger body
@@ -298,7 +300,7 @@ func decodeCallback(values url.Values) (*Callback, error) {
 
 // callbackID parses a transaction id sent as decimal digits.
 func callbackID(field, s string) (ID, error) {
-	if !isDigits(s) {
+	if !cardnum.Digits(s) {
 		return 0, malformed(field, "must be a decimal transaction id")
 	}
 	id, err := ParseID(s)
@@ -317,7 +319,7 @@ func callbackMoney(field, s string) (decimal.Decimal, error) {
 	}
 	digits := strings.TrimPrefix(s, "-")
 	whole, frac, hasPoint := strings.Cut(digits, ".")
-	if !isDigits(whole) || (hasPoint && !isDigits(frac)) {
+	if !cardnum.Digits(whole) || (hasPoint && !cardnum.Digits(frac)) {
 		return decimal.Zero, malformed(field, "must be a plain decimal number")
 	}
 	d, err := decimal.NewFromString(s)

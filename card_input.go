@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/paygate/paygate-go/internal/cardnum"
 	"github.com/paygate/paygate-go/internal/redact"
 )
 
@@ -218,7 +219,7 @@ func checkCardData(scope string, number CardNumber, month, year int, code Securi
 	switch {
 	case code == "":
 		return &ValidationError{Field: name("security_code"), Reason: "is required"}
-	case !isDigits(string(code)) || len(code) < 3 || len(code) > 4:
+	case !cardnum.Digits(string(code)) || len(code) < 3 || len(code) > 4:
 		return &ValidationError{Field: name("security_code"), Reason: "must be 3 or 4 digits"}
 	}
 	return nil

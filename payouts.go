@@ -14,6 +14,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/paygate/paygate-go/internal/cardnum"
 	"github.com/paygate/paygate-go/internal/form"
 	"github.com/paygate/paygate-go/internal/jsonscalar"
 )
@@ -285,7 +286,7 @@ func (p *PayoutParameterParams) validate() error {
 		checkRequired("account", string(p.Account)),
 		checkCurrency("currency", p.Currency),
 	)
-	if err == nil && p.Type.IsCard() && (len(p.Account) < binLength || !isDigits(string(p.Account))) {
+	if err == nil && p.Type.IsCard() && (len(p.Account) < binLength || !cardnum.Digits(string(p.Account))) {
 		return &ValidationError{Field: "account", Reason: "must be a card number (or its first 6 digits), digits only"}
 	}
 	return err
@@ -364,7 +365,7 @@ func checkPayoutType(t PayoutType) error {
 
 // validCardExpiry accepts MM/YY.
 func validCardExpiry(s string) bool {
-	if len(s) != 5 || s[2] != '/' || !isDigits(s[:2]) || !isDigits(s[3:]) {
+	if len(s) != 5 || s[2] != '/' || !cardnum.Digits(s[:2]) || !cardnum.Digits(s[3:]) {
 		return false
 	}
 	m, _ := strconv.Atoi(s[:2])

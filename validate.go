@@ -5,6 +5,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
+
+	"github.com/paygate/paygate-go/internal/cardnum"
 )
 
 // Limits the spec states for request parameters.
@@ -56,7 +58,7 @@ func checkPhone(field, v string) error {
 	if v == "" {
 		return nil
 	}
-	if !isDigits(v) {
+	if !cardnum.Digits(v) {
 		return &ValidationError{Field: field, Reason: "must be digits only in international format, without + or separators"}
 	}
 	return nil
@@ -68,11 +70,11 @@ func checkCardNumber(field, number string) error {
 	switch {
 	case number == "":
 		return &ValidationError{Field: field, Reason: "is required"}
-	case !isDigits(number):
+	case !cardnum.Digits(number):
 		return &ValidationError{Field: field, Reason: "must be digits only, without spaces or separators"}
 	case len(number) < 12 || len(number) > 19:
 		return &ValidationError{Field: field, Reason: "must be 12 to 19 digits"}
-	case !luhnValid(number):
+	case !cardnum.LuhnValid(number):
 		return &ValidationError{Field: field, Reason: "fails the Luhn check"}
 	}
 	return nil
@@ -97,35 +99,6 @@ func firstError(errs ...error) error {
 		}
 	}
 	return nil
-}
-
-func luhnValid(number string) bool {
-	sum := 0
-	double := false
-	for i := len(number) - 1; i >= 0; i-- {
-		d := int(number[i] - '0')
-		if double {
-			d *= 2
-			if d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-		double = !double
-	}
-	return sum%10 == 0
-}
-
-func isDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/cardnum"
 )
 
 // The test cards. Any other number that passes the Luhn check is approved.
@@ -110,7 +111,7 @@ func parseCard(params map[string][]string, prefix string, now time.Time) (*cardD
 	switch {
 	case number == "":
 		return nil, newError(paygate.CodeCardNumberMissing, "")
-	case !luhnValid(number):
+	case !cardnum.Valid(number):
 		return nil, newError(paygate.CodeCardNumberInvalid, "")
 	case month == "":
 		return nil, newError(paygate.CodeExpirationMonthMissing, "")
@@ -126,7 +127,7 @@ func parseCard(params map[string][]string, prefix string, now time.Time) (*cardD
 	switch {
 	case code == "":
 		return nil, newError(paygate.CodeSecurityCodeMissing, "")
-	case len(code) < 3 || len(code) > 4 || !isDigits(code):
+	case len(code) < 3 || len(code) > 4 || !cardnum.Digits(code):
 		return nil, newError(paygate.CodeSecurityCodeInvalid, "")
 	}
 	holder := get("holder")
@@ -172,33 +173,6 @@ func cardScheme(number string) string {
 		return "amex"
 	}
 	return "unknown"
-}
-
-func luhnValid(number string) bool {
-	if len(number) < 12 || len(number) > 19 || !isDigits(number) {
-		return false
-	}
-	sum, double := 0, false
-	for i := len(number) - 1; i >= 0; i-- {
-		d := int(number[i] - '0')
-		if double {
-			if d *= 2; d > 9 {
-				d -= 9
-			}
-		}
-		sum += d
-		double = !double
-	}
-	return sum%10 == 0
-}
-
-func isDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
 }
 
 func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }

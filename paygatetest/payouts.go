@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/cardnum"
 )
 
 // The payout types of the sandbox, by id.
@@ -43,7 +44,7 @@ func (s *Server) payoutParameters(c *call) (any, *apiError) {
 		return nil, err
 	}
 	account := c.get("account")
-	if typ == PayoutCreditCard && (len(account) < 6 || !isDigits(account)) {
+	if typ == PayoutCreditCard && (len(account) < 6 || !cardnum.Digits(account)) {
 		return nil, errMerchantData("account")
 	}
 	if account == "" {
@@ -85,7 +86,7 @@ func (s *Server) createPayout(c *call) (any, *apiError) {
 				return nil, err
 			}
 		case account != "":
-			if !luhnValid(account) {
+			if !cardnum.Valid(account) {
 				return nil, newError(paygate.CodeCardNumberInvalid, "")
 			}
 			cd = &cardData{number: account}
