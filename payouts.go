@@ -257,6 +257,21 @@ func (p *PayoutParams) CheckRequired(controls []PayoutParameter) error {
 	return nil
 }
 
+// Set gives the parameter name, as [PayoutsService.Parameters] returned it,
+// the value: the field of p that carries that name when there is one
+// (FirstName for "firstName", Account for "account", ...), Extra otherwise.
+// Set does not validate; Create does.
+func (p *PayoutParams) Set(name, value string) {
+	if i, ok := payoutFields()[name]; ok && i >= 0 {
+		reflect.ValueOf(p).Elem().Field(i).SetString(value)
+		return
+	}
+	if p.Extra == nil {
+		p.Extra = map[string]string{}
+	}
+	p.Extra[name] = value
+}
+
 // String describes the payout without the account, the remitter's card
 // number or Extra.
 func (p PayoutParams) String() string {
@@ -336,24 +351,31 @@ func (p *PayoutParams) validate(Form) error {
 // sends, so that no parameter goes out twice.
 func (p *PayoutParams) checkExtra() error {
 	for name := range p.Extra {
-		if name == "" || name == "project" || name == SignatureParam || payoutFieldNames()[name] {
+		if _, own := payoutFields()[name]; name == "" || name == "project" || name == SignatureParam || own {
 			return &ValidationError{Field: "Extra[" + name + "]", Reason: "is a parameter with its own field, or reserved"}
 		}
 	}
 	return nil
 }
 
-// payoutFieldNames returns the wire names of payoutRequest's fields.
-var payoutFieldNames = sync.OnceValue(func() map[string]bool {
-	names := map[string]bool{"type": true}
+// payoutFields maps the wire names of payoutRequest's fields to the index
+// of the PayoutParams string field that carries each, or -1 for the ones
+// that are not strings (type, amount).
+var payoutFields = sync.OnceValue(func() map[string]int {
+	fields := map[string]int{"type": -1}
 	t := reflect.TypeFor[PayoutParams]()
 	for i := 0; i < t.NumField(); i++ {
-		name, opts, _ := strings.Cut(t.Field(i).Tag.Get("url"), ",")
-		if name != "" && name != "-" && opts != "inline" {
-			names[name] = true
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("url"), ",")
+		if name == "" || name == "-" || opts == "inline" {
+			continue
+		}
+		fields[name] = -1
+		if f.Type.Kind() == reflect.String {
+			fields[name] = i
 		}
 	}
-	return names
+	return fields
 })
 
 func checkPayoutType(t PayoutType) error {

@@ -337,3 +337,19 @@ func TestPayoutParameters_MalformedAnswersAreResponseErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestPayoutParamsSet_FillsTheFieldOfThatNameElseExtra(t *testing.T) {
+	var p PayoutParams
+	p.Set("firstName", "Jane")
+	p.Set("cardHolder", "JANE DOE")
+	p.Set("account", "4242424242424242")
+	p.Set("purposeCode", "SALA")
+	require.Equal(t, "Jane", p.FirstName)
+	require.Equal(t, "JANE DOE", p.CardHolder)
+	require.Equal(t, AccountNumber("4242424242424242"), p.Account)
+	require.Equal(t, map[string]string{"purposeCode": "SALA"}, p.Extra)
+
+	p.Set("amount", "10")
+	require.True(t, p.Amount.IsZero(), "amount is not a string field")
+	require.ErrorContains(t, p.checkExtra(), "Extra[amount]", "and is refused when sent through Extra")
+}
