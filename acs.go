@@ -7,7 +7,6 @@ import (
 	"html/template"
 	"mime"
 	"net/http"
-	"net/url"
 )
 
 // MaxACSReturnBytes bounds the body ReadACSReturn reads. A PaRes is a few
@@ -90,8 +89,7 @@ func (a *ACS) checkURL() error {
 	if a == nil {
 		return errors.New("paygate: no ACS object: the payment needs no 3-D Secure redirect")
 	}
-	u, err := url.Parse(a.URL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if _, ok := absoluteHTTPURL(a.URL); !ok {
 		return errors.New("paygate: the ACS URL is not an absolute http(s) URL")
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"maps"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 
@@ -43,14 +42,15 @@ func (s *CardsService) Tokenize(ctx context.Context, p *TokenizeParams, opts ...
 }
 
 // UserDetails describe the payer of a charge in place of an internal user
-// id (extended form only). The gateway resolves them as user/resolve does,
-// and they are sent under the same names, as user[identifier], user[ip] and
-// so on.
+// id (extended form only). The gateway resolves them as user/resolve does.
+// They are sent as a User object in bracket notation, under the field names
+// of the spec's User object table: user[identifier], user[displayName],
+// user[email], user[phone], user[locale], user[ip].
 type UserDetails struct {
 	// Identifier is the merchant's own user id: unique and never changed.
 	// Required.
 	Identifier  string `url:"identifier"`
-	DisplayName string `url:"display_name,omitempty"`
+	DisplayName string `url:"displayName,omitempty"`
 	Email       string `url:"email,omitempty"`
 	// Phone is in international format: digits only, without a leading +
 	// or separators.
@@ -217,7 +217,7 @@ func (p *ChargeParams) validate(f Form) error {
 		checkCurrency("currency", p.Currency),
 		checkRequired("description", p.Description),
 		checkMaxLen("order_id", p.OrderID, MaxOrderIDLength),
-		checkReturnURL("acs_return_url", p.ACSReturnURL),
+		checkURL("acs_return_url", p.ACSReturnURL),
 		p.checkRecurring(),
 		checkAttributes(p.Attributes),
 	)
@@ -298,12 +298,3 @@ func checkAttributes(attrs map[string]string) error {
 }
 
 // checkReturnURL accepts an empty value or an absolute http(s) URL.
-func checkReturnURL(field, v string) error {
-	if v == "" {
-		return nil
-	}
-	if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return &ValidationError{Field: field, Reason: "must be an absolute http(s) URL"}
-	}
-	return nil
-}

@@ -198,7 +198,7 @@ func TestCharge_CardAndUserObjectsAreSentInBracketNotation(t *testing.T) {
 	requireSigned(t, r)
 	requireFields(t, r, map[string]string{
 		"user[identifier]":       "cust-8841",
-		"user[display_name]":     "Jane Doe",
+		"user[displayName]":      "Jane Doe",
 		"user[email]":            "jane.doe@example.com",
 		"user[phone]":            "4915123456789",
 		"user[locale]":           "de",
@@ -425,6 +425,8 @@ func TestCharge_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 		{"holder over 21 characters", withCard(func(c *CardDetails) { c.Holder = "JANE ALEXANDRA DOE-SMI" }), "card[holder]"},
 		{"price zero", func(p *ChargeParams) { p.Price = decimal.Zero }, "price"},
 		{"price negative", func(p *ChargeParams) { p.Price = decimal.RequireFromString("-24.90") }, "price"},
+		{"price with three decimals", func(p *ChargeParams) { p.Price = decimal.RequireFromString("24.901") }, "price"},
+		{"price beyond decimal(12,2)", func(p *ChargeParams) { p.Price = decimal.RequireFromString("10000000000") }, "price"},
 		{"currency missing", func(p *ChargeParams) { p.Currency = "" }, "currency"},
 		{"currency lowercase", func(p *ChargeParams) { p.Currency = "eur" }, "currency"},
 		{"currency four letters", func(p *ChargeParams) { p.Currency = "EURO" }, "currency"},

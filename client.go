@@ -265,11 +265,8 @@ func (c *Client) LogValue() slog.Value {
 }
 
 func parseHTTPURL(s string) (*url.URL, error) {
-	u, err := url.Parse(s)
-	if err != nil {
-		return nil, err
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	u, ok := absoluteHTTPURL(s)
+	if !ok {
 		return nil, fmt.Errorf("%q is not an absolute http(s) URL", s)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
@@ -331,7 +328,6 @@ type checker interface {
 }
 
 var pairsPool = sync.Pool{New: func() any { p := make(form.Pairs, 0, 24); return &p }}
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 // do is the one request pipeline: validate, encode, sign, send (with the
 // retries the policy allows), read, decode.
@@ -367,15 +363,18 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 		pairs = append(pairs, form.Pair{Key: SignatureParam, Value: c.signer.sign(values)})
 	}
 	*pp = pairs
-	orderID, _ := pairs.Get("order_id")
-	if orderID == "" {
-		orderID, _ = pairs.Get("orderId")
+	unknown := &OutcomeUnknownError{Method: ep.method, Path: ep.path}
+	unknown.OrderID, _ = pairs.Get("order_id")
+	if unknown.OrderID == "" {
+		unknown.OrderID, _ = pairs.Get("orderId")
+	}
+	if id, ok := pairs.Get("id"); ok {
+		unknown.TransactionID, _ = ParseID(id)
 	}
 
-	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
-	encoded := form.AppendEncoded((*bp)[:0], pairs)
-	*bp = encoded
+	// The body is not pooled: the transport may read it after the call
+	// returns (an early answer, HTTP/2's writer goroutine).
+	encoded := form.AppendEncoded(make([]byte, 0, 512), pairs)
 
 	if settings.timeout > 0 {
 		var cancel context.CancelFunc
@@ -386,7 +385,8 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 	status, body, attempts, err := r.sendWithRetries(ctx, settings.retry)
 	if err != nil {
 		if ep.method == http.MethodPost && r.mayHaveReached {
-			return &OutcomeUnknownError{Method: ep.method, Path: ep.path, OrderID: orderID, Attempts: attempts, Err: err}
+			unknown.Attempts, unknown.Err = attempts, err
+			return unknown
 		}
 		return &NetworkError{Method: ep.method, Path: ep.path, Attempts: attempts, Err: err}
 	}
@@ -398,12 +398,14 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 	case errors.As(err, &apiErr):
 		apiErr.Attempts = attempts
 		if ep.method == http.MethodPost && apiErr.Code == 0 && status >= 500 {
-			return &OutcomeUnknownError{Method: ep.method, Path: ep.path, OrderID: orderID, Attempts: attempts, Err: err}
+			unknown.Attempts, unknown.Err = attempts, err
+			return unknown
 		}
 	case ep.method == http.MethodPost:
 		// The gateway answered 2xx, but with nothing we can read: it may
 		// well have charged.
-		return &OutcomeUnknownError{Method: ep.method, Path: ep.path, OrderID: orderID, Attempts: attempts, Err: err}
+		unknown.Attempts, unknown.Err = attempts, err
+		return unknown
 	}
 	return err
 }

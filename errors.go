@@ -242,6 +242,9 @@ type OutcomeUnknownError struct {
 	// OrderID is the merchant order id the request carried, if any: the key
 	// to look the outcome up with.
 	OrderID string
+	// TransactionID is the transaction the request named (a reversal by
+	// id), if any: look its status up to see whether it was reversed.
+	TransactionID ID
 	// Attempts is how many times the request was sent (earlier attempts
 	// provably never left the machine).
 	Attempts int
@@ -252,9 +255,12 @@ type OutcomeUnknownError struct {
 // Error implements the error interface.
 func (e *OutcomeUnknownError) Error() string {
 	s := "paygate: " + e.Method + " " + e.Path
-	if e.OrderID != "" {
+	switch {
+	case e.OrderID != "":
 		s += " for order " + strconv.Quote(e.OrderID) + ": outcome unknown, the gateway may have processed it (look the order up before retrying): "
-	} else {
+	case e.TransactionID != 0:
+		s += " for transaction " + e.TransactionID.String() + ": outcome unknown, the gateway may have processed it (look the transaction up before retrying): "
+	default:
 		s += ": outcome unknown, the gateway may have processed it: "
 	}
 	return s + e.Err.Error()

@@ -172,6 +172,11 @@ func (s CallbackStatus) Known() bool {
 	return false
 }
 
+// payoutFailure reports whether s ends a payout without paying out.
+func (s CallbackStatus) payoutFailure() bool {
+	return s == CallbackPayoutFailed || s == CallbackPayoutCancelled || s == CallbackPayoutAbandoned || s == CallbackFailed
+}
+
 // Card is a card as the gateway describes it in responses; it never holds
 // the full number.
 type Card struct {
@@ -334,8 +339,8 @@ func (p *Payment) Failed() bool {
 }
 
 // Pending reports whether the outcome is not known yet: the payment is
-// opened, processing or waiting for approval; recheck the status or wait for
-// the callback.
+// opened, processing, waiting for approval or authorized; recheck the status
+// or wait for the callback.
 func (p *Payment) Pending() bool {
 	switch p.Status {
 	case StatusOpened, StatusProcessing, StatusWaitingApproval, StatusAuthorized:

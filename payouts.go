@@ -50,6 +50,9 @@ func (s *PayoutsService) Types(ctx context.Context, opts ...CallOption) ([]Payou
 	if err := s.client.do(ctx, ep, nil, out, opts); err != nil {
 		return nil, err
 	}
+	if !*out.Success {
+		return nil, &DeclinedError{Method: ep.method, Path: ep.path}
+	}
 	return out.Types, nil
 }
 
@@ -80,8 +83,9 @@ type PayoutParameter struct {
 
 // Parameters returns the further parameters a payout of the given type, to
 // the given account, in the given currency needs (GET payout-parameters,
-// sent unsigned like the gateway's own clients send it). For a card type only
-// the BIN of Account is sent.
+// sent unsigned like the gateway's own clients send it). For a card type,
+// and for any account that is a valid card number, only the BIN of Account
+// is sent.
 func (s *PayoutsService) Parameters(ctx context.Context, p *PayoutParameterParams, opts ...CallOption) ([]PayoutParameter, error) {
 	if p == nil {
 		return nil, &ValidationError{Field: "type", Reason: "is required"}
@@ -90,7 +94,9 @@ func (s *PayoutsService) Parameters(ctx context.Context, p *PayoutParameterParam
 		return nil, err
 	}
 	q := payoutParameterQuery{Type: p.Type.ID, Account: string(p.Account), Currency: p.Currency}
-	if p.Type.IsCard() {
+	if p.Type.IsCard() || cardnum.Valid(q.Account) {
+		// Also when the type's key is unknown: a full card number never
+		// goes into a query string, which proxies and servers log.
 		q.Account = q.Account[:binLength]
 	}
 	var out payoutParameterList
@@ -198,15 +204,15 @@ func (s *PayoutsService) Create(ctx context.Context, p *PayoutParams, opts ...Ca
 		return nil, &ValidationError{Field: "type", Reason: "is required"}
 	}
 	const path = "payout"
-	out := new(Payout)
+	out := new(payoutResponse)
 	ep := endpoint{method: http.MethodPost, path: path, extendedOnly: true}
 	if err := s.client.do(ctx, ep, &payoutRequest{Type: p.Type.ID, PayoutParams: p}, out, opts); err != nil {
 		return nil, err
 	}
-	if !out.Success {
+	if !out.Payout.Success {
 		return nil, &DeclinedError{Method: http.MethodPost, Path: path, ID: out.ID, Status: string(out.Status)}
 	}
-	return out, nil
+	return &out.Payout, nil
 }
 
 // MissingParametersError lists the required payout parameters that have no
@@ -408,13 +414,13 @@ type payoutParameterQuery struct {
 }
 
 type payoutTypesResponse struct {
-	Success bool         `json:"success"`
+	Success *bool        `json:"success"`
 	Types   []PayoutType `json:"types"`
 }
 
 func (r *payoutTypesResponse) check() error {
-	if !r.Success {
-		return fmt.Errorf("success is false")
+	if r.Success == nil {
+		return missing("success")
 	}
 	for i, t := range r.Types {
 		if t.ID == 0 {
@@ -439,16 +445,27 @@ func (l payoutParameterList) check() error {
 	return nil
 }
 
-func (p *Payout) check() error {
-	if !p.Success {
-		return nil // Create reports it as declined
-	}
+// payoutResponse tells an absent success flag from false: a payout
+// answered without one has an unknown outcome, not a refusal.
+type payoutResponse struct {
+	Payout
+	Success *bool `json:"success"`
+}
+
+func (r *payoutResponse) check() error {
 	switch {
-	case p.ID == 0:
+	case r.Success == nil:
+		return missing("success")
+	case !*r.Success && r.Status != "" && !r.Status.payoutFailure():
+		// The gateway took the payout (it has a live status) yet says no:
+		// which of the two holds cannot be told.
+		return fmt.Errorf("success is false, but the payout is %s", r.Status)
+	case *r.Success && r.ID == 0:
 		return missing("id")
-	case p.Status == "":
+	case *r.Success && r.Status == "":
 		return missing("status")
 	}
+	r.Payout.Success = *r.Success
 	return nil
 }
 

@@ -52,12 +52,46 @@ func TestPayoutTypes_AvailableInBasicForm(t *testing.T) {
 	rec.Only(t)
 }
 
-func TestPayoutTypes_SuccessFalseIsAResponseError(t *testing.T) {
+func TestPayoutTypes_SuccessFalseIsDeclinedAndMissingSuccessMalformed(t *testing.T) {
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "payout-types", httpmock.NewStringResponder(200, `{"success":false,"types":[]}`))
 	_, err := c.Payouts.Types(context.Background())
+	require.ErrorIs(t, err, ErrDeclined)
+
+	record(t, mock, http.MethodGet, "payout-types", httpmock.NewStringResponder(200, `{"types":[]}`))
+	_, err = c.Payouts.Types(context.Background())
 	var re *ResponseError
 	require.ErrorAs(t, err, &re)
+	require.Equal(t, "success", re.Field)
+}
+
+// An answer without its success flag, or one that says no while the payout
+// is live, cannot be read as a refusal: the payout may have been made.
+func TestPayoutCreate_UnclearAnswersAreUnknownOutcomesNotDeclines(t *testing.T) {
+	for name, body := range map[string]string{
+		"no success flag":            `{"id":1000000000000000123,"status":"processing"}`,
+		"empty object":               `{}`,
+		"success false, live status": `{"success":false,"id":1000000000000000123,"status":"processing"}`,
+		"success true without an id": `{"success":true,"status":"processing"}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, mock := newMockClient(t)
+			rec := record(t, mock, http.MethodPost, "payout", httpmock.NewStringResponder(200, body))
+			_, err := c.Payouts.Create(context.Background(), &PayoutParams{
+				Type: sepaPayoutType, Account: "DE89370400440532013000", Amount: decimal.RequireFromString("10.00"),
+				Currency: "EUR", OrderID: "payout-77",
+			})
+			require.ErrorIs(t, err, ErrOutcomeUnknown)
+			require.NotErrorIs(t, err, ErrDeclined)
+			require.Len(t, rec.Requests(), 1)
+		})
+	}
+	c, mock := newMockClient(t)
+	record(t, mock, http.MethodPost, "payout", httpmock.NewStringResponder(200, `{"success":false,"id":1000000000000000123,"status":"payout_failed"}`))
+	_, err := c.Payouts.Create(context.Background(), &PayoutParams{
+		Type: sepaPayoutType, Account: "DE89370400440532013000", Amount: decimal.RequireFromString("10.00"), Currency: "EUR",
+	})
+	require.ErrorIs(t, err, ErrDeclined, "a refusal with a failure status is a decline")
 }
 
 func TestPayoutParameters_CardSendsOnlyTheBINUnsigned(t *testing.T) {
@@ -352,4 +386,14 @@ func TestPayoutParamsSet_FillsTheFieldOfThatNameElseExtra(t *testing.T) {
 	p.Set("amount", "10")
 	require.True(t, p.Amount.IsZero(), "amount is not a string field")
 	require.ErrorContains(t, p.checkExtra(), "Extra[amount]", "and is refused when sent through Extra")
+}
+
+func TestPayoutParameters_CardNumberIsCutEvenWithoutTheTypeKey(t *testing.T) {
+	c, mock := newMockClient(t)
+	rec := record(t, mock, http.MethodGet, "payout-parameters", fixtureResponder(t, 200, "payout_parameters_card.json"))
+	_, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: PayoutType{ID: 1}, Account: payoutTestCard, Currency: "EUR"})
+	require.NoError(t, err)
+	r := rec.Only(t)
+	require.Equal(t, string(payoutTestCard)[:6], r.Params.Get("account"))
+	require.NotContains(t, r.Raw, string(payoutTestCard))
 }

@@ -72,21 +72,38 @@ func (p *ReverseParams) validate(Form) error {
 // reversal either succeeded or returned an error. A refusal the gateway
 // explains with a code comes back as an [*Error], for example
 // [ErrNotReversible] (40504) or [ErrTransactionNotFound] (40403). When the
-// outcome is unknown (errors.Is(err, ErrOutcomeUnknown)), look the order up
-// with [TransactionsService.Reconcile] before reversing again.
+// outcome is unknown (errors.Is(err, ErrOutcomeUnknown)), read the
+// payment's status (by the error's TransactionID, or by order id) before
+// reversing again: refunded, or a refund transaction in the order's listing,
+// means the reversal went through.
 func (s *TransactionsService) Reverse(ctx context.Context, p *ReverseParams, opts ...CallOption) (*Payment, error) {
 	if p == nil {
 		return nil, &ValidationError{Field: "id", Reason: "either id or order_id is required"}
 	}
 	const path = "transaction/reverse"
-	out := new(Payment)
+	out := new(reverseResponse)
 	if err := s.client.do(ctx, endpoint{method: http.MethodPost, path: path}, p, out, opts); err != nil {
 		return nil, err
 	}
-	if !out.Success {
+	if !out.Payment.Success {
 		return nil, &DeclinedError{Method: http.MethodPost, Path: path, ID: out.ID, Status: string(out.Status)}
 	}
-	return out, nil
+	return &out.Payment, nil
+}
+
+// reverseResponse tells an absent success flag from false: a reversal
+// answered without one has an unknown outcome, not a refusal.
+type reverseResponse struct {
+	Payment
+	Success *bool `json:"success"`
+}
+
+func (r *reverseResponse) check() error {
+	if r.Success == nil {
+		return missing("success")
+	}
+	r.Payment.Success = *r.Success
+	return nil
 }
 
 // PaymentMethod is an alternative (non-card) payment method of
@@ -128,8 +145,8 @@ type AlternativePaymentParams struct {
 	Currency string `url:"currency"`
 	Email    string `url:"email,omitempty"`
 	IP       string `url:"ip,omitempty"`
-	// UA is the payer's user agent, at most 255 characters.
-	UA string `url:"ua,omitempty"`
+	// UserAgent is the payer's user agent, at most 255 characters.
+	UserAgent string `url:"ua,omitempty"`
 	// Phone is in international format, digits only, without + or
 	// separators; required for MethodQiwi.
 	Phone string `url:"phone,omitempty"`
@@ -152,10 +169,13 @@ func (p *AlternativePaymentParams) validate(Form) error {
 		checkCurrency("currency", p.Currency),
 		checkRequired("description", p.Description),
 		checkRequired("success_url", p.SuccessURL),
+		checkURL("success_url", p.SuccessURL),
 		checkRequired("fail_url", p.FailURL),
-		checkMaxLen("ua", p.UA, MaxUserAgentLength),
+		checkURL("fail_url", p.FailURL),
+		checkMaxLen("ua", p.UserAgent, MaxUserAgentLength),
 		checkMaxLen("order_id", p.OrderID, MaxOrderIDLength),
-		checkPhone("phone", p.Phone),
+		checkUser(userFields{identifier: "user", email: "email", phone: "phone", locale: "locale", ip: "ip"},
+			p.User, p.Email, p.Phone, p.Locale, p.IP),
 	)
 	switch {
 	case err != nil:
@@ -347,7 +367,9 @@ func (s *TransactionsService) All(ctx context.Context, p *ListParams, opts ...Ca
 type Reconciliation struct {
 	// OrderID is the order that was looked up.
 	OrderID string
-	// Found reports whether the gateway recorded anything for the order.
+	// Found reports whether the gateway has recorded anything for the order
+	// so far. False is not proof that a request never arrived: one still in
+	// flight may be recorded a moment later.
 	Found bool
 	// Transactions are the order's transactions (extended form), in the
 	// gateway's order.
@@ -377,8 +399,10 @@ func (r *Reconciliation) Completed() bool {
 // transaction of the order (GET transactions, all pages); in the basic form,
 // which has no listing, it reads the status by order id (GET
 // transaction/status). Nothing recorded (an empty listing, or 40403 on the
-// status look-up) is not an error: the result has Found false, and the
-// request is safe to send again with the same order id.
+// status look-up) is not an error: the result has Found false. That means
+// "nothing recorded yet", not "never arrived": a request still being
+// processed may appear later, so keep the order pending, look again after a
+// while or wait for the callback, and only then decide to charge again.
 //
 // A worked example. A charge for order "ord-1001" times out after the
 // request left:
@@ -392,8 +416,8 @@ func (r *Reconciliation) Completed() bool {
 //			// The gateway is still unreachable: keep the order pending and
 //			// reconcile later; do not charge again.
 //		case !rec.Found:
-//			// The charge never reached the gateway: charge again, with the
-//			// same order id.
+//			// Nothing recorded yet: keep the order pending and look again
+//			// later (or wait for the callback) before charging again.
 //		case rec.Completed():
 //			// The charge went through: fulfil the order.
 //		default:

@@ -103,7 +103,7 @@ func TestCreate_SendsSignedFieldsAndBuildsRedirectURL(t *testing.T) {
 	got, err := c.Transactions.Create(context.Background(), &AlternativePaymentParams{
 		User: "customer-8812", DisplayName: "Jane Roe", PaymentMethod: MethodQiwi,
 		Price: decimal.RequireFromString("1234.57"), Currency: "RUB", Email: "jane@example.com", IP: "203.0.113.9",
-		UA: "Mozilla/5.0", Phone: "79161234567", Locale: "ru", OrderID: "ord-77",
+		UserAgent: "Mozilla/5.0", Phone: "79161234567", Locale: "ru", OrderID: "ord-77",
 		Description: "Premium plan", SuccessURL: "https://shop.test/ok", FailURL: "https://shop.test/fail",
 	})
 	require.NoError(t, err)
@@ -175,7 +175,12 @@ func TestCreate_Validation(t *testing.T) {
 		{"fail url required", func(p *AlternativePaymentParams) { p.FailURL = "" }, "fail_url"},
 		{"qiwi needs a phone", func(p *AlternativePaymentParams) { p.PaymentMethod = MethodQiwi }, "phone"},
 		{"phone digits only", func(p *AlternativePaymentParams) { p.Phone = "+7 916 123-45-67" }, "phone"},
-		{"ua at most 255", func(p *AlternativePaymentParams) { p.UA = strings.Repeat("a", 256) }, "ua"},
+		{"ua at most 255", func(p *AlternativePaymentParams) { p.UserAgent = strings.Repeat("a", 256) }, "ua"},
+		{"success url relative", func(p *AlternativePaymentParams) { p.SuccessURL = "/paid" }, "success_url"},
+		{"fail url not http", func(p *AlternativePaymentParams) { p.FailURL = "ftp://shop.example.com/x" }, "fail_url"},
+		{"email without at", func(p *AlternativePaymentParams) { p.Email = "jane.example.com" }, "email"},
+		{"ip not an address", func(p *AlternativePaymentParams) { p.IP = "300.1.1.1" }, "ip"},
+		{"locale three letters", func(p *AlternativePaymentParams) { p.Locale = "rus" }, "locale"},
 		{"order id at most 64", func(p *AlternativePaymentParams) { p.OrderID = strings.Repeat("o", 65) }, "order_id"},
 	}
 	for _, tt := range tests {
@@ -642,4 +647,17 @@ func TestAll_StopsAtTotalCountWhenStartingLater(t *testing.T) {
 	}
 	assert.Equal(t, 2, n)
 	assert.Equal(t, []string{"2"}, txPageNumbers(rec))
+}
+
+func TestReverse_AnswerWithoutSuccessIsAnUnknownOutcomeCarryingTheID(t *testing.T) {
+	c, mock := newMockClient(t)
+	rec := record(t, mock, http.MethodPost, "transaction/reverse", httpmock.NewStringResponder(200, `{}`))
+	_, err := c.Transactions.Reverse(context.Background(), &ReverseParams{ID: 9007199254740993123, Amount: decimal.RequireFromString("5.00")})
+	require.ErrorIs(t, err, ErrOutcomeUnknown, "an empty answer is not a refusal")
+	require.NotErrorIs(t, err, ErrDeclined)
+	var unknown *OutcomeUnknownError
+	require.ErrorAs(t, err, &unknown)
+	require.Equal(t, ID(9007199254740993123), unknown.TransactionID)
+	require.Contains(t, err.Error(), "transaction 9007199254740993123")
+	require.Len(t, rec.Requests(), 1)
 }

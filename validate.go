@@ -1,6 +1,7 @@
 package paygate
 
 import (
+	"net/url"
 	"strconv"
 	"unicode/utf8"
 
@@ -44,13 +45,23 @@ func checkCurrency(field, v string) error {
 	return nil
 }
 
-// checkAmount requires a positive amount.
+// checkAmount requires a positive amount with at most two decimal places:
+// the gateway keeps prices as decimal(12,2), so a finer amount would be
+// rounded there and differ from what was signed.
 func checkAmount(field string, d decimal.Decimal) error {
-	if !d.IsPositive() {
+	switch {
+	case !d.IsPositive():
 		return &ValidationError{Field: field, Reason: "must be greater than zero"}
+	case !d.Equal(d.Round(2)):
+		return &ValidationError{Field: field, Reason: "must have at most 2 decimal places"}
+	case d.GreaterThanOrEqual(maxAmount):
+		return &ValidationError{Field: field, Reason: "must be less than 10^10 (decimal(12,2))"}
 	}
 	return nil
 }
+
+// maxAmount is the first amount decimal(12,2) cannot hold.
+var maxAmount = decimal.New(1, 10)
 
 // checkPhone accepts an empty phone or the international format the gateway
 // wants: digits only, no leading +, no separators.
@@ -87,6 +98,23 @@ func checkExpiry(monthField string, month int, yearField string, year int) error
 	}
 	if year < 1000 || year > 9999 {
 		return &ValidationError{Field: yearField, Reason: "must be a four-digit year"}
+	}
+	return nil
+}
+
+// absoluteHTTPURL parses s and requires an absolute http or https URL.
+func absoluteHTTPURL(s string) (*url.URL, bool) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, false
+	}
+	return u, true
+}
+
+// checkURL accepts an empty value or an absolute http(s) URL.
+func checkURL(field, v string) error {
+	if _, ok := absoluteHTTPURL(v); v != "" && !ok {
+		return &ValidationError{Field: field, Reason: "must be an absolute http(s) URL"}
 	}
 	return nil
 }

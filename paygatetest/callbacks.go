@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -72,7 +73,7 @@ func callbackValues(t *txn, status paygate.CallbackStatus) url.Values {
 	if p.Sandbox {
 		sandbox = "1"
 	}
-	v.Set("project", p.Key)
+	v.Set("project", strconv.Itoa(p.ID))
 	v.Set("user", userID(t.user))
 	v.Set("id", idString(t.id))
 	v.Set("reference_id", ref)
@@ -96,10 +97,20 @@ func callbackValues(t *txn, status paygate.CallbackStatus) url.Values {
 	return v
 }
 
+// basicCallbackStatuses are the callback statuses of the basic form.
+var basicCallbackStatuses = map[paygate.CallbackStatus]bool{
+	paygate.CallbackCompleted: true, paygate.CallbackFailed: true, paygate.CallbackVerified: true,
+	paygate.CallbackReversed: true, paygate.CallbackRefundCompleted: true, paygate.CallbackChargebackCompleted: true,
+	paygate.CallbackRetrievalCompleted: true, paygate.CallbackPenaltyCompleted: true,
+}
+
 // notify records the callback of t's status change and starts sending it.
 // The caller holds s.mu, so callbacks are numbered in the order of the
 // changes.
 func (s *Server) notify(t *txn, status paygate.CallbackStatus) {
+	if t.project.Form == paygate.FormBasic && !basicCallbackStatuses[status] {
+		return // the basic form has no callback for this change
+	}
 	v := callbackValues(t, status)
 	v.Set(paygate.SignatureParam, paygate.Sign(v, t.project.Secret))
 	target := t.project.CallbackURL

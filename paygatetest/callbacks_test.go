@@ -77,7 +77,7 @@ func TestCallbacks_CarryEveryEventFieldSigned(t *testing.T) {
 
 	assert.Equal(t, []string{"amount", "attr_realm", "currency", "deposit", "earned", "id", "order_id", "price", "project",
 		"reason", "reference_id", "sandbox", "signature", "status", "type", "user", "vat_amount", "vat_rate"}, keys(d.Values))
-	want := url.Values{"project": {s.srv.ProjectKey}, "user": {uid}, "id": {idOf(pay)}, "reference_id": {""},
+	want := url.Values{"project": {"1"}, "user": {uid}, "id": {idOf(pay)}, "reference_id": {""},
 		"order_id": {"o-1"}, "amount": {"10.00"}, "price": {"10.0000"}, "deposit": {"0.0000"}, "earned": {"9.7100"},
 		"vat_rate": {"0.0000"}, "vat_amount": {"0.0000"}, "currency": {"EUR"}, "type": {"transaction"},
 		"status": {"completed"}, "reason": {""}, "sandbox": {"1"}, "attr_realm": {"eu"}}

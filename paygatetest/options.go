@@ -9,6 +9,10 @@ import (
 
 // Project is a merchant project as the sandbox keeps it.
 type Project struct {
+	// ID is the project's numeric id, which callbacks carry in their
+	// "project" field (integer(11) in the spec); zero takes the next free
+	// id when the project is added.
+	ID int
 	// Key is the public key, sent as "project".
 	Key string
 	// Secret is the private key requests and callbacks are signed with.

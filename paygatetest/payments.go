@@ -113,7 +113,7 @@ func (s *Server) chargeUser(c *call) (*user, *apiError) {
 	if !c.basic() {
 		if ident := c.get("user[identifier]"); ident != "" {
 			return s.st.resolveUser(c.project, userInput{
-				identifier: ident, displayName: c.get("user[display_name]"), email: c.get("user[email]"),
+				identifier: ident, displayName: c.get("user[displayName]"), email: c.get("user[email]"),
 				phone: c.get("user[phone]"), ip: c.get("user[ip]"), locale: c.get("user[locale]"),
 			}), nil
 		}

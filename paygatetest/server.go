@@ -119,8 +119,7 @@ func (s *Server) Advance(d time.Duration) { s.clock.Advance(d) }
 func (s *Server) AddProject(p Project) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cp := p
-	s.st.projects[p.Key] = &cp
+	s.st.addProject(p)
 }
 
 // SettlePending completes every payment and payout that is processing now,
@@ -185,7 +184,7 @@ func start(addr string, opts []Option) (*Server, error) {
 		cancel:          cancel,
 	}
 	p := cfg.project
-	s.st.projects[p.Key] = &p
+	s.st.addProject(p)
 	s.hs = httptest.NewUnstartedServer(s)
 	if addr != "" {
 		ln, err := net.Listen("tcp", addr)

@@ -118,3 +118,11 @@ func (s *state) lookupTxn(p *Project, id, orderID string) (*txn, *apiError) {
 }
 
 func idString(n int64) string { return strconv.FormatInt(n, 10) }
+
+// addProject registers p, numbering it when it has no id.
+func (st *state) addProject(p Project) {
+	if p.ID == 0 {
+		p.ID = len(st.projects) + 1
+	}
+	st.projects[p.Key] = &p
+}

@@ -63,9 +63,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer srv.Close()
-	// The keys are the sandbox's own and protect nothing, so printing them
-	// is what a developer starting it wants.
-	fmt.Fprintf(stderr, "project %s, private key %s, %s form\n", *project, *secret, form)
+	// The private key is never printed: developers do pass real-looking keys.
+	fmt.Fprintf(stderr, "project %s, %s form (private key from -secret)\n", *project, form)
 	fmt.Fprintf(stdout, "listening on %s\n", srv.URL)
 	<-ctx.Done()
 	return nil

@@ -73,7 +73,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	// Bounded reads and writes: a slow sender cannot hold a handler open.
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second}
 	fmt.Fprintf(stderr, "listening on http://%s\n", ln.Addr())
 
 	served := make(chan error, 1)
