@@ -52,9 +52,10 @@ func newSandbox(t testing.TB, form paygate.Form, opts ...paygatetest.Option) *sa
 	return &sandbox{srv: srv, client: srv.Client(), form: form}
 }
 
-// ctx is the context of one sandbox call.
+// testCtx is the context of sandbox calls: generous, as a loaded machine
+// running -race can be slow.
 func testCtx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -173,10 +174,10 @@ func newReceiver(t testing.TB, privateKey string) *receiver {
 }
 
 // wait returns the callback of transaction id with status, waiting for it
-// up to 5 seconds.
+// up to 30 seconds.
 func (rc *receiver) wait(t testing.TB, id paygate.ID, status paygate.CallbackStatus) *paygate.Callback {
 	t.Helper()
-	deadline := time.After(5 * time.Second)
+	deadline := time.After(30 * time.Second)
 	for {
 		rc.mu.Lock()
 		changed := rc.changed
@@ -190,7 +191,7 @@ func (rc *receiver) wait(t testing.TB, id paygate.ID, status paygate.CallbackSta
 		select {
 		case <-changed:
 		case <-deadline:
-			t.Fatalf("no %s callback for transaction %s within 5s", status, id)
+			t.Fatalf("no %s callback for transaction %s within 30s", status, id)
 		}
 	}
 }
