@@ -1,7 +1,12 @@
 package paygate_test
 
 import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -32,7 +37,10 @@ func TestIntegration_EveryCallbackVerifiesAndConfirms(t *testing.T) {
 			verifier, err := paygate.NewCallbackVerifier(sb.srv.PrivateKey)
 			require.NoError(t, err)
 
-			paid := sb.charge(t, paygatetest.CardApproved, "50.00", "ord-paid")
+			paidParams := sb.chargeParams(t, sb.user(t, "cust-paid"), paygatetest.CardApproved, "50.00", "ord-paid")
+			paidParams.Attributes = map[string]string{"realm": "eu-west"}
+			paid, err := sb.client.Cards.Charge(testCtx(t), paidParams)
+			require.NoError(t, err)
 			sb.charge(t, paygatetest.CardDeclined, "50.00", "ord-declined")
 			verify := sb.chargeParams(t, sb.user(t, "cust-verify"), paygatetest.CardApproved, "50.00", "ord-verify")
 			verify.VerifyCard = true
@@ -54,6 +62,8 @@ func TestIntegration_EveryCallbackVerifiesAndConfirms(t *testing.T) {
 			}
 			rc.wait(t, processing.ID, paygate.CallbackCompleted)
 			sb.srv.SettlePending()
+			assert.Equal(t, paidParams.Attributes, rc.wait(t, paid.ID, paygate.CallbackCompleted).Attrs,
+				"custom attributes come back in the callback")
 
 			deliveries := sb.srv.Deliveries()
 			seen := make(map[paygate.CallbackStatus]bool)
@@ -130,4 +140,35 @@ func TestIntegration_SecondProjectOnOneServer(t *testing.T) {
 	require.NoError(t, err)
 	_, err = basic.Transactions.Status(testCtx(t), &paygate.StatusParams{ID: sb.charge(t, paygatetest.CardApproved, "5.00", "ord-1").ID})
 	require.ErrorIs(t, err, paygate.ErrTransactionNotFound, "another project's transaction")
+}
+
+// A callback the merchant failed to process is answered 500 by the
+// CallbackHandler, delivered again by the sandbox, and processed then.
+func TestIntegration_FailedCallbackIsDeliveredAgain(t *testing.T) {
+	var calls atomic.Int32
+	processed := make(chan *paygate.Callback, 1)
+	h, err := paygate.NewCallbackHandler([]string{paygatetest.DefaultPrivateKey}, func(_ context.Context, cb *paygate.Callback) error {
+		if calls.Add(1) == 1 {
+			return errors.New("database unavailable")
+		}
+		processed <- cb
+		return nil
+	})
+	require.NoError(t, err)
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	sb := newSandbox(t, paygate.FormExtended, paygatetest.WithCallbackURL(hs.URL), paygatetest.WithCallbackRetry(3, 10*time.Millisecond))
+
+	pay := sb.charge(t, paygatetest.CardApproved, "10.00", "ord-1")
+	select {
+	case cb := <-processed:
+		assert.Equal(t, pay.ID, cb.ID)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the callback was not delivered again")
+	}
+	d, err := sb.srv.WaitForDelivery(testCtx(t), func(d paygatetest.Delivery) bool { return d.Done })
+	require.NoError(t, err)
+	assert.True(t, d.Delivered)
+	assert.Equal(t, 2, d.Attempts)
+	assert.Equal(t, int32(2), calls.Load())
 }

@@ -402,3 +402,55 @@ func formAction(t testing.TB, page string) string {
 	require.NotNil(t, m, "no form in page")
 	return m[1]
 }
+
+// The extended form charges a card and a payer given in full, without a
+// token or a resolved user; the payer is the user Resolve would find.
+func TestIntegration_ExtendedChargeWithCardAndUserDetails(t *testing.T) {
+	sb := newSandbox(t, paygate.FormExtended)
+	resolved := sb.user(t, "cust-1")
+	pay, err := sb.client.Cards.Charge(testCtx(t), &paygate.ChargeParams{
+		UserDetails: &paygate.UserDetails{Identifier: "cust-1", Email: "cust-1@example.com", IP: "203.0.113.7"},
+		Card: &paygate.CardDetails{
+			Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123", Holder: "JANE ROE",
+		},
+		Price: dec("17.00"), Currency: "EUR", Description: "Order ord-1", OrderID: "ord-1",
+	})
+	require.NoError(t, err)
+	assert.True(t, pay.Completed())
+	require.NotNil(t, pay.User)
+	assert.Equal(t, resolved, pay.User.ID)
+	require.NotNil(t, pay.Card)
+	assert.Equal(t, "JANE ROE", pay.Card.Holder)
+	assert.Equal(t, "************4242", pay.Card.Mask)
+}
+
+// What the basic form does not take, the SDK refuses before sending.
+func TestIntegration_BasicFormRefusesCardAndUserDetailsLocally(t *testing.T) {
+	sb := newSandbox(t, paygate.FormBasic)
+	client, sent := sb.countingClient()
+	card := &paygate.CardDetails{Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123"}
+	for name, p := range map[string]*paygate.ChargeParams{
+		"card":         {User: "1", Card: card, Price: dec("1"), Currency: "EUR", Description: "d"},
+		"user details": {UserDetails: &paygate.UserDetails{Identifier: "c", IP: "203.0.113.7"}, CardToken: "tmp", Price: dec("1"), Currency: "EUR", Description: "d"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := client.Cards.Charge(testCtx(t), p)
+			var verr *paygate.ValidationError
+			require.ErrorAs(t, err, &verr)
+		})
+	}
+	assert.Zero(t, sent.sent.Load(), "requests sent")
+}
+
+// A processing payment also settles when the sandbox's clock moves on.
+func TestIntegration_ProcessingPaymentSettlesWhenTheClockMoves(t *testing.T) {
+	for _, form := range forms {
+		t.Run(form.String(), func(t *testing.T) {
+			sb := newSandbox(t, form, paygatetest.WithProcessingDelay(0))
+			pay := sb.charge(t, paygatetest.CardProcessing, "40.00", "ord-1")
+			assert.Equal(t, paygate.StatusProcessing, sb.status(t, pay.ID).Status)
+			sb.srv.Advance(time.Minute)
+			assert.Equal(t, paygate.StatusCompleted, sb.status(t, pay.ID).Status)
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package paygate_test
 
 import (
+	"context"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -341,4 +342,72 @@ func (sb *sandbox) chargeRecurring(t *testing.T, user paygate.UserID) error {
 	t.Helper()
 	_, err := sb.client.Cards.ChargeRecurring(testCtx(t), &paygate.ChargeRecurringParams{User: user, Price: dec("9.99"), Currency: "EUR"})
 	return err
+}
+
+// The SDK refuses locally, naming the field and sending nothing, the input
+// the sandbox would answer with these codes.
+func TestIntegration_SDKRefusesLocallyWhatTheSandboxWouldReject(t *testing.T) {
+	card := func(number string, month int, code string) *paygate.TokenizeParams {
+		return &paygate.TokenizeParams{Number: paygate.CardNumber(number), ExpirationMonth: month, ExpirationYear: 2030, SecurityCode: paygate.SecurityCode(code)}
+	}
+	tests := []struct {
+		sandboxCode paygate.ErrorCode
+		form        paygate.Form
+		field       string
+		call        func(c *paygate.Client) error
+	}{
+		{paygate.CodeUserIdentifierMissing, paygate.FormExtended, "identifier", func(c *paygate.Client) error {
+			_, err := c.Users.Resolve(context.Background(), &paygate.ResolveUserParams{IP: "203.0.113.7"})
+			return err
+		}},
+		{paygate.CodeUserEmailMissing, paygate.FormBasic, "email", func(c *paygate.Client) error {
+			_, err := c.Users.Resolve(context.Background(), &paygate.ResolveUserParams{Identifier: "c", IP: "203.0.113.7"})
+			return err
+		}},
+		{paygate.CodeUserIPMissing, paygate.FormExtended, "ip", func(c *paygate.Client) error {
+			_, err := c.Users.Resolve(context.Background(), &paygate.ResolveUserParams{Identifier: "c"})
+			return err
+		}},
+		{paygate.CodeCardNumberMissing, paygate.FormExtended, "number", func(c *paygate.Client) error {
+			_, err := c.Cards.Tokenize(context.Background(), card("", 12, "123"))
+			return err
+		}},
+		{paygate.CodeCardNumberInvalid, paygate.FormExtended, "number", func(c *paygate.Client) error {
+			_, err := c.Cards.Tokenize(context.Background(), card("4242424242424241", 12, "123"))
+			return err
+		}},
+		{paygate.CodeExpiryInvalid, paygate.FormExtended, "expiration_month", func(c *paygate.Client) error {
+			_, err := c.Cards.Tokenize(context.Background(), card(paygatetest.CardApproved, 13, "123"))
+			return err
+		}},
+		{paygate.CodeSecurityCodeMissing, paygate.FormExtended, "security_code", func(c *paygate.Client) error {
+			_, err := c.Cards.Tokenize(context.Background(), card(paygatetest.CardApproved, 12, ""))
+			return err
+		}},
+		{paygate.CodeCardTokenMissing, paygate.FormBasic, "card_token", func(c *paygate.Client) error {
+			_, err := c.Cards.Charge(context.Background(), &paygate.ChargeParams{User: "1", Price: dec("1"), Currency: "EUR", Description: "d"})
+			return err
+		}},
+		{paygate.CodeCardholderInvalid, paygate.FormExtended, "card[holder]", func(c *paygate.Client) error {
+			_, err := c.Cards.Charge(context.Background(), &paygate.ChargeParams{
+				User: "1", Price: dec("1"), Currency: "EUR", Description: "d",
+				Card: &paygate.CardDetails{Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123", Holder: strings.Repeat("J", 22)},
+			})
+			return err
+		}},
+		{paygate.CodeMerchantDataMissing, paygate.FormExtended, "description", func(c *paygate.Client) error {
+			_, err := c.Cards.Charge(context.Background(), &paygate.ChargeParams{User: "1", CardToken: "tmp", Price: dec("1"), Currency: "EUR"})
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(strconv.Itoa(int(tt.sandboxCode))+"/"+tt.field, func(t *testing.T) {
+			sb := newSandbox(t, tt.form)
+			client, sent := sb.countingClient()
+			var verr *paygate.ValidationError
+			require.ErrorAs(t, tt.call(client), &verr)
+			assert.Equal(t, tt.field, verr.Field)
+			assert.Zero(t, sent.sent.Load(), "requests sent")
+		})
+	}
 }
