@@ -439,7 +439,7 @@ func TestIntegration_BasicFormRefusesCardAndUserDetailsLocally(t *testing.T) {
 			require.ErrorAs(t, err, &verr)
 		})
 	}
-	assert.Zero(t, sent.sent.Load(), "requests sent")
+	assert.Zero(t, sent.Load(), "requests sent")
 }
 
 // A processing payment also settles when the sandbox's clock moves on.

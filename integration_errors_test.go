@@ -407,7 +407,7 @@ func TestIntegration_SDKRefusesLocallyWhatTheSandboxWouldReject(t *testing.T) {
 			var verr *paygate.ValidationError
 			require.ErrorAs(t, tt.call(client), &verr)
 			assert.Equal(t, tt.field, verr.Field)
-			assert.Zero(t, sent.sent.Load(), "requests sent")
+			assert.Zero(t, sent.Load(), "requests sent")
 		})
 	}
 }

@@ -263,11 +263,11 @@ func (sb *sandbox) rewritingClient(rt *rewriteTransport, opts ...paygate.Option)
 	return sb.srv.Client(append([]paygate.Option{paygate.WithHTTPClient(&http.Client{Transport: rt})}, opts...)...)
 }
 
-// countingClient is a client of sb's project that counts the requests it
-// sends, unchanged.
-func (sb *sandbox) countingClient() (*paygate.Client, *rewriteTransport) {
+// countingClient is a client of sb's project that sends its requests
+// unchanged and counts them.
+func (sb *sandbox) countingClient() (*paygate.Client, *atomic.Int32) {
 	rt := &rewriteTransport{}
-	return sb.rewritingClient(rt), rt
+	return sb.rewritingClient(rt), &rt.sent
 }
 
 // postForm POSTs a form as a browser does, without following a redirect.

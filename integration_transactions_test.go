@@ -1,6 +1,7 @@
 package paygate_test
 
 import (
+	"io"
 	"net/http"
 	"net/url"
 	"testing"
@@ -154,6 +155,13 @@ func TestIntegration_GetListAndAll(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, []paygate.ID{refunds[1]}, ids(page.Transactions))
 	})
+	t.Run("updated filter: later refunds leave the payment's update time", func(t *testing.T) {
+		page, err := sb.client.Transactions.List(ctx, &paygate.ListParams{
+			OrderID: "ord-list", Updated: paygate.TimeRange{To: sandboxStart.Add(30 * time.Minute)},
+		})
+		require.NoError(t, err)
+		assert.Equal(t, []paygate.ID{payID}, ids(page.Transactions))
+	})
 	t.Run("all pages", func(t *testing.T) {
 		var got []paygate.ID
 		for tx, err := range sb.client.Transactions.All(ctx, &paygate.ListParams{OrderID: "ord-list", Limit: 1}) {
@@ -221,13 +229,20 @@ func TestIntegration_AlternativePaymentThroughTheConfirmPage(t *testing.T) {
 			assert.True(t, dec("9.90").Equal(pay.Amount))
 			assert.Equal(t, sb.srv.URL+"/confirm/"+pay.ID.String()+"/", pay.RedirectURL)
 
+			// The payer's browser opens the page and submits its form with
+			// the button pressed.
 			page, err := http.Get(pay.RedirectURL)
 			require.NoError(t, err)
+			body, err := io.ReadAll(page.Body)
 			page.Body.Close()
+			require.NoError(t, err)
 			require.Equal(t, http.StatusOK, page.StatusCode)
+			assert.Contains(t, string(body), `name="action" value="`+tt.action+`"`)
+			action, err := page.Request.URL.Parse(formAction(t, string(body)))
+			require.NoError(t, err)
 			assert.Equal(t, paygate.StatusOpened, sb.status(t, pay.ID).Status)
 
-			resp := postForm(t, pay.RedirectURL, url.Values{"action": {tt.action}})
+			resp := postForm(t, action.String(), url.Values{"action": {tt.action}})
 			assert.Equal(t, http.StatusSeeOther, resp.StatusCode)
 			assert.Equal(t, tt.location, resp.Header.Get("Location"))
 			assert.Equal(t, tt.status, sb.status(t, pay.ID).Status)
@@ -276,7 +291,7 @@ func TestIntegration_ExtendedOnlyEndpointsFailLocallyInTheBasicForm(t *testing.T
 			require.ErrorIs(t, call(), paygate.ErrBasicForm)
 		})
 	}
-	assert.Zero(t, sent.sent.Load(), "requests sent")
+	assert.Zero(t, sent.Load(), "requests sent")
 }
 
 func ids(txs []paygate.Transaction) []paygate.ID {
