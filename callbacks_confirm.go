@@ -79,7 +79,7 @@ func (c *Client) ConfirmCallback(ctx context.Context, cb *Callback, opts ...Call
 //	failed                        failed
 //	verified                      verified
 //	reversed                      reversed, refunded
-//	refund_completed              refunded
+//	refund_completed              refunded; completed when the transaction is the refund itself
 //	chargeback_completed          charged_back
 //	retrieval_completed           retrieved
 //	penalty_completed             completed (the penalty transaction)
@@ -111,9 +111,14 @@ var callbackTransactionStatuses = map[CallbackStatus][]Status{
 func confirmCallback(cb *Callback, tx *TransactionStatus) *CallbackConfirmation {
 	want := callbackTransactionStatuses[cb.Status]
 	sameTx := tx.ID == cb.ID
+	// A refund_completed callback is about the refund transaction (its
+	// reference_id is the refunded payment), whose own status is completed;
+	// requiring type refund keeps a payment's id, swapped in from
+	// reference_id, from confirming it.
+	refundItself := cb.Status == CallbackRefundCompleted && tx.Type == TypeRefund && tx.Status == StatusCompleted
 	return &CallbackConfirmation{
 		Transaction:    tx,
-		StatusAgrees:   sameTx && (slices.Contains(want, tx.Status) || slices.Contains(want, tx.OriginalStatus)),
+		StatusAgrees:   sameTx && (slices.Contains(want, tx.Status) || slices.Contains(want, tx.OriginalStatus) || refundItself),
 		PriceAgrees:    sameTx && tx.Price.Equal(cb.Price),
 		CurrencyAgrees: sameTx && tx.Currency == cb.Currency,
 		OrderIDAgrees:  sameTx && tx.OrderID == cb.OrderID,

@@ -24,6 +24,8 @@ func TestConfirmCallback_ComparesWithTransactionStatus(t *testing.T) {
 		{"basic completed agrees", FormBasic, CallbackCompleted, nil, "transaction_status_completed.json", true, nil},
 		{"completed then refunded still agrees by original status", FormExtended, CallbackCompleted, nil, "transaction_status_refunded.json", true, nil},
 		{"reversed agrees with refunded", FormBasic, CallbackReversed, url.Values{"id": {"9007199254740993"}}, "transaction_status_refunded.json", true, nil},
+		{"refund_completed agrees with the completed refund transaction", FormExtended, CallbackRefundCompleted, nil, "transaction_status_refund.json", true, nil},
+		{"refund_completed with the refunded payment's id swapped in", FormExtended, CallbackRefundCompleted, url.Values{"id": {"9007199254740993"}}, "transaction_status_completed.json", false, []string{"status"}},
 		{"completed while still processing", FormExtended, CallbackCompleted, nil, "transaction_status_processing.json", false, []string{"status"}},
 		{"failed callback for a completed payment", FormExtended, CallbackFailed, nil, "transaction_status_completed.json", false, []string{"status"}},
 		{"unknown status never agrees", FormExtended, "on_hold", nil, "transaction_status_completed.json", false, []string{"status"}},

@@ -18,4 +18,8 @@ func ExampleBalanceService_Get() {
 	fmt.Println("available:", balance.Amount, balance.Currency)
 	fmt.Println("rolling reserve:", balance.RollingReserve)
 	fmt.Println("in the base currency:", balance.BaseAmount, "reserve", balance.BaseRollingReserve)
+	// Output:
+	// available: 29.12 EUR
+	// rolling reserve: 0
+	// in the base currency: 29.12 reserve 0
 }

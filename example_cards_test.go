@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"log"
 	"net/http"
+	"net/url"
 
 	"github.com/paygate/paygate-go"
 	"github.com/shopspring/decimal"
@@ -27,6 +28,8 @@ func ExampleCardsService_Tokenize() {
 		log.Fatal(err)
 	}
 	fmt.Println(token.ID, token.Card.Mask, token.ExpiresAt)
+	// Output:
+	// tmp_0000000000000002 ************4242 2026-11-23 09:10:00 +0000 UTC
 }
 
 func ExampleCardsService_Charge() {
@@ -37,7 +40,7 @@ func ExampleCardsService_Charge() {
 	// card is enrolled in 3-D Secure, sends the payer on to the bank.
 	mux.HandleFunc("POST /checkout", func(w http.ResponseWriter, r *http.Request) {
 		payment, err := client.Cards.Charge(r.Context(), &paygate.ChargeParams{
-			User:         "100452",
+			User:         customerOf(r),
 			CardToken:    r.PostFormValue("card_token"),
 			Price:        decimal.RequireFromString("24.90"),
 			Currency:     "EUR",
@@ -73,8 +76,11 @@ func ExampleCardsService_Charge() {
 		}
 	})
 
-	// Serve mux as usual, for example with http.ListenAndServe.
-	_ = mux
+	// Serve mux as usual, for example with http.ListenAndServe. Here the
+	// payer's browser posts the token of a card enrolled in 3-D Secure.
+	payerPosts(mux, "/checkout", url.Values{"card_token": {exampleToken("4000000000003220")}})
+	// Output:
+	// 200 page with a form posting to /acs
 }
 
 func ExampleCardsService_Authenticate() {
@@ -101,15 +107,18 @@ func ExampleCardsService_Authenticate() {
 		fmt.Fprintln(w, "payment", payment.ID, "is being processed")
 	})
 
-	// Serve mux as usual, for example with http.ListenAndServe.
-	_ = mux
+	// Serve mux as usual, for example with http.ListenAndServe. Here the
+	// payer's browser comes back from the bank.
+	payerReturnsFromACS(mux, "/checkout/3ds-return")
+	// Output:
+	// 200 paid
 }
 
 func ExampleCardsService_ChargeRecurring() {
 	client := exampleClient()
 
 	payment, err := client.Cards.ChargeRecurring(context.Background(), &paygate.ChargeRecurringParams{
-		User:        "100452",
+		User:        subscriberID(),
 		Price:       decimal.RequireFromString("9.99"),
 		Currency:    "EUR",
 		OrderID:     "sub-100452-2026-12",
@@ -123,6 +132,8 @@ func ExampleCardsService_ChargeRecurring() {
 		log.Fatal(err)
 	}
 	fmt.Println(payment.ID, payment.Status)
+	// Output:
+	// 1000000000000000002 completed
 }
 
 func ExampleACS_RedirectForm() {
@@ -135,7 +146,7 @@ func ExampleACS_RedirectForm() {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /pay", func(w http.ResponseWriter, r *http.Request) {
 		payment, err := client.Cards.Charge(r.Context(), &paygate.ChargeParams{
-			User:        "100452",
+			User:        customerOf(r),
 			CardToken:   r.PostFormValue("card_token"),
 			Price:       decimal.RequireFromString("129.00"),
 			Currency:    "EUR",
@@ -161,6 +172,9 @@ func ExampleACS_RedirectForm() {
 		}
 	})
 
-	// Serve mux as usual, for example with http.ListenAndServe.
-	_ = mux
+	// Serve mux as usual, for example with http.ListenAndServe. Here the
+	// payer's browser posts the token of a card enrolled in 3-D Secure.
+	payerPosts(mux, "/pay", url.Values{"card_token": {exampleToken("4000000000003220")}})
+	// Output:
+	// 200 page with a form posting to /acs
 }

@@ -36,13 +36,14 @@ func ExamplePayoutsService_Create() {
 	}
 
 	params := &paygate.PayoutParams{
-		Type:      card,
-		Account:   "4242424242424242",
-		Amount:    decimal.RequireFromString("120.00"),
-		Currency:  "EUR",
-		OrderID:   "payout-2001",
-		FirstName: "Jane",
-		LastName:  "Roe",
+		Type:       card,
+		Account:    "4242424242424242",
+		Amount:     decimal.RequireFromString("120.00"),
+		Currency:   "EUR",
+		OrderID:    "payout-2001",
+		FirstName:  "Jane",
+		LastName:   "Roe",
+		CardHolder: "JANE ROE",
 		// Parameters without a field of their own go in Extra, by name.
 		Extra: map[string]string{"purposeCode": "SALA"},
 	}
@@ -54,4 +55,6 @@ func ExamplePayoutsService_Create() {
 		log.Fatal(err)
 	}
 	fmt.Println("payout", payout.ID, payout.Status) // the final status arrives by callback
+	// Output:
+	// payout 1000000000000000002 processing
 }

@@ -34,6 +34,8 @@ func ExampleTransactionsService_Reverse() {
 		// In the basic form only Success is set.
 		fmt.Println("reversed:", payment.Success, payment.Status)
 	}
+	// Output:
+	// reversed: true completed
 }
 
 func ExampleTransactionsService_Create() {
@@ -54,6 +56,8 @@ func ExampleTransactionsService_Create() {
 	}
 	// Send the payer's browser here; the outcome arrives by callback.
 	fmt.Println("redirect to", payment.RedirectURL)
+	// Output:
+	// redirect to https://checkout.example.com/confirm/1000000000000000002/
 }
 
 func ExampleTransactionsService_All() {
@@ -61,7 +65,7 @@ func ExampleTransactionsService_All() {
 
 	params := &paygate.ListParams{
 		OrderID: "order-1001",
-		Created: paygate.TimeRange{From: time.Now().AddDate(0, -1, 0)},
+		Created: paygate.TimeRange{From: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)},
 		Limit:   50,
 	}
 	for tx, err := range client.Transactions.All(context.Background(), params) {
@@ -70,10 +74,12 @@ func ExampleTransactionsService_All() {
 		}
 		fmt.Println(tx.ID, tx.Type, tx.Status, tx.Price, tx.Currency)
 	}
+	// Output:
+	// 1000000000000000001 payment completed 29.99 EUR
 }
 
 func ExampleTransactionsService_Reconcile() {
-	client := exampleClient()
+	client := exampleUnreliableClient() // the answer to the reversal gets lost
 	ctx := context.Background()
 
 	_, err := client.Transactions.Reverse(ctx, &paygate.ReverseParams{
@@ -97,4 +103,7 @@ func ExampleTransactionsService_Reconcile() {
 			fmt.Println(tx.ID, tx.Type, tx.Status)
 		}
 	}
+	// Output:
+	// 1000000000000000001 payment completed
+	// 1000000000000000002 refund completed
 }

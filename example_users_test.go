@@ -26,6 +26,8 @@ func ExampleUsersService_Resolve() {
 		log.Fatal(err)
 	}
 	fmt.Println("user", userID)
+	// Output:
+	// user 2
 }
 
 func ExampleUsersService_ChangeRecurring() {
@@ -34,7 +36,7 @@ func ExampleUsersService_ChangeRecurring() {
 	// Move the subscription to 30-day payments of 9.99 EUR. Days(0) would
 	// stop automatic payments and leave only manual recurring charges.
 	err := client.Users.ChangeRecurring(context.Background(), &paygate.ChangeRecurringParams{
-		User:     "100452",
+		User:     subscriberID(),
 		Interval: paygate.Days(30),
 		Price:    decimal.RequireFromString("9.99"),
 		Currency: "EUR",
@@ -47,4 +49,5 @@ func ExampleUsersService_ChangeRecurring() {
 	case err != nil:
 		log.Fatal(err)
 	}
+	// Output:
 }

@@ -119,7 +119,7 @@ func TestRouter_UnknownPathIs40400(t *testing.T) {
 
 func TestRouter_ExtendedOnlyMethodsAre40400InTheBasicForm(t *testing.T) {
 	s := newSandbox(t, paygatetest.WithForm(paygate.FormBasic))
-	for _, m := range []string{"transaction/create", "payout", "payout-types", "payout-parameters", "balance", "transactions", "transactions/1000000000000000001"} {
+	for _, m := range []string{"transaction/create", "payout", "balance", "transactions", "transactions/1000000000000000001"} {
 		t.Run(m, func(t *testing.T) {
 			status, out := s.call(m, url.Values{"orderId": {"o"}})
 			requireError(t, status, out, 40400)

@@ -67,8 +67,10 @@
 //     (price, currency, description, amount, order_id over 64 characters,
 //     list filters, payout parameters) is 40014, the message naming it.
 //   - An unknown path, and an extended-only method (transaction/create,
-//     payout-types, payout-parameters, payout, balance, transactions) asked
-//     of a basic-form project, is 40400 "method not found" with HTTP 404.
+//     payout, balance, transactions) asked of a basic-form project, is
+//     40400 "method not found" with HTTP 404. payout-types and
+//     payout-parameters answer in both forms, as the spec does not take
+//     them from the basic form.
 //   - Transaction ids are 19 digits from 1000000000000000001, user ids from
 //     1, per server. The fee is 2.9% of the price to four decimals; payouts
 //     and verifications have none.

@@ -21,7 +21,10 @@ type route struct {
 	extendedOnly bool
 }
 
-// routes maps the decoded method path after /v1/ to its handler.
+// routes maps the decoded method path after /v1/ to its handler. The
+// extended-only methods are those the spec takes from the basic form:
+// transaction/create, payout, balance and transactions; payout-types and
+// payout-parameters are not among them.
 var routes = map[string]route{
 	"user/resolve":          {handle: (*Server).resolveUser},
 	"user/changeRecurring":  {handle: (*Server).changeRecurring},
@@ -33,8 +36,8 @@ var routes = map[string]route{
 	"transaction/reverse":   {handle: (*Server).reverse},
 	"transaction/create":    {handle: (*Server).createAlternative, extendedOnly: true},
 	"transaction/status":    {handle: (*Server).transactionStatus},
-	"payout-types":          {handle: (*Server).payoutTypes, unsigned: true, extendedOnly: true},
-	"payout-parameters":     {handle: (*Server).payoutParameters, unsigned: true, extendedOnly: true},
+	"payout-types":          {handle: (*Server).payoutTypes, unsigned: true},
+	"payout-parameters":     {handle: (*Server).payoutParameters, unsigned: true},
 	"payout":                {handle: (*Server).createPayout, extendedOnly: true},
 	"balance":               {handle: (*Server).balance, extendedOnly: true},
 	"transactions":          {handle: (*Server).listTransactions, extendedOnly: true},

@@ -1,0 +1,174 @@
+package paygate_test
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
+)
+
+// Every status change the sandbox reports by callback reaches the
+// merchant's CallbackHandler once, verifies with the SDK's verifier, and
+// ConfirmCallback agrees with it, unless the transaction has moved on
+// since (a processing callback read after the payment completed).
+func TestIntegration_EveryCallbackVerifiesAndConfirms(t *testing.T) {
+	wantStatuses := map[paygate.Form][]paygate.CallbackStatus{
+		paygate.FormExtended: {
+			paygate.CallbackCompleted, paygate.CallbackFailed, paygate.CallbackVerified, paygate.CallbackProcessing,
+			paygate.CallbackRefundCompleted, paygate.CallbackPayoutCompleted, paygate.CallbackPayoutFailed,
+		},
+		paygate.FormBasic: {
+			paygate.CallbackCompleted, paygate.CallbackFailed, paygate.CallbackVerified,
+			paygate.CallbackRefundCompleted, paygate.CallbackReversed,
+		},
+	}
+	for _, form := range forms {
+		t.Run(form.String(), func(t *testing.T) {
+			rc := newReceiver(t, paygatetest.DefaultPrivateKey)
+			sb := newSandbox(t, form, paygatetest.WithCallbackURL(rc.URL))
+			verifier, err := paygate.NewCallbackVerifier(sb.srv.PrivateKey)
+			require.NoError(t, err)
+
+			paidParams := sb.chargeParams(t, sb.user(t, "cust-paid"), paygatetest.CardApproved, "50.00", "ord-paid")
+			paidParams.Attributes = map[string]string{"realm": "eu-west"}
+			paid, err := sb.client.Cards.Charge(testCtx(t), paidParams)
+			require.NoError(t, err)
+			sb.charge(t, paygatetest.CardDeclined, "50.00", "ord-declined")
+			verify := sb.chargeParams(t, sb.user(t, "cust-verify"), paygatetest.CardApproved, "50.00", "ord-verify")
+			verify.VerifyCard = true
+			_, err = sb.client.Cards.Charge(testCtx(t), verify)
+			require.NoError(t, err)
+			processing := sb.charge(t, paygatetest.CardProcessing, "50.00", "ord-processing")
+			_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: paid.ID, Amount: dec("10.00")})
+			require.NoError(t, err)
+			_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: paid.ID, Amount: dec("40.00")})
+			require.NoError(t, err)
+			if form == paygate.FormExtended {
+				card := sb.payoutType(t, "CREDIT_CARD")
+				for _, number := range []string{paygatetest.CardApproved, paygatetest.CardDeclined} {
+					_, err := sb.client.Payouts.Create(testCtx(t), &paygate.PayoutParams{
+						Type: card, Account: paygate.AccountNumber(number), Amount: dec("1.00"), Currency: "EUR", CardHolder: "JANE ROE",
+					})
+					require.NoError(t, err)
+				}
+			}
+			rc.wait(t, processing.ID, paygate.CallbackCompleted)
+			sb.srv.SettlePending()
+			assert.Equal(t, paidParams.Attributes, rc.wait(t, paid.ID, paygate.CallbackCompleted).Attrs,
+				"custom attributes come back in the callback")
+
+			deliveries := sb.srv.Deliveries()
+			seen := make(map[paygate.CallbackStatus]bool)
+			for _, d := range deliveries {
+				cb, err := verifier.ParseValues(d.Values)
+				require.NoError(t, err, "delivery %d", d.Seq)
+				assert.Equal(t, form, cb.Form)
+				seen[cb.Status] = true
+				got := rc.wait(t, cb.ID, cb.Status)
+				assert.Equal(t, cb.Values(), got.Values(), "delivery %d as received", d.Seq)
+
+				conf, err := sb.client.ConfirmCallback(testCtx(t), got)
+				require.NoError(t, err)
+				if cb.Status == paygate.CallbackProcessing {
+					assert.Equal(t, []string{"status"}, conf.Mismatches(), "a processing callback read after completion")
+					continue
+				}
+				assert.True(t, conf.Confirmed(), "delivery %d (%s): mismatches %v", d.Seq, cb.Status, conf.Mismatches())
+			}
+			for _, status := range wantStatuses[form] {
+				assert.True(t, seen[status], "no %s callback", status)
+			}
+			assert.Len(t, rc.callbacks(), len(deliveries), "each callback processed once")
+		})
+	}
+}
+
+// A wrong private key signs requests the sandbox rejects as 40301; an
+// unknown project is 40401.
+func TestIntegration_AuthenticationErrors(t *testing.T) {
+	for _, form := range forms {
+		t.Run(form.String(), func(t *testing.T) {
+			sb := newSandbox(t, form)
+			wrongKey, err := paygate.NewClient(sb.srv.ProjectKey, "not-the-private-key",
+				paygate.WithBaseURL(sb.srv.URL), paygate.WithForm(form), paygate.WithRetryPolicy(paygate.NoRetries))
+			require.NoError(t, err)
+			unknown, err := paygate.NewClient("no-such-project", sb.srv.PrivateKey,
+				paygate.WithBaseURL(sb.srv.URL), paygate.WithForm(form), paygate.WithRetryPolicy(paygate.NoRetries))
+			require.NoError(t, err)
+			resolve := &paygate.ResolveUserParams{Identifier: "cust-1", Email: "a@example.com", IP: "203.0.113.7"}
+
+			_, err = wrongKey.Users.Resolve(testCtx(t), resolve)
+			require.ErrorIs(t, err, paygate.ErrSignatureInvalid)
+			var apiErr *paygate.Error
+			require.ErrorAs(t, err, &apiErr)
+			assert.Equal(t, 403, apiErr.HTTPStatus)
+
+			_, err = unknown.Users.Resolve(testCtx(t), resolve)
+			require.ErrorIs(t, err, paygate.ErrProjectNotFound)
+			require.ErrorAs(t, err, &apiErr)
+			assert.Equal(t, 404, apiErr.HTTPStatus)
+
+			// The unsigned GETs need no key, but still a known project.
+			_, err = wrongKey.Cards.Tokenize(testCtx(t), &paygate.TokenizeParams{
+				Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123",
+			})
+			require.NoError(t, err)
+			_, err = unknown.Payouts.Types(testCtx(t))
+			require.ErrorIs(t, err, paygate.ErrProjectNotFound)
+		})
+	}
+}
+
+// A project added to the server is a project of its own: its keys sign, its
+// form answers.
+func TestIntegration_SecondProjectOnOneServer(t *testing.T) {
+	sb := newSandbox(t, paygate.FormExtended)
+	sb.srv.AddProject(paygatetest.Project{Key: "basic-project", Secret: "basic-secret", CardRemembering: true, Form: paygate.FormBasic})
+	basic, err := paygate.NewClient("basic-project", "basic-secret",
+		paygate.WithBaseURL(sb.srv.URL), paygate.WithForm(paygate.FormBasic), paygate.WithRetryPolicy(paygate.NoRetries))
+	require.NoError(t, err)
+
+	_, err = basic.Users.Resolve(testCtx(t), &paygate.ResolveUserParams{Identifier: "cust-1", Email: "a@example.com", IP: "203.0.113.7"})
+	require.NoError(t, err)
+	_, err = basic.Transactions.Status(testCtx(t), &paygate.StatusParams{ID: sb.charge(t, paygatetest.CardApproved, "5.00", "ord-1").ID})
+	require.ErrorIs(t, err, paygate.ErrTransactionNotFound, "another project's transaction")
+}
+
+// A callback the merchant failed to process is answered 500 by the
+// CallbackHandler, delivered again by the sandbox, and processed then.
+func TestIntegration_FailedCallbackIsDeliveredAgain(t *testing.T) {
+	var calls atomic.Int32
+	processed := make(chan *paygate.Callback, 1)
+	h, err := paygate.NewCallbackHandler([]string{paygatetest.DefaultPrivateKey}, func(_ context.Context, cb *paygate.Callback) error {
+		if calls.Add(1) == 1 {
+			return errors.New("database unavailable")
+		}
+		processed <- cb
+		return nil
+	})
+	require.NoError(t, err)
+	hs := httptest.NewServer(h)
+	t.Cleanup(hs.Close)
+	sb := newSandbox(t, paygate.FormExtended, paygatetest.WithCallbackURL(hs.URL), paygatetest.WithCallbackRetry(3, 10*time.Millisecond))
+
+	pay := sb.charge(t, paygatetest.CardApproved, "10.00", "ord-1")
+	select {
+	case cb := <-processed:
+		assert.Equal(t, pay.ID, cb.ID)
+	case <-time.After(30 * time.Second):
+		t.Fatal("the callback was not delivered again")
+	}
+	d, err := sb.srv.WaitForDelivery(testCtx(t), func(d paygatetest.Delivery) bool { return d.Done })
+	require.NoError(t, err)
+	assert.True(t, d.Delivered)
+	assert.Equal(t, 2, d.Attempts)
+	assert.Equal(t, int32(2), calls.Load())
+}
