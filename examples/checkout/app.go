@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"embed"
 	"encoding/json"
 	"errors"
@@ -278,4 +279,12 @@ func statusLabel(status string) string {
 		return "Refunded"
 	}
 	return status
+}
+
+// paymentContext is the context of a request that moves money. It is not
+// cancelled when the payer closes the tab: a charge cut off half-way has
+// an unknown outcome, which is worse than a finished one. The client's
+// timeout still bounds it.
+func paymentContext(r *http.Request) context.Context {
+	return context.WithoutCancel(r.Context())
 }

@@ -29,7 +29,7 @@ func (a *app) charge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.orders.update(o.ID, func(ord *order) bool { ord.Email = email; return true })
-	payment, err := a.cfg.Client.Cards.Charge(r.Context(), &paygate.ChargeParams{
+	payment, err := a.cfg.Client.Cards.Charge(paymentContext(r), &paygate.ChargeParams{
 		UserDetails:  &paygate.UserDetails{Identifier: email, Email: email, IP: clientIP(r)},
 		CardToken:    token,
 		Price:        o.Product.Price,
@@ -74,7 +74,7 @@ func (a *app) acsReturn(w http.ResponseWriter, r *http.Request) {
 		a.renderError(w, http.StatusBadRequest, "The answer of the bank's verification page was incomplete.")
 		return
 	}
-	payment, err := a.cfg.Client.Cards.Authenticate(r.Context(), params)
+	payment, err := a.cfg.Client.Cards.Authenticate(paymentContext(r), params)
 	switch {
 	case errors.Is(err, paygate.ErrTransactionCompleted):
 		// A repeated return (the payer went back and resubmitted): the first

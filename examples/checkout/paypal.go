@@ -23,7 +23,7 @@ func (a *app) startPayPal(w http.ResponseWriter, r *http.Request) {
 	}
 	a.orders.update(o.ID, func(ord *order) bool { ord.Email = email; return true })
 	base := a.cfg.PublicURL + "/orders/" + o.ID + "/paypal/"
-	payment, err := a.cfg.Client.Transactions.Create(r.Context(), &paygate.AlternativePaymentParams{
+	payment, err := a.cfg.Client.Transactions.Create(paymentContext(r), &paygate.AlternativePaymentParams{
 		User:          email,
 		Email:         email,
 		IP:            clientIP(r),
