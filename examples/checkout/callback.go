@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/paygate/paygate-go"
+)
+
+// handleCallback applies a verified callback to its order. The signature
+// covers values but not field names, so the callback is confirmed against
+// the gateway (transaction/status) before the order changes; one that does
+// not confirm, or that belongs to another payment attempt, is acknowledged
+// and ignored. Returning an error makes the gateway deliver it again.
+func (a *app) handleCallback(ctx context.Context, cb *paygate.Callback) error {
+	o, ok := a.orders.get(cb.OrderID)
+	switch {
+	case !ok:
+		a.cfg.Logger.Warn("callback for an unknown order", "order", cb.OrderID, "transaction", cb.ID)
+		return nil
+	case cb.ID != o.TransactionID && o.Paying:
+		// The callback overtook the gateway's answer to the payment request;
+		// an error makes the gateway deliver it again shortly.
+		return fmt.Errorf("callback %s arrived before the payment of order %s was recorded", cb.ID, o.ID)
+	case cb.ID != o.TransactionID && o.TransactionID != 0:
+		a.cfg.Logger.Warn("callback for an earlier payment attempt", "order", o.ID, "transaction", cb.ID)
+		return nil
+	}
+	if !cb.Price.Equal(o.Product.Price) || cb.Currency != o.Product.Currency {
+		a.cfg.Logger.Warn("callback amount differs from the order", "order", o.ID, "transaction", cb.ID)
+		return nil
+	}
+	conf, err := a.cfg.Client.ConfirmCallback(ctx, cb)
+	if err != nil {
+		return fmt.Errorf("confirming callback %s: %w", cb.ID, err)
+	}
+	if !conf.Confirmed() {
+		// Typically a processing callback that arrives after the payment
+		// completed; the completed callback follows.
+		a.cfg.Logger.Info("callback not confirmed", "order", o.ID, "transaction", cb.ID,
+			"status", cb.Status, "mismatches", strings.Join(conf.Mismatches(), ","))
+		return nil
+	}
+	status, msg := callbackOutcome(cb)
+	if status == "" {
+		return nil
+	}
+	a.cfg.Logger.Info("callback", "order", o.ID, "transaction", cb.ID, "status", cb.Status)
+	a.orders.update(o.ID, func(ord *order) bool {
+		switch ord.TransactionID {
+		case cb.ID:
+		case 0:
+			// The charge's outcome was unknown; the confirmed callback names
+			// the order's transaction.
+			ord.TransactionID = cb.ID
+		default:
+			return false
+		}
+		a.orders.setStatus(ord, sourceCallback, status, msg)
+		return true
+	})
+	return nil
+}
+
+// callbackOutcome maps a confirmed callback to the order's status; "" for a
+// callback the shop does not act on.
+func callbackOutcome(cb *paygate.Callback) (status, message string) {
+	switch cb.Status {
+	case paygate.CallbackCompleted:
+		return statusCompleted, ""
+	case paygate.CallbackProcessing, paygate.CallbackWaitingApproval:
+		return statusProcessing, ""
+	case paygate.CallbackFailed:
+		return statusFailed, "The payment failed. No money was taken."
+	case paygate.CallbackRefundCompleted, paygate.CallbackReversed:
+		return statusRefunded, "The payment was refunded."
+	}
+	return "", ""
+}

@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
+)
+
+func TestRun_ServesTheShopOnTheSandboxAndStopsWithTheContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	stdout, stderr := &syncBuffer{}, &syncBuffer{}
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0"}, func(string) string { return "" }, stdout, stderr)
+	}()
+	var addr string
+	require.Eventually(t, func() bool {
+		m := regexp.MustCompile(`listening on (http://\S+)\n`).FindStringSubmatch(stdout.String())
+		if m != nil {
+			addr = m[1]
+		}
+		return m != nil
+	}, 10*time.Second, 10*time.Millisecond, "no listening line; stderr: %s", stderr)
+
+	res, err := http.Get(addr + "/")
+	require.NoError(t, err)
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	assert.Equal(t, http.StatusOK, res.StatusCode)
+	assert.Contains(t, string(body), "Gopher mug")
+
+	cancel()
+	select {
+	case err := <-done:
+		require.NoError(t, err)
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not stop")
+	}
+}
+
+func TestRun_RequiresAllThreeGatewayVariables(t *testing.T) {
+	env := map[string]string{"PAYGATE_BASE_URL": "https://gateway.example.com"}
+	err := run(context.Background(), []string{"-addr", "127.0.0.1:0"}, func(k string) string { return env[k] }, io.Discard, io.Discard)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "PAYGATE_PROJECT")
+	assert.Contains(t, err.Error(), "PAYGATE_SECRET")
+}
+
+func TestCheckoutPage_CardInputsHaveNoNameSoTheFormCannotPostThem(t *testing.T) {
+	s, h := newTestApp(t)
+	o := s.orders.create(catalog[0], "")
+	res := serve(h, httptest.NewRequest(http.MethodGet, "/orders/"+o.ID+"/checkout", nil))
+	require.Equal(t, http.StatusOK, res.Code)
+	page := res.Body.String()
+
+	for _, id := range []string{"card-number", "card-expiry", "card-cvc"} {
+		input := regexp.MustCompile(`<input[^>]*id="` + id + `"[^>]*>`).FindString(page)
+		require.NotEmpty(t, input, "no input #%s", id)
+		assert.NotContains(t, input, "name=", "input #%s", id)
+	}
+	assert.Contains(t, page, `data-gateway="`+s.cfg.GatewayURL+`"`)
+	assert.Contains(t, page, `data-project="`+paygatetest.DefaultProjectKey+`"`)
+	assert.Contains(t, res.Header().Get("Content-Security-Policy"), "script-src 'self' "+s.cfg.GatewayURL)
+}
+
+func TestCharge_WithoutTokenAsksForTheCardAgainAndChargesNothing(t *testing.T) {
+	s, h := newTestApp(t)
+	o := s.orders.create(catalog[0], "")
+	form := url.Values{"email": {"payer@example.com"}}
+	req := httptest.NewRequest(http.MethodPost, "/orders/"+o.ID+"/charge", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	res := serve(h, req)
+
+	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
+	assert.Contains(t, res.Body.String(), "Your card could not be read")
+	got, _ := s.orders.get(o.ID)
+	assert.Equal(t, statusNew, got.Status)
+}
+
+func TestCallback_ForAnotherPaymentOfTheOrderIsAcknowledgedAndIgnored(t *testing.T) {
+	s, h := newTestApp(t)
+	o := s.orders.create(catalog[0], "")
+	s.orders.update(o.ID, func(ord *order) bool {
+		ord.TransactionID, ord.Status = 1000000000000000001, statusProcessing
+		return true
+	})
+	signer := paygate.NewTestCallbackSigner(paygatetest.DefaultPrivateKey, paygate.FormExtended)
+	res := serve(h, signer.Request("/callback", paygate.CallbackCompleted, url.Values{
+		"order_id": {o.ID}, "id": {"1000000000000000002"}, "price": {"12.5000"}, "amount": {"12.50"}, "currency": {"EUR"},
+	}))
+
+	assert.Equal(t, http.StatusOK, res.Code)
+	got, _ := s.orders.get(o.ID)
+	assert.Equal(t, statusProcessing, got.Status)
+}
+
+func TestCallback_OvertakingThePaymentAnswerIsRefusedForRedelivery(t *testing.T) {
+	s, h := newTestApp(t)
+	o := s.orders.create(catalog[0], "")
+	_, began := s.orders.beginPayment(o.ID)
+	require.True(t, began)
+	signer := paygate.NewTestCallbackSigner(paygatetest.DefaultPrivateKey, paygate.FormExtended)
+	res := serve(h, signer.Request("/callback", paygate.CallbackCompleted, url.Values{"order_id": {o.ID}}))
+
+	assert.Equal(t, http.StatusInternalServerError, res.Code, "the gateway delivers it again")
+	got, _ := s.orders.get(o.ID)
+	assert.Equal(t, statusNew, got.Status)
+}
+
+func TestOrderStore_BeginPaymentOnlyOnceAtATime(t *testing.T) {
+	s := newOrderStore()
+	o := s.create(catalog[0], "")
+	_, first := s.beginPayment(o.ID)
+	_, second := s.beginPayment(o.ID)
+	assert.True(t, first)
+	assert.False(t, second, "a double click cannot start a second payment")
+
+	s.endPayment(o.ID, attempt{TX: 7, Method: "card", Source: "charge", Status: statusFailed, Message: declinedMessage})
+	_, retry := s.beginPayment(o.ID)
+	assert.True(t, retry, "a failed payment may be tried again")
+}
+
+func TestOrderStore_PayerFacingExplanationWinsOverTheCallbacks(t *testing.T) {
+	for _, callbackFirst := range []bool{true, false} {
+		s := newOrderStore()
+		o := s.create(catalog[0], "")
+		got, _ := s.update(o.ID, func(ord *order) bool {
+			steps := []func(){
+				func() { s.setStatus(ord, sourceCallback, statusFailed, "The payment failed.") },
+				func() { s.setStatus(ord, "3-D Secure", statusFailed, "3-D Secure failed.") },
+			}
+			if !callbackFirst {
+				steps[0], steps[1] = steps[1], steps[0]
+			}
+			for _, step := range steps {
+				step()
+			}
+			return true
+		})
+		assert.Equal(t, "3-D Secure failed.", got.Message, "callback first: %t", callbackFirst)
+	}
+}
+
+func TestCallback_WithWrongSignatureIsRefused(t *testing.T) {
+	s, h := newTestApp(t)
+	o := s.orders.create(catalog[0], "")
+	signer := paygate.NewTestCallbackSigner("not-the-key", paygate.FormExtended)
+	res := serve(h, signer.Request("/callback", paygate.CallbackCompleted, url.Values{"order_id": {o.ID}}))
+
+	assert.Equal(t, http.StatusForbidden, res.Code)
+	got, _ := s.orders.get(o.ID)
+	assert.Equal(t, statusNew, got.Status)
+}
+
+func TestOrderStore_FinalStatusIsNotUndoneByALatePendingOne(t *testing.T) {
+	s := newOrderStore()
+	o := s.create(catalog[0], "")
+	got, _ := s.update(o.ID, func(ord *order) bool {
+		s.setStatus(ord, "charge", statusCompleted, "")
+		s.setStatus(ord, sourceCallback, statusProcessing, "")
+		return true
+	})
+	assert.Equal(t, statusCompleted, got.Status)
+	assert.Len(t, got.Events, 2, "both reports are in the history")
+
+	got, _ = s.update(o.ID, func(ord *order) bool {
+		s.setStatus(ord, sourceCallback, statusRefunded, "The payment was refunded.")
+		return true
+	})
+	assert.Equal(t, statusRefunded, got.Status, "a refund follows a completion")
+}
+
+// newTestApp returns the app on a sandbox without a browser.
+func newTestApp(t *testing.T) (*app, http.Handler) {
+	t.Helper()
+	sandbox := paygatetest.NewServer()
+	t.Cleanup(sandbox.Close)
+	h, err := newApp(config{
+		Client: sandbox.Client(), CallbackKey: sandbox.PrivateKey, GatewayURL: sandbox.URL, PublicURL: "http://shop.test",
+	})
+	require.NoError(t, err)
+	return h.(*app), h
+}
+
+func serve(h http.Handler, r *http.Request) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
