@@ -352,29 +352,12 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 		o(&settings)
 	}
 
-	pp := pairsPool.Get().(*form.Pairs)
-	defer func() { *pp = (*pp)[:0]; pairsPool.Put(pp) }()
-	pairs := append((*pp)[:0], form.Pair{Key: "project", Value: c.projectKey})
-	pairs, err := form.Append(pairs, params)
+	bp := bufPool.Get().(*[]byte)
+	defer bufPool.Put(bp)
+	encoded, orderID, err := c.encode((*bp)[:0], ep, params)
 	if err != nil {
 		return err
 	}
-	if !ep.unsigned {
-		values := make([]string, len(pairs))
-		for i := range pairs {
-			values[i] = pairs[i].Value
-		}
-		pairs = append(pairs, form.Pair{Key: SignatureParam, Value: c.signer.sign(values)})
-	}
-	*pp = pairs
-	orderID, _ := pairs.Get("order_id")
-	if orderID == "" {
-		orderID, _ = pairs.Get("orderId")
-	}
-
-	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
-	encoded := form.AppendEncoded((*bp)[:0], pairs)
 	*bp = encoded
 
 	if settings.timeout > 0 {
@@ -406,6 +389,30 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 		return &OutcomeUnknownError{Method: ep.method, Path: ep.path, OrderID: orderID, Attempts: attempts, Err: err}
 	}
 	return err
+}
+
+// encode appends the request's form body to dst: project, the fields of
+// params and, unless the endpoint is unsigned, the signature. It also
+// returns the order id the params carry, for an OutcomeUnknownError.
+func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, orderID string, err error) {
+	pp := pairsPool.Get().(*form.Pairs)
+	pairs := append((*pp)[:0], form.Pair{Key: "project", Value: c.projectKey})
+	defer func() {
+		clear(pairs) // a pooled slice must not keep card data reachable
+		*pp = pairs[:0]
+		pairsPool.Put(pp)
+	}()
+	if pairs, err = form.Append(pairs, params); err != nil {
+		return nil, "", err
+	}
+	if !ep.unsigned {
+		pairs = append(pairs, form.Pair{Key: SignatureParam, Value: c.signer.signPairs(pairs)})
+	}
+	orderID, _ = pairs.Get("order_id")
+	if orderID == "" {
+		orderID, _ = pairs.Get("orderId")
+	}
+	return form.AppendEncoded(dst, pairs), orderID, nil
 }
 
 // attempt sends one encoded request, as many times as the policy allows.
