@@ -331,7 +331,6 @@ type checker interface {
 }
 
 var pairsPool = sync.Pool{New: func() any { p := make(form.Pairs, 0, 24); return &p }}
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 // do is the one request pipeline: validate, encode, sign, send (with the
 // retries the policy allows), read, decode.
@@ -352,13 +351,13 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 		o(&settings)
 	}
 
-	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
-	encoded, orderID, err := c.encode((*bp)[:0], ep, params)
+	// The body is not pooled: the transport may still be writing it after
+	// the answer arrived (see http.RoundTripper), when a pooled buffer could
+	// already hold another request.
+	encoded, orderID, err := c.encode(make([]byte, 0, 512), ep, params)
 	if err != nil {
 		return err
 	}
-	*bp = encoded
 
 	if settings.timeout > 0 {
 		var cancel context.CancelFunc
