@@ -66,7 +66,11 @@ type signState struct {
 
 func newSigner(privateKey string) *signer {
 	s := &signer{key: []byte(privateKey)}
-	s.pool.New = func() any { return &signState{mac: hmac.New(sha256.New, s.key)} }
+	s.pool.New = func() any {
+		// Sized for a typical request, so that the one-shot Sign and
+		// VerifySignature do not grow them step by step.
+		return &signState{mac: hmac.New(sha256.New, s.key), values: make([]string, 0, 32), buf: make([]byte, 0, 512)}
+	}
 	return s
 }
 
