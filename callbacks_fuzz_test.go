@@ -3,6 +3,7 @@ package paygate
 import (
 	"errors"
 	"net/url"
+	"reflect"
 	"strconv"
 	"testing"
 
@@ -120,4 +121,25 @@ func checkDecoded(t *testing.T, cb *Callback, values url.Values) {
 			t.Fatalf("raw field %q changed", k)
 		}
 	}
+}
+
+// FuzzParseCallbackForm requires parseCallbackForm to read every body
+// exactly as url.ParseQuery does, and to reject the same bodies.
+func FuzzParseCallbackForm(f *testing.F) {
+	for _, name := range callbackFixtureNames {
+		f.Add(string(fixture(f, "callbacks/"+name)))
+	}
+	for _, body := range []string{"", "&&", "a=1&a=2&b", "=x&k=", "a=%zz", "a;b=1", "a=1;", "x=%E2%82%AC+1&y=a+b"} {
+		f.Add(body)
+	}
+	f.Fuzz(func(t *testing.T, body string) {
+		got, err := parseCallbackForm(body)
+		want, werr := url.ParseQuery(body)
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("parseCallbackForm error %v, url.ParseQuery error %v", err, werr)
+		}
+		if err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("parseCallbackForm = %v, url.ParseQuery = %v", got, want)
+		}
+	})
 }

@@ -105,7 +105,7 @@ func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // String describes the handler without its keys.
 func (h *CallbackHandler) String() string {
-	return fmt.Sprintf("paygate.CallbackHandler{keys: %d}", len(h.verifier.keys))
+	return fmt.Sprintf("paygate.CallbackHandler{keys: %d}", len(h.verifier.signers))
 }
 
 // GoString is String, so that %#v never prints a private key.

@@ -348,33 +348,13 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 		o(&settings)
 	}
 
-	pp := pairsPool.Get().(*form.Pairs)
-	defer func() { *pp = (*pp)[:0]; pairsPool.Put(pp) }()
-	pairs := append((*pp)[:0], form.Pair{Key: "project", Value: c.projectKey})
-	pairs, err := form.Append(pairs, params)
+	// The body is not pooled: the transport may still be writing it after
+	// the answer arrived (see http.RoundTripper), when a pooled buffer could
+	// already hold another request.
+	encoded, unknown, err := c.encode(make([]byte, 0, 512), ep, params)
 	if err != nil {
 		return err
 	}
-	if !ep.unsigned {
-		values := make([]string, len(pairs))
-		for i := range pairs {
-			values[i] = pairs[i].Value
-		}
-		pairs = append(pairs, form.Pair{Key: SignatureParam, Value: c.signer.sign(values)})
-	}
-	*pp = pairs
-	unknown := &OutcomeUnknownError{Method: ep.method, Path: ep.path}
-	unknown.OrderID, _ = pairs.Get("order_id")
-	if unknown.OrderID == "" {
-		unknown.OrderID, _ = pairs.Get("orderId")
-	}
-	if id, ok := pairs.Get("id"); ok {
-		unknown.TransactionID, _ = ParseID(id)
-	}
-
-	// The body is not pooled: the transport may read it after the call
-	// returns (an early answer, HTTP/2's writer goroutine).
-	encoded := form.AppendEncoded(make([]byte, 0, 512), pairs)
 
 	if settings.timeout > 0 {
 		var cancel context.CancelFunc
@@ -408,6 +388,35 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 		return unknown
 	}
 	return err
+}
+
+// encode appends the request's form body to dst: project, the fields of
+// params and, unless the endpoint is unsigned, the signature. It also
+// returns the error to report should the outcome be unknown, naming the
+// order id or transaction id the params carry.
+func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, unknown *OutcomeUnknownError, err error) {
+	pp := pairsPool.Get().(*form.Pairs)
+	pairs := append((*pp)[:0], form.Pair{Key: "project", Value: c.projectKey})
+	defer func() {
+		clear(pairs) // a pooled slice must not keep card data reachable
+		*pp = pairs[:0]
+		pairsPool.Put(pp)
+	}()
+	if pairs, err = form.Append(pairs, params); err != nil {
+		return nil, nil, err
+	}
+	if !ep.unsigned {
+		pairs = append(pairs, form.Pair{Key: SignatureParam, Value: c.signer.signPairs(pairs)})
+	}
+	unknown = &OutcomeUnknownError{Method: ep.method, Path: ep.path}
+	unknown.OrderID, _ = pairs.Get("order_id")
+	if unknown.OrderID == "" {
+		unknown.OrderID, _ = pairs.Get("orderId")
+	}
+	if id, ok := pairs.Get("id"); ok {
+		unknown.TransactionID, _ = ParseID(id)
+	}
+	return form.AppendEncoded(dst, pairs), unknown, nil
 }
 
 // attempt sends one encoded request, as many times as the policy allows.

@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"slices"
 	"sync"
+
+	"github.com/paygate/paygate-go/internal/form"
 )
 
 // SignatureParam is the name of the parameter that carries the signature.
@@ -32,66 +34,101 @@ var (
 // not moved between fields; see [Client.ConfirmCallback] for how to settle
 // that for a callback before fulfilling an order.
 func Sign(params url.Values, privateKey string) string {
-	n := 0
-	for k, vs := range params {
-		if k != SignatureParam {
-			n += len(vs)
-		}
-	}
-	values := make([]string, 0, n)
-	for k, vs := range params {
-		if k != SignatureParam {
-			values = append(values, vs...)
-		}
-	}
-	return newSigner(privateKey).sign(values)
+	var sig [signatureLen]byte
+	newSigner(privateKey).sumValues(&sig, params)
+	return string(sig[:])
 }
 
 // VerifySignature checks the "signature" parameter of params against the
 // other values and privateKey, in constant time. It returns nil, or an error
 // matching [ErrSignatureMissing] or [ErrSignatureInvalid].
 func VerifySignature(params url.Values, privateKey string) error {
-	got := params.Get(SignatureParam)
-	if got == "" {
-		return ErrSignatureMissing
-	}
-	if !hmac.Equal([]byte(got), []byte(Sign(params, privateKey))) {
-		return ErrSignatureInvalid
-	}
-	return nil
+	return newSigner(privateKey).verify(params)
 }
 
+// signatureLen is the length of a signature: SHA-256 in hex.
+const signatureLen = 2 * sha256.Size
+
 // signer computes signatures under one private key, reusing HMAC states and
-// buffers across calls so that signing a request allocates little.
+// buffers across calls so that signing a request allocates little. Clients
+// and callback verifiers keep one per key.
 type signer struct {
 	key  []byte
 	pool sync.Pool // of *signState
 }
 
 type signState struct {
-	mac hash.Hash
-	buf []byte
+	mac    hash.Hash
+	values []string // the values to sign
+	buf    []byte   // their canonical string
+	raw    [sha256.Size]byte
 }
 
 func newSigner(privateKey string) *signer {
 	s := &signer{key: []byte(privateKey)}
-	s.pool.New = func() any { return &signState{mac: hmac.New(sha256.New, s.key)} }
+	s.pool.New = func() any {
+		// Sized for a typical request, so that the one-shot Sign and
+		// VerifySignature do not grow them step by step.
+		return &signState{mac: hmac.New(sha256.New, s.key), values: make([]string, 0, 32), buf: make([]byte, 0, 512)}
+	}
 	return s
 }
 
-// sign sorts values in place and returns the hex HMAC of their canonical
-// string.
-func (s *signer) sign(values []string) string {
-	slices.Sort(values)
+// signPairs returns the signature of the values of pairs.
+func (s *signer) signPairs(pairs form.Pairs) string {
 	st := s.pool.Get().(*signState)
-	st.buf = appendCanonical(st.buf[:0], values)
+	defer s.pool.Put(st)
+	for _, p := range pairs {
+		st.values = append(st.values, p.Value)
+	}
+	var sig [signatureLen]byte
+	st.sum(&sig)
+	return string(sig[:])
+}
+
+// verify checks the signature parameter of params against the other values.
+func (s *signer) verify(params url.Values) error {
+	got := params[SignatureParam]
+	if len(got) == 0 || got[0] == "" {
+		return ErrSignatureMissing
+	}
+	var want, sent [signatureLen]byte
+	if len(got[0]) != len(sent) {
+		return ErrSignatureInvalid
+	}
+	s.sumValues(&want, params)
+	copy(sent[:], got[0]) // compared as arrays, so that nothing is allocated
+	if !hmac.Equal(want[:], sent[:]) {
+		return ErrSignatureInvalid
+	}
+	return nil
+}
+
+// sumValues writes to sig the signature of every value of params except the
+// signature's.
+func (s *signer) sumValues(sig *[signatureLen]byte, params url.Values) {
+	st := s.pool.Get().(*signState)
+	defer s.pool.Put(st)
+	for k, vs := range params {
+		if k != SignatureParam {
+			st.values = append(st.values, vs...)
+		}
+	}
+	st.sum(sig)
+}
+
+// sum writes to sig the signature of st.values: sorted, joined with "|",
+// HMAC-SHA256, hex. It then forgets the values, so that a pooled state
+// keeps no request data (card numbers among it) reachable.
+func (st *signState) sum(sig *[signatureLen]byte) {
+	slices.Sort(st.values)
+	st.buf = appendCanonical(st.buf[:0], st.values)
 	st.mac.Reset()
 	st.mac.Write(st.buf)
-	var sum [sha256.Size]byte
-	var out [2 * sha256.Size]byte
-	hex.Encode(out[:], st.mac.Sum(sum[:0]))
-	s.pool.Put(st)
-	return string(out[:])
+	hex.Encode(sig[:], st.mac.Sum(st.raw[:0]))
+	clear(st.values)
+	st.values = st.values[:0]
+	clear(st.buf)
 }
 
 // appendCanonical joins already sorted values with "|".

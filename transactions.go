@@ -294,12 +294,12 @@ func (s *TransactionsService) List(ctx context.Context, p *ListParams, opts ...C
 	if p == nil {
 		return nil, &ValidationError{Field: "orderId", Reason: "is required"}
 	}
-	out := new(TransactionPage)
+	var out transactionPageResponse
 	ep := endpoint{method: http.MethodGet, path: "transactions", extendedOnly: true}
-	if err := s.client.do(ctx, ep, p, out, opts); err != nil {
+	if err := s.client.do(ctx, ep, p, &out, opts); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return &TransactionPage{TotalCount: int(out.TotalCount), Transactions: out.Transactions}, nil
 }
 
 // All iterates over every transaction the listing p selects, fetching pages
@@ -507,7 +507,14 @@ func (p *TransactionPage) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-func (p *TransactionPage) check() error {
+// transactionPageResponse is TransactionPage as List decodes it: in one
+// pass, where TransactionPage.UnmarshalJSON would scan the page twice more.
+type transactionPageResponse struct {
+	TotalCount   flexInt       `json:"totalCount"`
+	Transactions []Transaction `json:"transactions"`
+}
+
+func (p *transactionPageResponse) check() error {
 	for i := range p.Transactions {
 		if err := p.Transactions[i].checkAt("transactions[" + strconv.Itoa(i) + "]."); err != nil {
 			return err

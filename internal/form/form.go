@@ -20,7 +20,7 @@ package form
 import (
 	"fmt"
 	"reflect"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -72,9 +72,10 @@ type field struct {
 }
 
 var (
-	plans       sync.Map // reflect.Type -> []field
-	decimalType = reflect.TypeOf(decimal.Decimal{})
-	timeType    = reflect.TypeOf(time.Time{})
+	plans         sync.Map // reflect.Type -> []field
+	decimalType   = reflect.TypeOf(decimal.Decimal{})
+	timeType      = reflect.TypeOf(time.Time{})
+	stringMapType = reflect.TypeOf(map[string]string(nil))
 )
 
 // Append flattens v (a struct or a pointer to one; nil appends nothing) onto dst.
@@ -155,7 +156,7 @@ func buildPlan(t reflect.Type, scope string) ([]field, error) {
 			f.kind = kInt
 		case ft.Kind() >= reflect.Uint && ft.Kind() <= reflect.Uint64:
 			f.kind = kUint
-		case ft.Kind() == reflect.Map && ft.Key().Kind() == reflect.String && ft.Elem().Kind() == reflect.String:
+		case ft.Kind() == reflect.Map && ft.ConvertibleTo(stringMapType):
 			switch {
 			case hasOpt(opts, "prefix"):
 				f.kind = kPrefixMap
@@ -222,12 +223,12 @@ func appendFields(dst Pairs, v reflect.Value, fields []field) Pairs {
 				dst = append(dst, Pair{f.key, strconv.FormatUint(n, 10)})
 			}
 		case kDecimal:
-			d := fv.Interface().(decimal.Decimal)
+			d := valueOf[decimal.Decimal](fv)
 			if !d.IsZero() || !f.omitEmpty || f.ptr {
 				dst = append(dst, Pair{f.key, decimalString(d)})
 			}
 		case kTime:
-			t := fv.Interface().(time.Time)
+			t := valueOf[time.Time](fv)
 			if !t.IsZero() || !f.omitEmpty {
 				dst = append(dst, Pair{f.key, t.UTC().Format(time.RFC3339)})
 			}
@@ -239,31 +240,74 @@ func appendFields(dst Pairs, v reflect.Value, fields []field) Pairs {
 }
 
 func appendMap(dst Pairs, m reflect.Value, f *field) Pairs {
-	if m.Len() == 0 {
-		return dst
+	if m.Type() != stringMapType {
+		m = m.Convert(stringMapType) // a named map type; copies the field
 	}
 	start := len(dst)
-	iter := m.MapRange()
-	for iter.Next() {
-		key := iter.Key().String()
+	for k, v := range m.Interface().(map[string]string) {
 		if f.kind == kPrefixMap {
-			key = f.key + key
+			k = f.key + k
 		}
-		dst = append(dst, Pair{key, iter.Value().String()})
+		dst = append(dst, Pair{k, v})
 	}
-	added := dst[start:]
-	sort.Slice(added, func(i, j int) bool { return added[i].Key < added[j].Key })
+	slices.SortFunc(dst[start:], func(a, b Pair) int { return strings.Compare(a.Key, b.Key) })
 	return dst
+}
+
+// valueOf returns the T that v holds. Through a pointer when v is
+// addressable (as the fields of a params struct passed by pointer are), so
+// that the value is not copied into an interface, which allocates.
+func valueOf[T any](v reflect.Value) T {
+	if v.CanAddr() {
+		return *v.Addr().Interface().(*T)
+	}
+	return v.Interface().(T)
 }
 
 // decimalString writes d without an exponent and with the fraction digits it
 // was given ("149.90" stays "149.90"), so what the merchant wrote is what is
-// sent and signed.
+// sent and signed. Amounts whose digits fit in an int64, which is every
+// amount the gateway takes, are written directly; StringFixed, which
+// allocates several times, handles the rest.
 func decimalString(d decimal.Decimal) string {
-	if e := d.Exponent(); e < 0 {
-		return d.StringFixed(-e)
+	e := d.Exponent()
+	if d.NumDigits() > 18 || e < -18 || e > 18 {
+		if e < 0 {
+			return d.StringFixed(-e)
+		}
+		return d.String()
 	}
-	return d.String()
+	c := d.CoefficientInt64()
+	var buf [48]byte
+	b := buf[:0]
+	if c < 0 {
+		b = append(b, '-')
+		c = -c
+	}
+	if e >= 0 {
+		b = strconv.AppendInt(b, c, 10)
+		for range e {
+			b = append(b, '0')
+		}
+		if c == 0 {
+			b = b[:len(b)-int(e)] // zero is "0" whatever its exponent
+		}
+		return string(b)
+	}
+	var digits [20]byte
+	ds := strconv.AppendInt(digits[:0], c, 10)
+	if frac := int(-e); len(ds) > frac {
+		b = append(b, ds[:len(ds)-frac]...)
+		b = append(b, '.')
+		b = append(b, ds[len(ds)-frac:]...)
+	} else {
+		b = append(b, '0', '.') // 0.05: zeros between the point and the digits
+		for range frac - len(ds) {
+			b = append(b, '0')
+		}
+		b = append(b, ds...)
+	}
+	return string(b)
 }
 
 // AppendEncoded writes pairs as an application/x-www-form-urlencoded string

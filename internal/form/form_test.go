@@ -161,3 +161,38 @@ func BenchmarkAppend(b *testing.B) {
 		}
 	}
 }
+
+// FuzzDecimalString holds the direct formatting of amounts to what
+// decimal's own StringFixed (or String, for a non-negative exponent)
+// writes.
+func FuzzDecimalString(f *testing.F) {
+	for _, seed := range []string{"0", "0.00", "-0.05", "149.90", "1e3", "0e2", "-12.5", "0.0000001",
+		"999999999999999999", "-999999999999999999.99", "123456789012345678901", "1e-18", "5e-19"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		d, err := decimal.NewFromString(s)
+		if err != nil || d.Exponent() < -1000 || d.Exponent() > 1000 {
+			return
+		}
+		want := d.String()
+		if e := d.Exponent(); e < 0 {
+			want = d.StringFixed(-e)
+		}
+		if got := decimalString(d); got != want {
+			t.Fatalf("decimalString(%s) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+func TestAppend_NamedMapTypeIsSortedLikeAPlainMap(t *testing.T) {
+	type attributes map[string]string
+	type p struct {
+		Attrs attributes `url:"attr_,prefix"`
+	}
+	for _, v := range []any{p{attributes{"b": "2", "a": "1"}}, &p{attributes{"b": "2", "a": "1"}}} {
+		pairs, err := Append(nil, v)
+		require.NoError(t, err)
+		require.Equal(t, Pairs{{"attr_a", "1"}, {"attr_b", "2"}}, pairs)
+	}
+}
