@@ -2,6 +2,7 @@ package paygate
 
 import (
 	"context"
+	"encoding/json"
 	"maps"
 	"net/http"
 	"net/url"
@@ -186,14 +187,30 @@ func (s *CardsService) payment(ctx context.Context, path string, params any, opt
 	return &out.Payment, nil
 }
 
-// paymentResponse is a charge, authentication or recurring answer: both
-// forms always carry the transaction id. (A basic-form reversal answers
-// only "success", so the check lives here and not on Payment.)
-type paymentResponse struct{ Payment }
+// paymentResponse is a charge, authentication, recurring or reversal
+// answer: both forms always carry success, and all but a basic-form
+// reversal the transaction id. (So the checks live here and not on
+// Payment.)
+type paymentResponse struct {
+	Payment
+	hasSuccess bool
+	optionalID bool // set by the caller for a reversal
+}
+
+func (r *paymentResponse) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &r.Payment); err != nil {
+		return err
+	}
+	r.hasSuccess = successPresent(b)
+	return nil
+}
 
 func (r *paymentResponse) check() error {
-	if r.ID == 0 {
+	switch {
+	case r.ID == 0 && !r.optionalID:
 		return missing("id")
+	case !r.hasSuccess:
+		return missing("success")
 	}
 	return nil
 }

@@ -570,6 +570,9 @@ func (c *Client) decode(ep endpoint, status int, body []byte, out any) error {
 	if out == nil {
 		return nil
 	}
+	if err := screenBody(body); err != nil {
+		return &ResponseError{Method: ep.method, Path: ep.path, HTTPStatus: status, Err: err}
+	}
 	if err := json.Unmarshal(body, out); err != nil {
 		re := &ResponseError{Method: ep.method, Path: ep.path, HTTPStatus: status, Err: err}
 		var te *json.UnmarshalTypeError
@@ -590,6 +593,9 @@ func (c *Client) decode(ep endpoint, status int, body []byte, out any) error {
 			}
 			return re
 		}
+	}
+	if field, err := checkMoney(reflect.ValueOf(out), ""); err != nil {
+		return &ResponseError{Method: ep.method, Path: ep.path, HTTPStatus: status, Field: field, Err: err}
 	}
 	return nil
 }

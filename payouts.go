@@ -197,15 +197,15 @@ func (s *PayoutsService) Create(ctx context.Context, p *PayoutParams, opts ...Ca
 		return nil, &ValidationError{Field: "type", Reason: "is required"}
 	}
 	const path = "payout"
-	out := new(Payout)
+	var out payoutResponse
 	ep := endpoint{method: http.MethodPost, path: path, extendedOnly: true}
-	if err := s.client.do(ctx, ep, &payoutRequest{Type: p.Type.ID, PayoutParams: p}, out, opts); err != nil {
+	if err := s.client.do(ctx, ep, &payoutRequest{Type: p.Type.ID, PayoutParams: p}, &out, opts); err != nil {
 		return nil, err
 	}
 	if !out.Success {
 		return nil, &DeclinedError{Method: http.MethodPost, Path: path, ID: out.ID, Status: string(out.Status)}
 	}
-	return out, nil
+	return &out.Payout, nil
 }
 
 // MissingParametersError lists the required payout parameters that have no
@@ -385,13 +385,18 @@ type payoutParameterQuery struct {
 }
 
 type payoutTypesResponse struct {
-	Success bool         `json:"success"`
+	Success *bool        `json:"success"`
 	Types   []PayoutType `json:"types"`
 }
 
 func (r *payoutTypesResponse) check() error {
-	if !r.Success {
+	switch {
+	case r.Success == nil:
+		return missing("success")
+	case !*r.Success:
 		return fmt.Errorf("success is false")
+	case r.Types == nil:
+		return missing("types")
 	}
 	for i, t := range r.Types {
 		if t.ID == 0 {
@@ -414,6 +419,28 @@ func (l payoutParameterList) check() error {
 		}
 	}
 	return nil
+}
+
+// payoutResponse requires success, so that a broken answer is never taken
+// for a declined payout.
+type payoutResponse struct {
+	Payout
+	hasSuccess bool
+}
+
+func (r *payoutResponse) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &r.Payout); err != nil {
+		return err
+	}
+	r.hasSuccess = successPresent(b)
+	return nil
+}
+
+func (r *payoutResponse) check() error {
+	if !r.hasSuccess {
+		return missing("success")
+	}
+	return r.Payout.check()
 }
 
 func (p *Payout) check() error {

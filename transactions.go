@@ -79,14 +79,14 @@ func (s *TransactionsService) Reverse(ctx context.Context, p *ReverseParams, opt
 		return nil, &ValidationError{Field: "id", Reason: "either id or order_id is required"}
 	}
 	const path = "transaction/reverse"
-	out := new(Payment)
-	if err := s.client.do(ctx, endpoint{method: http.MethodPost, path: path}, p, out, opts); err != nil {
+	out := paymentResponse{optionalID: true} // a basic-form reversal answers only success
+	if err := s.client.do(ctx, endpoint{method: http.MethodPost, path: path}, p, &out, opts); err != nil {
 		return nil, err
 	}
 	if !out.Success {
 		return nil, &DeclinedError{Method: http.MethodPost, Path: path, ID: out.ID, Status: string(out.Status)}
 	}
-	return out, nil
+	return &out.Payment, nil
 }
 
 // PaymentMethod is an alternative (non-card) payment method of
@@ -484,6 +484,11 @@ func (p *TransactionPage) UnmarshalJSON(b []byte) error {
 }
 
 func (p *TransactionPage) check() error {
+	if p.Transactions == nil {
+		// Read as an empty page, a broken answer would tell Reconcile that
+		// nothing was recorded, and the merchant to charge again.
+		return missing("transactions")
+	}
 	for i := range p.Transactions {
 		if err := p.Transactions[i].checkAt("transactions[" + strconv.Itoa(i) + "]."); err != nil {
 			return err
