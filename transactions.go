@@ -403,7 +403,10 @@ func (r *Reconciliation) Completed() bool {
 //	}
 //
 // Reconcile can only find requests that carried an order id; give every
-// charge, reversal and payout one.
+// charge, reversal and payout one. A request cut off by a timeout may still
+// be in flight inside the gateway: reconcile after a pause (seconds, not
+// milliseconds), and reconcile again before treating "nothing recorded" as
+// final when the first look-up came right after the failure.
 func (s *TransactionsService) Reconcile(ctx context.Context, orderID string, opts ...CallOption) (*Reconciliation, error) {
 	if err := firstError(
 		checkRequired("order_id", orderID),
