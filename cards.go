@@ -186,15 +186,26 @@ func (s *CardsService) payment(ctx context.Context, path string, params any, opt
 	return &out.Payment, nil
 }
 
-// paymentResponse is a charge, authentication or recurring answer: both
-// forms always carry the transaction id. (A basic-form reversal answers
-// only "success", so the check lives here and not on Payment.)
-type paymentResponse struct{ Payment }
+// paymentResponse is a charge, authentication, recurring or reversal
+// answer: both forms always carry success, and all but a basic-form
+// reversal the transaction id. (So the checks live here and not on
+// Payment.) Its Success shadows Payment.Success so that an absent flag is
+// told from false: read as false, a broken body would pass for a declined
+// request, which tells the merchant nothing happened.
+type paymentResponse struct {
+	Payment
+	Success    *bool `json:"success"`
+	optionalID bool  // set by the caller for a reversal
+}
 
 func (r *paymentResponse) check() error {
-	if r.ID == 0 {
+	switch {
+	case r.ID == 0 && !r.optionalID:
 		return missing("id")
+	case r.Success == nil:
+		return missing("success")
 	}
+	r.Payment.Success = *r.Success
 	return nil
 }
 

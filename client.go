@@ -2,6 +2,7 @@ package paygate
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,6 +34,9 @@ const (
 	DefaultTimeout = 60 * time.Second
 	// DefaultMaxResponseBytes bounds how much of a response body is read.
 	DefaultMaxResponseBytes = 4 << 20
+	// DefaultResponseHeaderTimeout bounds, per attempt, the wait for the
+	// response headers once the request is written.
+	DefaultResponseHeaderTimeout = 30 * time.Second
 )
 
 // Form selects the basic or the extended form of the gateway's interface.
@@ -81,6 +85,7 @@ type Client struct {
 	retry       RetryPolicy
 	form        Form
 	timeout     time.Duration
+	headerWait  time.Duration // response-header timeout of the default transport
 	maxBody     int64
 	appInfo     string
 	baseURL     string
@@ -184,6 +189,23 @@ func WithTimeout(d time.Duration) Option {
 	}
 }
 
+// WithResponseHeaderTimeout bounds how long one attempt waits for the
+// gateway's response headers once the request is written (default
+// DefaultResponseHeaderTimeout), so that a gateway that accepts the
+// connection and never answers ends the attempt before the call's timeout:
+// a GET is then retried, a POST reports ErrOutcomeUnknown. It configures
+// the default transport; with WithHTTPClient, set ResponseHeaderTimeout on
+// that client's transport instead (NewClient rejects both together).
+func WithResponseHeaderTimeout(d time.Duration) Option {
+	return func(c *Client) error {
+		if d <= 0 {
+			return errors.New("paygate: response header timeout must be positive")
+		}
+		c.headerWait = d
+		return nil
+	}
+}
+
 // WithMaxResponseBytes bounds how much of a response body is read; a larger
 // body is an error.
 func WithMaxResponseBytes(n int64) Option {
@@ -225,8 +247,11 @@ func NewClient(projectKey, privateKey string, opts ...Option) (*Client, error) {
 	if c.checkoutURL == "" {
 		c.checkoutURL = c.baseURL
 	}
-	if c.httpClient == nil {
-		c.httpClient = defaultHTTPClient()
+	switch {
+	case c.httpClient == nil:
+		c.httpClient = defaultHTTPClient(cmp.Or(c.headerWait, DefaultResponseHeaderTimeout))
+	case c.headerWait != 0:
+		return nil, errors.New("paygate: WithResponseHeaderTimeout configures the default transport; set ResponseHeaderTimeout on the transport given to WithHTTPClient")
 	}
 	c.userAgent = "paygate-go/" + Version + " go/" + runtime.Version()
 	if c.appInfo != "" {
@@ -275,7 +300,7 @@ func parseHTTPURL(s string) (*url.URL, error) {
 	return u, nil
 }
 
-func defaultHTTPClient() *http.Client {
+func defaultHTTPClient(headerWait time.Duration) *http.Client {
 	return &http.Client{Transport: &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -284,7 +309,7 @@ func defaultHTTPClient() *http.Client {
 		MaxIdleConnsPerHost:   64,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: 30 * time.Second,
+		ResponseHeaderTimeout: headerWait,
 		ExpectContinueTimeout: time.Second,
 	}}
 }
@@ -450,7 +475,10 @@ func (a *attempt) sendWithRetries(ctx context.Context, policy RetryPolicy) (stat
 		if !retryable || attempts >= policy.MaxAttempts {
 			return status, body, attempts, err
 		}
-		wait := policy.backoff(attempts, retryAfter(header, time.Now()))
+		wait, ok := policy.backoff(attempts, retryAfter(header, time.Now()))
+		if !ok {
+			return status, body, attempts, err
+		}
 		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
 			return status, body, attempts, err
 		}
@@ -581,11 +609,14 @@ func (c *Client) decode(ep endpoint, status int, body []byte, out any) error {
 	if out == nil {
 		return nil
 	}
+	if err := screenBody(body); err != nil {
+		return &ResponseError{Method: ep.method, Path: ep.path, HTTPStatus: status, Err: err}
+	}
 	if err := json.Unmarshal(body, out); err != nil {
 		re := &ResponseError{Method: ep.method, Path: ep.path, HTTPStatus: status, Err: err}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			re.Field = te.Field
+			re.Field = jsonPath(te.Field)
 		}
 		if len(bytes.TrimSpace(body)) == 0 {
 			re.Err = errors.New("empty body")
@@ -602,7 +633,24 @@ func (c *Client) decode(ep endpoint, status int, body []byte, out any) error {
 			return re
 		}
 	}
+	if field, err := checkMoney(reflect.ValueOf(out)); err != nil {
+		return &ResponseError{Method: ep.method, Path: ep.path, HTTPStatus: status, Field: field, Err: err}
+	}
 	return nil
+}
+
+// jsonPath drops the leading segments of a decoding error's field path that
+// name embedded Go structs (paymentResponse.Payment.id), leaving the path in
+// the body (id). The gateway's field names start in lowercase.
+func jsonPath(field string) string {
+	for field != "" && 'A' <= field[0] && field[0] <= 'Z' {
+		_, rest, ok := strings.Cut(field, ".")
+		if !ok {
+			break
+		}
+		field = rest
+	}
+	return field
 }
 
 // parseGatewayError returns the gateway error object a body carries, with

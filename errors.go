@@ -4,7 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
+
+	"github.com/paygate/paygate-go/internal/redact"
 )
 
 // ErrorCode is the gateway's five-digit error code; its first three digits
@@ -305,12 +306,14 @@ func (e *ResponseError) Error() string {
 	if e.Field != "" {
 		s += ": field " + strconv.Quote(e.Field)
 	}
+	// A hostile body can make a decoder quote a huge value, or a card
+	// number: keep 300 bytes, with card-like digit runs masked.
 	msg := e.Err.Error()
+	excerpt := redact.Excerpt([]byte(msg), 300)
 	if len(msg) > 300 {
-		// A hostile body can make a decoder quote a huge value.
-		msg = strings.ToValidUTF8(msg[:300], "") + "..."
+		excerpt += "..."
 	}
-	return s + ": " + msg
+	return s + ": " + excerpt
 }
 
 // Unwrap returns the decoding failure.

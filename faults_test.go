@@ -3,15 +3,19 @@ package paygate
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
 )
 
@@ -46,14 +50,28 @@ type faultServer struct {
 	mode     atomic.Int64 // fault for the next requests
 	lateness time.Duration
 	ok       func(*http.Request) string // the good body for a request
+	// choose, when set, picks the fault of each new connection (conn true:
+	// faultResetBeforeRead or faultNone) and of each request instead of
+	// mode; injected counts the faults it picked.
+	choose   func(conn bool) fault
+	injected [faultErrorObject200 + 1]atomic.Int64
 
 	mu       sync.Mutex
 	accepted int            // connections reset before anything was read
 	received map[string]int // "METHOD path order" -> requests read whole
 }
 
-func newFaultServer(t testing.TB, ok func(*http.Request) string) *faultServer {
+// newFaultServer starts a fault server answering ok(r) when it behaves; a
+// nil ok answers the gateway's own fixture for the request's path. The
+// setups run before the server starts.
+func newFaultServer(t testing.TB, ok func(*http.Request) string, setups ...func(*faultServer)) *faultServer {
+	if ok == nil {
+		ok = fixtureFor(t)
+	}
 	fs := &faultServer{ok: ok, received: map[string]int{}, lateness: 300 * time.Millisecond}
+	for _, setup := range setups {
+		setup(fs)
+	}
 	fs.Server = httptest.NewUnstartedServer(http.HandlerFunc(fs.serve))
 	fs.Server.Listener = &faultListener{Listener: fs.Server.Listener, fs: fs}
 	fs.Start()
@@ -80,6 +98,67 @@ func (fs *faultServer) resets() int {
 	return n
 }
 
+// total returns how many whole requests the server read for method and
+// path (below /v1/), whatever their order id.
+func (fs *faultServer) total(method, path string) int {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	n := 0
+	for k, c := range fs.received {
+		if strings.HasPrefix(k, method+" /v1/"+path+" ") {
+			n += c
+		}
+	}
+	return n
+}
+
+// forget clears the counts of requests and resets.
+func (fs *faultServer) forget() {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	clear(fs.received)
+	fs.accepted = 0
+}
+
+// fault returns the fault for a new connection (conn) or a request.
+func (fs *faultServer) fault(conn bool) fault {
+	if fs.choose == nil {
+		return fault(fs.mode.Load())
+	}
+	f := fs.choose(conn)
+	if f != faultNone {
+		fs.injected[f].Add(1)
+	}
+	return f
+}
+
+// fixtureFor returns an ok function answering, per path, the fixture the
+// gateway sends for it.
+func fixtureFor(t testing.TB) func(*http.Request) string {
+	bodies := map[string]string{}
+	for path, name := range map[string]string{
+		"user/resolve": "user_resolve.json", "user/changeRecurring": "user_recurring_success.json",
+		"user/cancelRecurring": "user_recurring_success.json", "card/getToken": "card_get_token.json",
+		"card/process": "card_process_extended.json", "card/authenticate": "card_authenticate.json",
+		"card/processRecurring": "card_process_recurring_extended.json",
+		"transaction/reverse":   "transaction_reverse_extended.json", "transaction/create": "transaction_create.json",
+		"transaction/status": "transaction_status.json", "transactions": "transactions_list_single.json",
+		"transactions/{id}": "transactions_by_id.json", "payout-types": "payout_types.json",
+		"payout-parameters": "payout_parameters_sepa.json", "payout": "payout.json", "balance": "balance.json",
+	} {
+		bodies["/v1/"+path] = string(fixture(t, name))
+	}
+	return func(r *http.Request) string {
+		if body, ok := bodies[r.URL.Path]; ok {
+			return body
+		}
+		if strings.HasPrefix(r.URL.Path, "/v1/transactions/") {
+			return bodies["/v1/transactions/{id}"]
+		}
+		return `{"error":{"code":40401,"message":"Project missing"}}`
+	}
+}
+
 func requestKey(r *http.Request) string {
 	order := r.FormValue("order_id")
 	if order == "" {
@@ -96,7 +175,11 @@ func (fs *faultServer) serve(w http.ResponseWriter, r *http.Request) {
 	fs.mu.Lock()
 	fs.received[requestKey(r)]++
 	fs.mu.Unlock()
-	switch fault(fs.mode.Load()) {
+	f := fs.fault(false)
+	if f == faultResetBeforeRead {
+		f = faultNone // decided per connection, in Accept
+	}
+	switch f {
 	case faultResetAfterRead:
 		resetConn(w, true)
 	case faultCloseWithoutAnswer:
@@ -148,7 +231,7 @@ type faultListener struct {
 func (l *faultListener) Accept() (net.Conn, error) {
 	for {
 		conn, err := l.Listener.Accept()
-		if err != nil || fault(l.fs.mode.Load()) != faultResetBeforeRead {
+		if err != nil || l.fs.fault(true) != faultResetBeforeRead {
 			return conn, err
 		}
 		l.fs.mu.Lock()
@@ -275,4 +358,279 @@ func TestFaults_GetRetriedPostNeverTwice(t *testing.T) {
 			}
 		})
 	}
+}
+
+// endpointCall is one call of one service method, as a merchant makes it.
+type endpointCall struct {
+	name   string
+	method string // of the requests it sends
+	path   string // below /v1/, as counted by the server
+	// order is the order id the call carries, "" when it has none.
+	call func(ctx context.Context, c *Client, order string) error
+	// carriesOrder reports whether the request carries the order id.
+	carriesOrder bool
+}
+
+// everyEndpointCall lists every service method of the client, Reconcile
+// included.
+func everyEndpointCall() []endpointCall {
+	eur := decimal.RequireFromString("24.90")
+	return []endpointCall{
+		{"Users.Resolve", http.MethodPost, "user/resolve", func(ctx context.Context, c *Client, _ string) error {
+			_, err := c.Users.Resolve(ctx, &ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7"})
+			return err
+		}, false},
+		{"Users.ChangeRecurring", http.MethodPost, "user/changeRecurring", func(ctx context.Context, c *Client, _ string) error {
+			return c.Users.ChangeRecurring(ctx, &ChangeRecurringParams{User: "100452", Interval: Days(30)})
+		}, false},
+		{"Users.CancelRecurring", http.MethodPost, "user/cancelRecurring", func(ctx context.Context, c *Client, _ string) error {
+			return c.Users.CancelRecurring(ctx, &CancelRecurringParams{User: "100452"})
+		}, false},
+		{"Cards.Tokenize", http.MethodGet, "card/getToken", func(ctx context.Context, c *Client, _ string) error {
+			_, err := c.Cards.Tokenize(ctx, &TokenizeParams{Number: "4242424242424242", ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "737"})
+			return err
+		}, false},
+		{"Cards.Charge", http.MethodPost, "card/process", func(ctx context.Context, c *Client, order string) error {
+			_, err := c.Cards.Charge(ctx, &ChargeParams{User: "100452", CardToken: "5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45",
+				Price: eur, Currency: "EUR", Description: "Order " + order, OrderID: order})
+			return err
+		}, true},
+		{"Cards.Authenticate", http.MethodPost, "card/authenticate", func(ctx context.Context, c *Client, _ string) error {
+			_, err := c.Cards.Authenticate(ctx, &AuthenticateParams{PaRes: "eJxVUttugkAQ", MD: "a1b2c3"})
+			return err
+		}, false},
+		{"Cards.ChargeRecurring", http.MethodPost, "card/processRecurring", func(ctx context.Context, c *Client, order string) error {
+			_, err := c.Cards.ChargeRecurring(ctx, &ChargeRecurringParams{User: "100452", Price: eur, Currency: "EUR", OrderID: order})
+			return err
+		}, true},
+		{"Transactions.Reverse", http.MethodPost, "transaction/reverse", func(ctx context.Context, c *Client, order string) error {
+			_, err := c.Transactions.Reverse(ctx, &ReverseParams{OrderID: order, Amount: eur})
+			return err
+		}, true},
+		{"Transactions.Create", http.MethodPost, "transaction/create", func(ctx context.Context, c *Client, order string) error {
+			_, err := c.Transactions.Create(ctx, &AlternativePaymentParams{User: "cust-8841", PaymentMethod: MethodPayPal,
+				Price: eur, Currency: "EUR", Description: "Order " + order, SuccessURL: "https://shop.example.com/ok",
+				FailURL: "https://shop.example.com/fail", OrderID: order})
+			return err
+		}, true},
+		{"Transactions.Status", http.MethodGet, "transaction/status", func(ctx context.Context, c *Client, order string) error {
+			_, err := c.Transactions.Status(ctx, &StatusParams{OrderID: order})
+			return err
+		}, true},
+		{"Transactions.Get", http.MethodGet, "transactions/9007199254740993107", func(ctx context.Context, c *Client, _ string) error {
+			_, err := c.Transactions.Get(ctx, 9007199254740993107)
+			return err
+		}, false},
+		{"Transactions.List", http.MethodGet, "transactions", func(ctx context.Context, c *Client, order string) error {
+			_, err := c.Transactions.List(ctx, &ListParams{OrderID: order})
+			return err
+		}, true},
+		{"Transactions.Reconcile", http.MethodGet, "transactions", func(ctx context.Context, c *Client, order string) error {
+			_, err := c.Transactions.Reconcile(ctx, order)
+			return err
+		}, true},
+		{"Payouts.Types", http.MethodGet, "payout-types", func(ctx context.Context, c *Client, _ string) error {
+			_, err := c.Payouts.Types(ctx)
+			return err
+		}, false},
+		{"Payouts.Parameters", http.MethodGet, "payout-parameters", func(ctx context.Context, c *Client, _ string) error {
+			_, err := c.Payouts.Parameters(ctx, &PayoutParameterParams{Type: PayoutType{ID: 4, Key: "SEPA"}, Account: "DE89370400440532013000", Currency: "EUR"})
+			return err
+		}, false},
+		{"Payouts.Create", http.MethodPost, "payout", func(ctx context.Context, c *Client, order string) error {
+			_, err := c.Payouts.Create(ctx, &PayoutParams{Type: PayoutType{ID: 4, Key: "SEPA"}, Account: "DE89370400440532013000",
+				Amount: eur, Currency: "EUR", OrderID: order, FirstName: "Jane", LastName: "Doe"})
+			return err
+		}, true},
+		{"Balance.Get", http.MethodGet, "balance", func(ctx context.Context, c *Client, _ string) error {
+			_, err := c.Balance.Get(ctx, &BalanceParams{Currency: "EUR"})
+			return err
+		}, false},
+	}
+}
+
+// TestFaults_EveryEndpointUnderEveryFault calls every service method under
+// every fault and checks how many requests the server received and which
+// error the merchant got: GETs are retried (3 attempts here) on network
+// errors, 429, 502, 503 and 504; every POST that reached the server was
+// received exactly once and, unless the gateway gave a definite answer,
+// ends as ErrOutcomeUnknown carrying its order id.
+func TestFaults_EveryEndpointUnderEveryFault(t *testing.T) {
+	for _, ec := range everyEndpointCall() {
+		t.Run(ec.name, func(t *testing.T) {
+			t.Parallel()
+			fs := newFaultServer(t, nil, func(fs *faultServer) {
+				fs.lateness = 5 * time.Second // cut short by the client going away
+			})
+			c := faultClient(t, fs, 300*time.Millisecond)
+			for f := faultNone; f <= faultErrorObject200; f++ {
+				want := faultExpectations[f]
+				order := "ord-" + strings.ReplaceAll(faultNames[f], " ", "-")
+				fs.forget()
+				fs.set(f)
+				c.httpClient.CloseIdleConnections() // each fault meets a fresh connection
+				err := ec.call(context.Background(), c, order)
+				fs.set(faultNone)
+				got := classify(err)
+				received := fs.total(ec.method, ec.path)
+
+				if ec.method == http.MethodGet {
+					wantOutcome := want.getOutcome
+					if ec.name == "Transactions.Reconcile" && f == faultErrorObject200 {
+						wantOutcome = outcomeOK // 40403: the gateway recorded nothing
+					}
+					require.Equal(t, wantOutcome, got, "%s: error %v", faultNames[f], err)
+					require.Equal(t, want.getReceived, received+fs.resets(), "%s: attempts", faultNames[f])
+					requireAttempts(t, err, want.getReceived)
+					continue
+				}
+				require.Equal(t, want.postOutcome, got, "%s: error %v", faultNames[f], err)
+				if f == faultResetBeforeRead {
+					require.Zero(t, received, "%s: the server read nothing", faultNames[f])
+					require.Equal(t, 1, fs.resets(), "%s: one connection, never a second", faultNames[f])
+				} else {
+					require.Equal(t, 1, received, "%s: a POST is received once", faultNames[f])
+				}
+				requireAttempts(t, err, 1)
+				if got == outcomeUnknown {
+					var ou *OutcomeUnknownError
+					require.ErrorAs(t, err, &ou)
+					if ec.carriesOrder {
+						require.Equal(t, order, ou.OrderID, "%s: the order id to reconcile with", faultNames[f])
+					} else {
+						require.Empty(t, ou.OrderID)
+					}
+				}
+			}
+		})
+	}
+}
+
+// requireAttempts checks the number of attempts the error reports, when it
+// is of a kind that carries one.
+func requireAttempts(t *testing.T, err error, want int) {
+	t.Helper()
+	var apiErr *Error
+	var netErr *NetworkError
+	var ou *OutcomeUnknownError
+	switch {
+	case errors.As(err, &ou):
+		require.Equal(t, want, ou.Attempts, "attempts on %v", err)
+	case errors.As(err, &netErr):
+		require.Equal(t, want, netErr.Attempts, "attempts on %v", err)
+	case errors.As(err, &apiErr):
+		if apiErr.Code == 0 { // a definite gateway answer comes at once
+			require.Equal(t, want, apiErr.Attempts, "attempts on %v", err)
+		}
+	}
+}
+
+// TestFaults_TenThousandRandomCallsNeverDuplicateAPost makes 10,000 calls
+// from concurrent workers against a server that misbehaves at random, and
+// requires that no POST was ever received twice, that every POST the server
+// received either succeeded, got a definite answer, or reported
+// ErrOutcomeUnknown with its order id, and that only POSTs the server never
+// saw were reported as plain network errors.
+func TestFaults_TenThousandRandomCallsNeverDuplicateAPost(t *testing.T) {
+	const calls, workers = 10000, 32
+	var rngMu sync.Mutex
+	rng := rand.New(rand.NewPCG(6, 10000)) // fixed seed: the faults drawn are the same each run
+	choose := func(conn bool) fault {
+		rngMu.Lock()
+		defer rngMu.Unlock()
+		if conn {
+			if rng.IntN(100) < 5 {
+				return faultResetBeforeRead
+			}
+			return faultNone
+		}
+		if rng.IntN(100) < 70 {
+			return faultNone
+		}
+		return faultResetAfterRead + fault(rng.IntN(int(faultErrorObject200-faultResetAfterRead)+1))
+	}
+	fs := newFaultServer(t, nil, func(fs *faultServer) {
+		fs.lateness = time.Second // cut short by the client going away
+		fs.choose = choose
+	})
+	c := faultClient(t, fs, 80*time.Millisecond)
+
+	var mix []endpointCall
+	for _, ec := range everyEndpointCall() {
+		// POSTs are counted by their order id, so only those carrying one
+		// take part; every GET does.
+		if ec.method == http.MethodGet || ec.carriesOrder {
+			mix = append(mix, ec)
+		}
+	}
+	type result struct {
+		ec    endpointCall
+		order string
+		err   error
+	}
+	results := make([]result, calls)
+	next := atomic.Int64{}
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= calls {
+					return
+				}
+				ec := mix[i%len(mix)]
+				order := fmt.Sprintf("r-%05d", i)
+				results[i] = result{ec, order, ec.call(context.Background(), c, order)}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	fs.Close() // waits for the handlers still running, so the counts are final
+
+	outcomes := map[outcome]int{}
+	posts := 0
+	for _, r := range results {
+		got := classify(r.err)
+		outcomes[got]++
+		require.NotEqual(t, outcome(-1), got, "%s: unclassified error %v", r.ec.name, r.err)
+		if r.ec.method != http.MethodPost {
+			continue
+		}
+		posts++
+		received := fs.count("POST /v1/" + r.ec.path + " " + r.order)
+		require.LessOrEqual(t, received, 1, "%s %s received twice", r.ec.name, r.order)
+		switch got {
+		case outcomeOK, outcomeGatewayError:
+		case outcomeUnknown:
+			var ou *OutcomeUnknownError
+			require.ErrorAs(t, r.err, &ou)
+			require.Equal(t, r.order, ou.OrderID)
+			// Attempts above 1 happen when a reset before reading lands
+			// during the connect ("connect: connection reset by peer"): a
+			// dial error, nothing left. The server count above is the proof
+			// that the request itself went out once.
+			require.GreaterOrEqual(t, ou.Attempts, 1)
+		case outcomeHTTPError:
+			var apiErr *Error
+			require.ErrorAs(t, r.err, &apiErr)
+			require.Equal(t, http.StatusTooManyRequests, apiErr.HTTPStatus, "%s %s: only a 429 refuses a POST definitely", r.ec.name, r.order)
+		case outcomeNetworkError, outcomeDeadline:
+			require.Zero(t, received, "%s %s: reported as never sent, but the server read it: %v", r.ec.name, r.order, r.err)
+		default:
+			t.Fatalf("%s %s: a POST ended as %v", r.ec.name, r.order, r.err)
+		}
+	}
+	injected := map[string]int64{}
+	for f := faultResetBeforeRead; f <= faultErrorObject200; f++ {
+		injected[faultNames[f]] = fs.injected[f].Load()
+		require.Positive(t, injected[faultNames[f]], "fault %q was never injected", faultNames[f])
+	}
+	t.Logf("%d calls (%d POSTs) in %v; faults injected: %v; outcomes (ok, unknown, gateway, http, network, response, deadline): %d %d %d %d %d %d %d",
+		calls, posts, elapsed.Round(time.Millisecond), injected, outcomes[outcomeOK], outcomes[outcomeUnknown],
+		outcomes[outcomeGatewayError], outcomes[outcomeHTTPError], outcomes[outcomeNetworkError],
+		outcomes[outcomeResponseError], outcomes[outcomeDeadline])
 }

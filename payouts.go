@@ -419,8 +419,11 @@ type payoutTypesResponse struct {
 }
 
 func (r *payoutTypesResponse) check() error {
-	if r.Success == nil {
+	switch {
+	case r.Success == nil:
 		return missing("success")
+	case *r.Success && r.Types == nil:
+		return missing("types")
 	}
 	for i, t := range r.Types {
 		if t.ID == 0 {
@@ -445,8 +448,9 @@ func (l payoutParameterList) check() error {
 	return nil
 }
 
-// payoutResponse tells an absent success flag from false: a payout
-// answered without one has an unknown outcome, not a refusal.
+// payoutResponse requires success, so that a broken answer is never taken
+// for a declined payout: its Success shadows Payout.Success to tell an
+// absent flag from false.
 type payoutResponse struct {
 	Payout
 	Success *bool `json:"success"`

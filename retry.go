@@ -20,13 +20,17 @@ import (
 // matches [ErrOutcomeUnknown]. Waits grow exponentially from BaseDelay up to
 // MaxDelay with full jitter, a Retry-After header (seconds or HTTP date) is
 // honoured as the least wait, and cancelling the context ends a wait at once.
+// A request is never sent sooner than Retry-After asks: when it asks for
+// more than MaxDelay, or for more than the context's deadline leaves, the
+// retries end and the answer (429, 503, ...) is returned.
 type RetryPolicy struct {
 	// MaxAttempts is the most times one request is sent, the first included.
 	// 1 disables retries; 0 means the default.
 	MaxAttempts int
 	// BaseDelay is the ceiling of the first wait; 0 means the default.
 	BaseDelay time.Duration
-	// MaxDelay caps every wait, a Retry-After included; 0 means the default.
+	// MaxDelay caps every wait; a Retry-After beyond it ends the retries.
+	// 0 means the default.
 	MaxDelay time.Duration
 }
 
@@ -51,18 +55,17 @@ func (p RetryPolicy) normalized() RetryPolicy {
 }
 
 // backoff returns the wait before attempt n+1: a random duration up to
-// BaseDelay*2^(n-1), capped at MaxDelay, and at least retryAfter (itself
-// capped at MaxDelay).
-func (p RetryPolicy) backoff(n int, retryAfter time.Duration) time.Duration {
+// BaseDelay*2^(n-1), capped at MaxDelay, and at least retryAfter. It
+// reports false when retryAfter is beyond MaxDelay: no retry then.
+func (p RetryPolicy) backoff(n int, retryAfter time.Duration) (time.Duration, bool) {
+	if retryAfter > p.MaxDelay {
+		return 0, false
+	}
 	ceiling := p.MaxDelay
 	if shift := n - 1; shift < 30 && p.BaseDelay<<shift < p.MaxDelay {
 		ceiling = p.BaseDelay << shift
 	}
-	wait := rand.N(ceiling + 1)
-	if retryAfter > wait {
-		wait = min(retryAfter, p.MaxDelay)
-	}
-	return wait
+	return max(rand.N(ceiling+1), retryAfter), true
 }
 
 func retryableStatus(status int) bool {

@@ -81,29 +81,14 @@ func (s *TransactionsService) Reverse(ctx context.Context, p *ReverseParams, opt
 		return nil, &ValidationError{Field: "id", Reason: "either id or order_id is required"}
 	}
 	const path = "transaction/reverse"
-	out := new(reverseResponse)
-	if err := s.client.do(ctx, endpoint{method: http.MethodPost, path: path}, p, out, opts); err != nil {
+	out := paymentResponse{optionalID: true} // a basic-form reversal answers only success
+	if err := s.client.do(ctx, endpoint{method: http.MethodPost, path: path}, p, &out, opts); err != nil {
 		return nil, err
 	}
 	if !out.Payment.Success {
 		return nil, &DeclinedError{Method: http.MethodPost, Path: path, ID: out.ID, Status: string(out.Status)}
 	}
 	return &out.Payment, nil
-}
-
-// reverseResponse tells an absent success flag from false: a reversal
-// answered without one has an unknown outcome, not a refusal.
-type reverseResponse struct {
-	Payment
-	Success *bool `json:"success"`
-}
-
-func (r *reverseResponse) check() error {
-	if r.Success == nil {
-		return missing("success")
-	}
-	r.Payment.Success = *r.Success
-	return nil
 }
 
 // PaymentMethod is an alternative (non-card) payment method of
@@ -294,12 +279,12 @@ func (s *TransactionsService) List(ctx context.Context, p *ListParams, opts ...C
 	if p == nil {
 		return nil, &ValidationError{Field: "orderId", Reason: "is required"}
 	}
-	var out transactionPageResponse
+	out := new(TransactionPage)
 	ep := endpoint{method: http.MethodGet, path: "transactions", extendedOnly: true}
-	if err := s.client.do(ctx, ep, p, &out, opts); err != nil {
+	if err := s.client.do(ctx, ep, p, out, opts); err != nil {
 		return nil, err
 	}
-	return &TransactionPage{TotalCount: int(out.TotalCount), Transactions: out.Transactions}, nil
+	return out, nil
 }
 
 // All iterates over every transaction the listing p selects, fetching pages
@@ -427,7 +412,10 @@ func (r *Reconciliation) Completed() bool {
 //	}
 //
 // Reconcile can only find requests that carried an order id; give every
-// charge, reversal and payout one.
+// charge, reversal and payout one. A request cut off by a timeout may still
+// be in flight inside the gateway: reconcile after a pause (seconds, not
+// milliseconds), and reconcile again before treating "nothing recorded" as
+// final when the first look-up came right after the failure.
 func (s *TransactionsService) Reconcile(ctx context.Context, orderID string, opts ...CallOption) (*Reconciliation, error) {
 	if err := firstError(
 		checkRequired("order_id", orderID),
@@ -493,28 +481,26 @@ func (t *Transaction) checkAt(prefix string) error {
 	return nil
 }
 
-// UnmarshalJSON accepts totalCount as a number or a numeric string.
+// UnmarshalJSON accepts totalCount as a number or a numeric string, in one
+// pass over the page.
 func (p *TransactionPage) UnmarshalJSON(b []byte) error {
-	type plain TransactionPage
-	aux := struct {
-		*plain
-		TotalCount flexInt `json:"totalCount"`
-	}{plain: (*plain)(p)}
-	if err := json.Unmarshal(b, &aux); err != nil {
+	var wire struct {
+		TotalCount   flexInt       `json:"totalCount"`
+		Transactions []Transaction `json:"transactions"`
+	}
+	if err := json.Unmarshal(b, &wire); err != nil {
 		return err
 	}
-	p.TotalCount = int(aux.TotalCount)
+	*p = TransactionPage{TotalCount: int(wire.TotalCount), Transactions: wire.Transactions}
 	return nil
 }
 
-// transactionPageResponse is TransactionPage as List decodes it: in one
-// pass, where TransactionPage.UnmarshalJSON would scan the page twice more.
-type transactionPageResponse struct {
-	TotalCount   flexInt       `json:"totalCount"`
-	Transactions []Transaction `json:"transactions"`
-}
-
-func (p *transactionPageResponse) check() error {
+func (p *TransactionPage) check() error {
+	if p.Transactions == nil {
+		// Read as an empty page, a broken answer would tell Reconcile that
+		// nothing was recorded, and the merchant to charge again.
+		return missing("transactions")
+	}
 	for i := range p.Transactions {
 		if err := p.Transactions[i].checkAt("transactions[" + strconv.Itoa(i) + "]."); err != nil {
 			return err

@@ -10,9 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// List decodes pages through its own type; the exported TransactionPage
-// must still decode a page a merchant stored or received elsewhere, to the
-// same result, totalCount as a number or a string.
+// A page a merchant stored or received elsewhere decodes as List decodes
+// it, totalCount as a number or a string.
 func TestTransactionPage_UnmarshalJSONMatchesList(t *testing.T) {
 	for _, tt := range []struct {
 		fixture    string

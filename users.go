@@ -138,7 +138,7 @@ type resolveResponse struct {
 }
 
 func (r *resolveResponse) check() error {
-	if r.ID == "" {
+	if r.ID == "" || r.ID == "0" { // 0 is no user: the gateway's ids start at 1
 		return missing("id")
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // Errors are *json.UnmarshalTypeError, so that encoding/json fills in the
@@ -35,7 +36,9 @@ func Text(b []byte) (string, error) {
 	case c == 'n' && string(b) == "null":
 		return "", nil
 	case c == '"':
-		if len(b) >= 2 && b[len(b)-1] == '"' && !hasEscape(b) {
+		// The fast path only for plain valid UTF-8: like encoding/json, the
+		// slow path replaces invalid bytes, so decoded text is always valid.
+		if len(b) >= 2 && b[len(b)-1] == '"' && !hasEscape(b) && utf8.Valid(b) {
 			return string(b[1 : len(b)-1]), nil
 		}
 		var s string

@@ -1,0 +1,307 @@
+package paygate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/jarcoal/httpmock"
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/require"
+)
+
+// responseDecoder is one response type of the API, decoded through the
+// service method that returns it.
+type responseDecoder struct {
+	name         string
+	method, path string // below /v1/
+	fixture      string // a good answer
+	// decode calls the method and returns the value of the probe field.
+	decode func(ctx context.Context, c *Client) (string, error)
+	// probe is the JSON path of a text field: the status when the type has
+	// one, else another string the gateway sends.
+	probe string
+	// probeIsStatus reports whether probe is a status (kept when unknown).
+	probeIsStatus bool
+	// required are the JSON paths of the fields the gateway always sends.
+	required []string
+	// integer and money are the paths of an integer and of an amount, ""
+	// when the type has none.
+	integer, money string
+}
+
+// everyResponseDecoder lists a decoder per response type.
+func everyResponseDecoder() []responseDecoder {
+	return []responseDecoder{
+		{"Payment (Charge)", http.MethodPost, "card/process", "card_process_extended.json",
+			func(ctx context.Context, c *Client) (string, error) {
+				p, err := c.Cards.Charge(ctx, &ChargeParams{User: "1", CardToken: "tok", Price: decimal.RequireFromString("1"), Currency: "EUR", Description: "d", OrderID: "ord-1"})
+				return textOf(p == nil, err, func() string { return string(p.Status) })
+			}, "status", true, []string{"id", "success"}, "id", "price"},
+		{"Payment (Reverse)", http.MethodPost, "transaction/reverse", "transaction_reverse_extended.json",
+			func(ctx context.Context, c *Client) (string, error) {
+				p, err := c.Transactions.Reverse(ctx, &ReverseParams{OrderID: "ord-1", Amount: decimal.RequireFromString("1")})
+				return textOf(p == nil, err, func() string { return string(p.Status) })
+			}, "status", true, []string{"success"}, "referenceId", "fee"},
+		{"Token", http.MethodGet, "card/getToken", "card_get_token.json",
+			func(ctx context.Context, c *Client) (string, error) {
+				tok, err := c.Cards.Tokenize(ctx, &TokenizeParams{Number: "4242424242424242", ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "737"})
+				return textOf(tok == nil, err, func() string { return tok.ID })
+			}, "id", false, []string{"id"}, "card.expirationMonth", ""},
+		{"TransactionStatus", http.MethodGet, "transaction/status", "transaction_status.json",
+			func(ctx context.Context, c *Client) (string, error) {
+				st, err := c.Transactions.Status(ctx, &StatusParams{OrderID: "ord-1"})
+				return textOf(st == nil, err, func() string { return string(st.Status) })
+			}, "status", true, []string{"id", "status"}, "id", "price"},
+		{"Transaction", http.MethodGet, "transactions/9007199254740993123", "transactions_by_id.json",
+			func(ctx context.Context, c *Client) (string, error) {
+				tx, err := c.Transactions.Get(ctx, 9007199254740993123)
+				return textOf(tx == nil, err, func() string { return string(tx.Status) })
+			}, "status", true, []string{"id", "status"}, "id", "fee"},
+		{"TransactionPage", http.MethodGet, "transactions", "transactions_list_single.json",
+			func(ctx context.Context, c *Client) (string, error) {
+				page, err := c.Transactions.List(ctx, &ListParams{OrderID: "ord-1"})
+				return textOf(page == nil, err, func() string { return string(page.Transactions[0].Status) })
+			}, "transactions[0].status", true, []string{"transactions", "transactions[0].id", "transactions[0].status"}, "totalCount", "transactions[0].price"},
+		{"AlternativePayment", http.MethodPost, "transaction/create", "transaction_create.json",
+			func(ctx context.Context, c *Client) (string, error) {
+				ap, err := c.Transactions.Create(ctx, &AlternativePaymentParams{User: "u", PaymentMethod: MethodPayPal, Price: decimal.RequireFromString("1"),
+					Currency: "EUR", Description: "d", SuccessURL: "https://s.example", FailURL: "https://f.example", OrderID: "ord-1"})
+				return textOf(ap == nil, err, func() string { return string(ap.Status) })
+			}, "status", true, []string{"id", "status"}, "id", "amount"},
+		{"PayoutType list", http.MethodGet, "payout-types", "payout_types.json",
+			func(ctx context.Context, c *Client) (string, error) {
+				types, err := c.Payouts.Types(ctx)
+				return textOf(types == nil, err, func() string { return types[0].Key })
+			}, "types[0].key", false, []string{"success", "types", "types[0].id", "types[0].key"}, "types[0].id", ""},
+		{"parameter array", http.MethodGet, "payout-parameters", "payout_parameters_sepa.json",
+			func(ctx context.Context, c *Client) (string, error) {
+				params, err := c.Payouts.Parameters(ctx, &PayoutParameterParams{Type: PayoutType{ID: 4, Key: "SEPA"}, Account: "DE89370400440532013000", Currency: "EUR"})
+				return textOf(params == nil, err, func() string { return params[0].Name })
+			}, "[0].name", false, []string{"[0].name"}, "", ""},
+		{"Payout", http.MethodPost, "payout", "payout.json",
+			func(ctx context.Context, c *Client) (string, error) {
+				po, err := c.Payouts.Create(ctx, &PayoutParams{Type: PayoutType{ID: 4, Key: "SEPA"}, Account: "DE89370400440532013000", Amount: decimal.RequireFromString("1"), Currency: "EUR", OrderID: "ord-1"})
+				return textOf(po == nil, err, func() string { return string(po.Status) })
+			}, "status", true, []string{"success", "id", "status"}, "id", ""},
+		{"Balance", http.MethodGet, "balance", "balance.json",
+			func(ctx context.Context, c *Client) (string, error) {
+				b, err := c.Balance.Get(ctx, nil)
+				return textOf(b == nil, err, func() string { return b.Currency })
+			}, "currency", false, []string{"amount", "currency"}, "", "base_amount"},
+		{"resolve id", http.MethodPost, "user/resolve", "user_resolve.json",
+			func(ctx context.Context, c *Client) (string, error) {
+				id, err := c.Users.Resolve(ctx, &ResolveUserParams{Identifier: "cust-1", IP: "203.0.113.7"})
+				return string(id), err
+			}, "id", false, []string{"id"}, "", ""},
+		{"success answer", http.MethodPost, "user/cancelRecurring", "user_recurring_success.json",
+			func(ctx context.Context, c *Client) (string, error) {
+				return "", c.Users.CancelRecurring(ctx, &CancelRecurringParams{User: "1"})
+			}, "", false, []string{"success"}, "", ""},
+	}
+}
+
+// TestDecoders_HostileAndBrokenAnswers feeds every response type answers
+// with missing fields, wrong JSON types, huge numbers, deep nesting,
+// invalid UTF-8 and unknown statuses. A missing field or a number no
+// gateway sends is an error naming the field, never a zero value; invalid
+// UTF-8 is replaced; an unknown status is kept; nothing panics.
+func TestDecoders_HostileAndBrokenAnswers(t *testing.T) {
+	for _, d := range everyResponseDecoder() {
+		t.Run(d.name, func(t *testing.T) {
+			good := fixture(t, d.fixture)
+			try := func(t *testing.T, body []byte) (string, error) {
+				t.Helper()
+				c, mock := newMockClient(t)
+				mock.RegisterResponder(d.method, testBaseURL+"/v1/"+d.path, httpmock.NewBytesResponder(200, body))
+				return d.decode(context.Background(), c)
+			}
+			// requireFieldError checks the error names field; encoding/json
+			// names fields inside arrays without the index (types.id).
+			requireFieldError := func(t *testing.T, err error, field string) {
+				t.Helper()
+				var re *ResponseError
+				require.ErrorAs(t, err, &re)
+				if re.Field != field {
+					field = arrayIndex.ReplaceAllString(field, "")
+				}
+				require.Equal(t, field, re.Field, "error: %v", err)
+				require.Contains(t, err.Error(), strconv.Quote(field))
+				if d.method == http.MethodPost {
+					require.ErrorIs(t, err, ErrOutcomeUnknown, "a POST answered unreadably may have been processed")
+				}
+			}
+
+			_, err := try(t, good)
+			require.NoError(t, err, "the fixture itself")
+
+			for _, field := range d.required {
+				t.Run("missing "+field, func(t *testing.T) {
+					_, err := try(t, editJSON(t, good, field, nil))
+					requireFieldError(t, err, field)
+				})
+				t.Run("null "+field, func(t *testing.T) {
+					_, err := try(t, editJSON(t, good, field, json.RawMessage(`null`)))
+					require.Error(t, err)
+				})
+				for _, wrong := range []string{`{"a":1}`, `[1,2]`} {
+					t.Run("wrong type "+field+" "+wrong, func(t *testing.T) {
+						_, err := try(t, editJSON(t, good, field, json.RawMessage(wrong)))
+						var re *ResponseError
+						require.ErrorAs(t, err, &re)
+					})
+				}
+			}
+
+			huge := map[string]string{"exponent": `1e999999999`, "400 digits": strings.Repeat("9", 400), "negative exponent": `1e-999999999`}
+			for name, n := range huge {
+				if d.integer != "" {
+					t.Run("huge integer "+name, func(t *testing.T) {
+						_, err := try(t, editJSON(t, good, d.integer, json.RawMessage(n)))
+						requireFieldError(t, err, d.integer)
+					})
+				}
+				if d.money != "" {
+					t.Run("huge amount "+name, func(t *testing.T) {
+						for _, v := range []string{n, strconv.Quote(n)} {
+							_, err := try(t, editJSON(t, good, d.money, json.RawMessage(v)))
+							var re *ResponseError
+							require.ErrorAs(t, err, &re, "amount %s", v)
+							if name == "400 digits" {
+								require.Equal(t, d.money, re.Field)
+							}
+						}
+					})
+				}
+			}
+
+			t.Run("a million digits is refused before decoding", func(t *testing.T) {
+				field := d.required[0]
+				_, err := try(t, editJSON(t, good, field, json.RawMessage(strconv.Quote(strings.Repeat("7", 1_000_000)))))
+				var re *ResponseError
+				require.ErrorAs(t, err, &re)
+				require.ErrorContains(t, err, "digits")
+			})
+
+			t.Run("deep nesting", func(t *testing.T) {
+				deep := func(levels int) []byte {
+					return []byte(strings.Repeat("[", levels) + strings.Repeat("]", levels))
+				}
+				_, err := try(t, deep(10_001))
+				var re *ResponseError
+				require.ErrorAs(t, err, &re, "10,001 levels as the body")
+				if bytes.HasPrefix(bytes.TrimSpace(good), []byte("{")) {
+					_, err = try(t, editJSON(t, good, "unknown_extra", json.RawMessage(deep(10_000))))
+					require.ErrorAs(t, err, &re, "10,000 levels in an unknown field")
+					_, err = try(t, editJSON(t, good, "unknown_extra", json.RawMessage(deep(5_000))))
+					require.NoError(t, err, "5,000 levels in an unknown field are skipped")
+				}
+			})
+
+			t.Run("JSON null body", func(t *testing.T) {
+				_, err := try(t, []byte(" null\n"))
+				var re *ResponseError
+				require.ErrorAs(t, err, &re)
+			})
+
+			if d.probe == "" {
+				return
+			}
+			t.Run("non-UTF-8 is replaced", func(t *testing.T) {
+				body := bytes.Replace(editJSON(t, good, d.probe, "@@BAD@@"), []byte("@@BAD@@"), []byte("on\xffho\xc3ld"), 1)
+				got, err := try(t, body)
+				require.NoError(t, err)
+				require.True(t, utf8.ValidString(got), "%q", got)
+				require.Equal(t, "on\uFFFDho\uFFFDld", got)
+			})
+			if d.probeIsStatus {
+				t.Run("unknown status is kept", func(t *testing.T) {
+					got, err := try(t, editJSON(t, good, d.probe, "on_hold"))
+					require.NoError(t, err)
+					require.Equal(t, "on_hold", got)
+					require.False(t, Status(got).Known())
+				})
+			}
+		})
+	}
+}
+
+var arrayIndex = regexp.MustCompile(`\[\d+\]`)
+
+// textOf returns text() when the call succeeded, and never a value with an
+// error.
+func textOf(isNil bool, err error, text func() string) (string, error) {
+	if err != nil {
+		if !isNil {
+			panic("a value returned with an error")
+		}
+		return "", err
+	}
+	return text(), nil
+}
+
+// editJSON sets the field at path (for example "transactions[0].id" or
+// "[0].name") of a JSON document to value, or deletes it when value is nil.
+func editJSON(t testing.TB, doc []byte, path string, value any) []byte {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	dec.UseNumber() // keeps 19-digit ids exact
+	var root any
+	require.NoError(t, dec.Decode(&root))
+	var steps []string
+	for _, part := range strings.Split(path, ".") {
+		name, idx, _ := strings.Cut(part, "[")
+		if name != "" {
+			steps = append(steps, name)
+		}
+		if idx != "" {
+			steps = append(steps, "["+strings.TrimSuffix(idx, "]"))
+		}
+	}
+	node := root
+	for i, step := range steps {
+		last := i == len(steps)-1
+		if strings.HasPrefix(step, "[") {
+			n, err := strconv.Atoi(step[1:])
+			require.NoError(t, err)
+			arr := node.([]any)
+			if last {
+				arr[n] = value
+				break
+			}
+			node = arr[n]
+			continue
+		}
+		obj := node.(map[string]any)
+		if last {
+			if value == nil {
+				delete(obj, step)
+			} else {
+				obj[step] = value
+			}
+			break
+		}
+		node = obj[step]
+	}
+	out, err := json.Marshal(root)
+	require.NoError(t, err)
+	return out
+}
+
+func TestDecoders_ErrorsNeverQuoteACardNumberFromTheBody(t *testing.T) {
+	c, mock := newMockClient(t)
+	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/card/getToken",
+		httpmock.NewStringResponder(200, `{"id":"tok","card":{"lastFour":{"n":"4242424242424242"}}}`))
+	_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{Number: "4000000000000002", ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "737"})
+	var re *ResponseError
+	require.ErrorAs(t, err, &re)
+	require.Equal(t, "card.lastFour", re.Field)
+	require.NotContains(t, err.Error(), "4242424242424242")
+	require.Contains(t, err.Error(), "************4242")
+}
