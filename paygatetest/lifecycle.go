@@ -31,7 +31,7 @@ func (s *Server) transition(t *txn, status paygate.Status) {
 	if status == paygate.StatusProcessing {
 		s.schedule(t)
 	}
-	if cb := callbackStatus(t, t.project.Form == paygate.FormBasic); cb != "" {
+	if cb := callbackStatus(t); cb != "" {
 		s.notify(t, cb)
 	}
 }
@@ -122,8 +122,9 @@ func (s *Server) settle(t *txn) {
 }
 
 // callbackStatus is the callback status of t's current status, or "" when
-// the status has none (opened, authenticating).
-func callbackStatus(t *txn, basic bool) paygate.CallbackStatus {
+// the status has none (opened, authenticating). notify leaves out the ones
+// the basic form does not send.
+func callbackStatus(t *txn) paygate.CallbackStatus {
 	switch t.typ {
 	case paygate.TypePayout:
 		switch t.status {
@@ -147,9 +148,7 @@ func callbackStatus(t *txn, basic bool) paygate.CallbackStatus {
 		case paygate.StatusVerified:
 			return paygate.CallbackVerified
 		case paygate.StatusProcessing:
-			if !basic {
-				return paygate.CallbackProcessing
-			}
+			return paygate.CallbackProcessing
 		}
 	}
 	return ""
