@@ -57,12 +57,9 @@ func TestBalance_MissingAmountIsAnErrorNotZero(t *testing.T) {
 func TestBalance_CurrencyValidated(t *testing.T) {
 	for _, cur := range []string{"eur", "EU", "EURO", "E1R"} {
 		t.Run(cur, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			_, err := c.Balance.Get(context.Background(), &BalanceParams{Currency: cur})
-			var ve *ValidationError
-			require.ErrorAs(t, err, &ve)
-			assert.Equal(t, "currency", ve.Field)
-			assert.Zero(t, mock.GetTotalCallCount())
+			requireRejectedLocally(t, "currency", func(c *Client) error {
+				return errOf(c.Balance.Get(context.Background(), &BalanceParams{Currency: cur}))
+			})
 		})
 	}
 }

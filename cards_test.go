@@ -369,13 +369,8 @@ func TestCharge_BasicFormRejectsCardAndUserObjectsLocally(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newSilentMock(t, WithForm(FormBasic))
-			p := validCharge()
-			tt.change(p)
-			_, err := c.Cards.Charge(context.Background(), p)
-			requireValidationError(t, err, tt.field)
+			err := requireRejectedLocally(t, tt.field, chargeWith(edit(validCharge(), tt.change)), WithForm(FormBasic))
 			assert.Contains(t, err.Error(), "basic form")
-			assert.Zero(t, mock.GetTotalCallCount())
 		})
 	}
 }
@@ -444,19 +439,11 @@ func TestCharge_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newSilentMock(t)
-			p := validCharge()
-			tt.change(p)
-			_, err := c.Cards.Charge(context.Background(), p)
-			requireValidationError(t, err, tt.field)
-			assert.Zero(t, mock.GetTotalCallCount(), "no request may be sent")
+			requireRejectedLocally(t, tt.field, chargeWith(edit(validCharge(), tt.change)))
 		})
 	}
 	t.Run("nil params", func(t *testing.T) {
-		c, mock := newSilentMock(t)
-		_, err := c.Cards.Charge(context.Background(), nil)
-		requireValidationError(t, err, "user")
-		assert.Zero(t, mock.GetTotalCallCount())
+		requireRejectedLocally(t, "user", chargeWith(nil))
 	})
 }
 
@@ -477,20 +464,20 @@ func TestTokenize_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newSilentMock(t)
-			p := validTokenize()
-			tt.change(p)
-			_, err := c.Cards.Tokenize(context.Background(), p)
-			requireValidationError(t, err, tt.field)
-			assert.Zero(t, mock.GetTotalCallCount(), "no request may be sent")
+			requireRejectedLocally(t, tt.field, tokenizeWith(edit(validTokenize(), tt.change)))
 		})
 	}
 	t.Run("nil params", func(t *testing.T) {
-		c, mock := newSilentMock(t)
-		_, err := c.Cards.Tokenize(context.Background(), nil)
-		requireValidationError(t, err, "number")
-		assert.Zero(t, mock.GetTotalCallCount())
+		requireRejectedLocally(t, "number", tokenizeWith(nil))
 	})
+}
+
+func chargeWith(p *ChargeParams) func(*Client) error {
+	return func(c *Client) error { return errOf(c.Cards.Charge(context.Background(), p)) }
+}
+
+func tokenizeWith(p *TokenizeParams) func(*Client) error {
+	return func(c *Client) error { return errOf(c.Cards.Tokenize(context.Background(), p)) }
 }
 
 func TestAuthenticate_SendsPaResAndMDSignedAndDecodes(t *testing.T) {
@@ -564,10 +551,7 @@ func TestAuthenticate_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newSilentMock(t)
-			_, err := c.Cards.Authenticate(context.Background(), tt.params)
-			requireValidationError(t, err, tt.field)
-			assert.Zero(t, mock.GetTotalCallCount())
+			requireRejectedLocally(t, tt.field, func(c *Client) error { return errOf(c.Cards.Authenticate(context.Background(), tt.params)) })
 		})
 	}
 }
@@ -663,10 +647,7 @@ func TestChargeRecurring_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newSilentMock(t)
-			_, err := c.Cards.ChargeRecurring(context.Background(), tt.params)
-			requireValidationError(t, err, tt.field)
-			assert.Zero(t, mock.GetTotalCallCount())
+			requireRejectedLocally(t, tt.field, func(c *Client) error { return errOf(c.Cards.ChargeRecurring(context.Background(), tt.params)) })
 		})
 	}
 }

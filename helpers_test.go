@@ -1,6 +1,7 @@
 package paygate
 
 import (
+	"errors"
 	"io"
 	"net/http"
 	"net/url"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/jarcoal/httpmock"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -33,6 +35,45 @@ func newMockClient(t *testing.T, opts ...Option) (*Client, *httpmock.MockTranspo
 	c, err := NewClient(testProject, testSecret, all...)
 	require.NoError(t, err)
 	return c, mock
+}
+
+// newSilentMock is newMockClient with a catch-all responder, so that any
+// request at all shows in the mock's call count.
+func newSilentMock(t *testing.T, opts ...Option) (*Client, *httpmock.MockTransport) {
+	t.Helper()
+	c, mock := newMockClient(t, opts...)
+	mock.RegisterNoResponder(func(*http.Request) (*http.Response, error) {
+		return nil, errors.New("unexpected request")
+	})
+	return c, mock
+}
+
+// requireRejectedLocally runs call on a silent mock client built with opts
+// and checks that it fails with a *ValidationError naming field before any
+// request is sent. It returns the error for further checks.
+func requireRejectedLocally(t *testing.T, field string, call func(*Client) error, opts ...Option) error {
+	t.Helper()
+	c, mock := newSilentMock(t, opts...)
+	err := call(c)
+	requireValidationError(t, err, field)
+	assert.Zero(t, mock.GetTotalCallCount(), "no request may be sent")
+	return err
+}
+
+// requireValidationError checks that err is a *ValidationError naming field.
+func requireValidationError(t *testing.T, err error, field string) {
+	t.Helper()
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, field, ve.Field)
+	assert.Contains(t, err.Error(), field)
+}
+
+// edit applies change to p and returns it, for tables of one-field
+// variations of a valid value.
+func edit[T any](p *T, change func(*T)) *T {
+	change(p)
+	return p
 }
 
 // fixture returns the bytes of testdata/<name>.
@@ -142,3 +183,7 @@ func requireFields(t testing.TB, r recorded, want map[string]string) {
 	}
 	require.Equal(t, want, got)
 }
+
+// errOf keeps only the error of an endpoint call, for the func(*Client)
+// error callbacks of requireRejectedLocally.
+func errOf[R any](_ R, err error) error { return err }

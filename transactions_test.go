@@ -185,14 +185,8 @@ func TestCreate_Validation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			p := validAlternativePayment()
-			tt.mutate(p)
-			_, err := c.Transactions.Create(context.Background(), p)
-			var ve *ValidationError
-			require.ErrorAs(t, err, &ve)
-			assert.Equal(t, tt.field, ve.Field)
-			assert.Zero(t, mock.GetTotalCallCount(), "nothing may be sent")
+			p := edit(validAlternativePayment(), tt.mutate)
+			requireRejectedLocally(t, tt.field, func(c *Client) error { return errOf(c.Transactions.Create(context.Background(), p)) })
 		})
 	}
 }
@@ -221,12 +215,7 @@ func TestReverse_Validation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			_, err := c.Transactions.Reverse(context.Background(), tt.p)
-			var ve *ValidationError
-			require.ErrorAs(t, err, &ve)
-			assert.Equal(t, tt.field, ve.Field)
-			assert.Zero(t, mock.GetTotalCallCount())
+			requireRejectedLocally(t, tt.field, func(c *Client) error { return errOf(c.Transactions.Reverse(context.Background(), tt.p)) })
 		})
 	}
 }
@@ -285,12 +274,7 @@ func TestGet_UnknownIDIsErrTransactionNotFound(t *testing.T) {
 }
 
 func TestGet_RejectsZeroID(t *testing.T) {
-	c, mock := newMockClient(t)
-	_, err := c.Transactions.Get(context.Background(), 0)
-	var ve *ValidationError
-	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, "id", ve.Field)
-	assert.Zero(t, mock.GetTotalCallCount())
+	requireRejectedLocally(t, "id", func(c *Client) error { return errOf(c.Transactions.Get(context.Background(), 0)) })
 }
 
 func TestList_SendsEveryFilterSigned(t *testing.T) {
@@ -352,12 +336,7 @@ func TestList_Validation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			_, err := c.Transactions.List(context.Background(), tt.p)
-			var ve *ValidationError
-			require.ErrorAs(t, err, &ve)
-			assert.Equal(t, tt.field, ve.Field)
-			assert.Zero(t, mock.GetTotalCallCount())
+			requireRejectedLocally(t, tt.field, func(c *Client) error { return errOf(c.Transactions.List(context.Background(), tt.p)) })
 		})
 	}
 }
@@ -365,17 +344,17 @@ func TestList_Validation(t *testing.T) {
 func TestExtendedOnlyEndpoints_FailLocallyInBasicForm(t *testing.T) {
 	ctx := context.Background()
 	calls := map[string]func(c *Client) error{
-		"transaction/create": func(c *Client) error { _, err := c.Transactions.Create(ctx, validAlternativePayment()); return err },
-		"transactions/{id}":  func(c *Client) error { _, err := c.Transactions.Get(ctx, txBigID); return err },
-		"transactions":       func(c *Client) error { _, err := c.Transactions.List(ctx, &ListParams{OrderID: "o"}); return err },
+		"transaction/create": func(c *Client) error { return errOf(c.Transactions.Create(ctx, validAlternativePayment())) },
+		"transactions/{id}":  func(c *Client) error { return errOf(c.Transactions.Get(ctx, txBigID)) },
+		"transactions":       func(c *Client) error { return errOf(c.Transactions.List(ctx, &ListParams{OrderID: "o"})) },
 		"transactions (All)": func(c *Client) error {
 			for _, err := range c.Transactions.All(ctx, &ListParams{OrderID: "o"}) {
 				return err
 			}
 			return nil
 		},
-		"payout":  func(c *Client) error { _, err := c.Payouts.Create(ctx, validSEPAPayout()); return err },
-		"balance": func(c *Client) error { _, err := c.Balance.Get(ctx, nil); return err },
+		"payout":  func(c *Client) error { return errOf(c.Payouts.Create(ctx, validSEPAPayout())) },
+		"balance": func(c *Client) error { return errOf(c.Balance.Get(ctx, nil)) },
 	}
 	for name, call := range calls {
 		t.Run(name, func(t *testing.T) {
@@ -606,12 +585,7 @@ func TestReconcile_SettlesAnOutcomeUnknownReversal(t *testing.T) {
 
 func TestReconcile_ValidatesOrderID(t *testing.T) {
 	for _, id := range []string{"", strings.Repeat("o", 65)} {
-		c, mock := newMockClient(t)
-		_, err := c.Transactions.Reconcile(context.Background(), id)
-		var ve *ValidationError
-		require.ErrorAs(t, err, &ve)
-		assert.Equal(t, "order_id", ve.Field)
-		assert.Zero(t, mock.GetTotalCallCount())
+		requireRejectedLocally(t, "order_id", func(c *Client) error { return errOf(c.Transactions.Reconcile(context.Background(), id)) })
 	}
 }
 

@@ -2,7 +2,6 @@ package paygate
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strings"
 	"testing"
@@ -268,49 +267,17 @@ func TestUsers_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newSilentMock(t, WithForm(tt.form))
-			requireValidationError(t, tt.call(c), tt.field)
-			assert.Zero(t, mock.GetTotalCallCount(), "no request may be sent")
+			requireRejectedLocally(t, tt.field, tt.call, WithForm(tt.form))
 		})
 	}
 }
 
 func resolveWith(p *ResolveUserParams) func(*Client) error {
-	return func(c *Client) error {
-		_, err := c.Users.Resolve(context.Background(), p)
-		return err
-	}
+	return func(c *Client) error { return errOf(c.Users.Resolve(context.Background(), p)) }
 }
 
 func changeWith(p ChangeRecurringParams) func(*Client) error {
 	return func(c *Client) error { return c.Users.ChangeRecurring(context.Background(), &p) }
-}
-
-// edit applies change to p and returns it, for tables of one-field
-// variations of a valid value.
-func edit[T any](p *T, change func(*T)) *T {
-	change(p)
-	return p
-}
-
-// newSilentMock is newMockClient with a catch-all responder, so that any
-// request at all shows in the mock's call count.
-func newSilentMock(t *testing.T, opts ...Option) (*Client, *httpmock.MockTransport) {
-	t.Helper()
-	c, mock := newMockClient(t, opts...)
-	mock.RegisterNoResponder(func(*http.Request) (*http.Response, error) {
-		return nil, errors.New("unexpected request")
-	})
-	return c, mock
-}
-
-// requireValidationError checks that err is a *ValidationError naming field.
-func requireValidationError(t *testing.T, err error, field string) {
-	t.Helper()
-	var ve *ValidationError
-	require.ErrorAs(t, err, &ve)
-	assert.Equal(t, field, ve.Field)
-	assert.Contains(t, err.Error(), field)
 }
 
 func TestResolve_UserAgentOf255CharactersIsSent(t *testing.T) {
