@@ -29,8 +29,7 @@ func TestBalance_SignedAndDecodedExactly(t *testing.T) {
 			require.NoError(t, err)
 			r := rec.Only(t)
 			assert.Equal(t, http.MethodGet, r.Method)
-			requireSigned(t, r)
-			requireFields(t, r, tt.fields)
+			requireSignedFields(t, r, tt.fields)
 
 			assert.Equal(t, "EUR", got.Currency)
 			for _, f := range []struct {
@@ -49,9 +48,7 @@ func TestBalance_MissingAmountIsAnErrorNotZero(t *testing.T) {
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "balance", fixtureResponder(t, 200, "balance_missing_amount.json"))
 	_, err := c.Balance.Get(context.Background(), nil)
-	var re *ResponseError
-	require.ErrorAs(t, err, &re)
-	assert.Equal(t, "amount", re.Field)
+	requireResponseError(t, err, "amount")
 }
 
 func TestBalance_CurrencyValidated(t *testing.T) {

@@ -47,8 +47,7 @@ func TestConfirmCallback_ComparesWithTransactionStatus(t *testing.T) {
 			assert.Equal(t, cb.ID, conf.Transaction.ID)
 
 			r := rec.Only(t)
-			requireSigned(t, r)
-			requireFields(t, r, map[string]string{"id": cb.ID.String()})
+			requireSignedFields(t, r, map[string]string{"id": cb.ID.String()})
 		})
 	}
 }

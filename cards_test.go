@@ -66,9 +66,7 @@ func TestTokenize_ResponseWithoutIDIsAnError(t *testing.T) {
 
 	tok, err := c.Cards.Tokenize(context.Background(), validTokenize())
 	assert.Nil(t, tok)
-	var re *ResponseError
-	require.ErrorAs(t, err, &re)
-	assert.Equal(t, "id", re.Field)
+	requireResponseError(t, err, "id")
 }
 
 func TestTokenize_GatewayErrorsMatchTheirSentinels(t *testing.T) {
@@ -114,8 +112,7 @@ func TestCharge_WithTokenAndUserIDSendsExactlyTheGivenFieldsSigned(t *testing.T)
 			r := rec.Only(t)
 			assert.Equal(t, http.MethodPost, r.Method)
 			assert.Equal(t, "/v1/card/process", r.Path)
-			requireSigned(t, r)
-			requireFields(t, r, map[string]string{
+			requireSignedFields(t, r, map[string]string{
 				"user":               "100452",
 				"card_token":         "5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45",
 				"price":              "24.90",
@@ -143,8 +140,7 @@ func TestCharge_MinimalChargeSendsOnlyTheRequiredFields(t *testing.T) {
 	_, err := c.Cards.Charge(context.Background(), validCharge())
 	require.NoError(t, err)
 	r := rec.Only(t)
-	requireSigned(t, r)
-	requireFields(t, r, map[string]string{
+	requireSignedFields(t, r, map[string]string{
 		"user":        "100452",
 		"card_token":  "5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45",
 		"price":       "24.90",
@@ -195,8 +191,7 @@ func TestCharge_CardAndUserObjectsAreSentInBracketNotation(t *testing.T) {
 	require.NoError(t, err)
 
 	r := rec.Only(t)
-	requireSigned(t, r)
-	requireFields(t, r, map[string]string{
+	requireSignedFields(t, r, map[string]string{
 		"user[identifier]":       "cust-8841",
 		"user[displayName]":      "Jane Doe",
 		"user[email]":            "jane.doe@example.com",
@@ -312,9 +307,7 @@ func TestCharge_ResponseWithoutIDIsAnErrorWithOutcomeUnknown(t *testing.T) {
 	p.OrderID = "ord-20261122-0009"
 	pay, err := c.Cards.Charge(context.Background(), p)
 	assert.Nil(t, pay)
-	var re *ResponseError
-	require.ErrorAs(t, err, &re)
-	assert.Equal(t, "id", re.Field)
+	requireResponseError(t, err, "id")
 	// Without an id nobody can tell whether the card was charged.
 	require.ErrorIs(t, err, ErrOutcomeUnknown)
 	var oue *OutcomeUnknownError
@@ -493,8 +486,7 @@ func TestAuthenticate_SendsPaResAndMDSignedAndDecodes(t *testing.T) {
 	r := rec.Only(t)
 	assert.Equal(t, http.MethodPost, r.Method)
 	assert.Equal(t, "/v1/card/authenticate", r.Path)
-	requireSigned(t, r)
-	requireFields(t, r, map[string]string{
+	requireSignedFields(t, r, map[string]string{
 		"PaRes": "eJzVWFmTo7gS/iuOno+KKSHA2GfL0yEWYx+nM+0kL0kRmsPr+Fp/+ii8Cg==",
 		"MD":    "NDYxMTY4NjAxODQyNzM4Nzk1MTpjdXN0LTg4NDE=",
 	})
@@ -515,9 +507,7 @@ func TestAuthenticate_ResponseWithoutIDIsAnError(t *testing.T) {
 	record(t, mock, http.MethodPost, "card/authenticate", httpmock.NewStringResponder(200, `{"success":true}`))
 
 	_, err := c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: "x", MD: "y"})
-	var re *ResponseError
-	require.ErrorAs(t, err, &re)
-	assert.Equal(t, "id", re.Field)
+	requireResponseError(t, err, "id")
 }
 
 func TestAuthenticate_GatewayErrorsMatchTheirSentinels(t *testing.T) {
@@ -574,8 +564,7 @@ func TestChargeRecurring_SendsFieldsSignedAndDecodesBothForms(t *testing.T) {
 			r := rec.Only(t)
 			assert.Equal(t, http.MethodPost, r.Method)
 			assert.Equal(t, "/v1/card/processRecurring", r.Path)
-			requireSigned(t, r)
-			requireFields(t, r, map[string]string{
+			requireSignedFields(t, r, map[string]string{
 				"user":        "100452",
 				"price":       "9.99",
 				"currency":    "EUR",

@@ -55,8 +55,7 @@ func TestDo_PostSendsSignedFormBody(t *testing.T) {
 
 	r := rec.Only(t)
 	require.Equal(t, "/v1/card/process", r.Path)
-	requireSigned(t, r)
-	requireFields(t, r, map[string]string{
+	requireSignedFields(t, r, map[string]string{
 		"user": "1001", "price": "149.90", "order_id": "ORD-1", "card[number]": "4242424242424242",
 		"3ds": "1", "attr_realm": "eu west",
 	})
@@ -73,8 +72,7 @@ func TestStatus_GetSendsSignedQuery(t *testing.T) {
 	_, err := c.Transactions.Status(context.Background(), &StatusParams{OrderID: "ORD-2026-11-0042"})
 	require.NoError(t, err)
 	r := rec.Only(t)
-	requireSigned(t, r)
-	requireFields(t, r, map[string]string{"order_id": "ORD-2026-11-0042"})
+	requireSignedFields(t, r, map[string]string{"order_id": "ORD-2026-11-0042"})
 }
 
 func TestDecode_IDsMoneyAndTimesInEveryShape(t *testing.T) {

@@ -299,9 +299,7 @@ func TestDecoders_ErrorsNeverQuoteACardNumberFromTheBody(t *testing.T) {
 	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/card/getToken",
 		httpmock.NewStringResponder(200, `{"id":"tok","card":{"lastFour":{"n":"4242424242424242"}}}`))
 	_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{Number: "4000000000000002", ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "737"})
-	var re *ResponseError
-	require.ErrorAs(t, err, &re)
-	require.Equal(t, "card.lastFour", re.Field)
+	requireResponseError(t, err, "card.lastFour")
 	require.NotContains(t, err.Error(), "4242424242424242")
 	require.Contains(t, err.Error(), "************4242")
 }

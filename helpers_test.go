@@ -169,6 +169,14 @@ func requireUnsigned(t testing.TB, r recorded) {
 	require.NotContains(t, r.Params, SignatureParam)
 }
 
+// requireSignedFields is requireSigned and requireFields: the request
+// carries the project key, a valid signature and exactly the fields want.
+func requireSignedFields(t testing.TB, r recorded, want map[string]string) {
+	t.Helper()
+	requireSigned(t, r)
+	requireFields(t, r, want)
+}
+
 // requireFields checks that exactly the given fields (besides project and
 // signature) were sent, with these values, in any order.
 func requireFields(t testing.TB, r recorded, want map[string]string) {
@@ -187,3 +195,12 @@ func requireFields(t testing.TB, r recorded, want map[string]string) {
 // errOf keeps only the error of an endpoint call, for the func(*Client)
 // error callbacks of requireRejectedLocally.
 func errOf[R any](_ R, err error) error { return err }
+
+// requireResponseError checks that err is a *ResponseError naming field,
+// the part of the gateway's answer that was missing or malformed.
+func requireResponseError(t testing.TB, err error, field string) {
+	t.Helper()
+	var re *ResponseError
+	require.ErrorAs(t, err, &re)
+	require.Equal(t, field, re.Field)
+}

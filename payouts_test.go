@@ -60,9 +60,7 @@ func TestPayoutTypes_SuccessFalseIsDeclinedAndMissingSuccessMalformed(t *testing
 
 	record(t, mock, http.MethodGet, "payout-types", httpmock.NewStringResponder(200, `{"types":[]}`))
 	_, err = c.Payouts.Types(context.Background())
-	var re *ResponseError
-	require.ErrorAs(t, err, &re)
-	require.Equal(t, "success", re.Field)
+	requireResponseError(t, err, "success")
 }
 
 // An answer without its success flag, or one that says no while the payout
@@ -178,8 +176,7 @@ func TestPayoutCreate_SendsEveryFieldSignedWithItsWireName(t *testing.T) {
 	require.NoError(t, err)
 
 	r := rec.Only(t)
-	requireSigned(t, r)
-	requireFields(t, r, map[string]string{
+	requireSignedFields(t, r, map[string]string{
 		"type": "4", "account": "DE89370400440532013000", "amount": "150.00", "currency": "EUR", "orderId": "payout-0091",
 		"firstName": "Erika", "lastName": "Mustermann", "birthDate": "12.08.1964", "birthPlace": "Berlin", "country": "DE",
 		"countryOfCitizenship": "DE", "city": "Berlin", "address": "Heidestr. 17", "postalCode": "51147",

@@ -28,8 +28,7 @@ func TestReverse_ExtendedSendsSignedFieldsAndDecodesTransaction(t *testing.T) {
 	r := rec.Only(t)
 	assert.Equal(t, http.MethodPost, r.Method)
 	assert.Equal(t, "application/x-www-form-urlencoded", r.Header.Get("Content-Type"))
-	requireSigned(t, r)
-	requireFields(t, r, map[string]string{"id": "9007199254740993123", "amount": "25.50", "comment": "customer returned the goods"})
+	requireSignedFields(t, r, map[string]string{"id": "9007199254740993123", "amount": "25.50", "comment": "customer returned the goods"})
 
 	assert.True(t, got.Success)
 	assert.Equal(t, txBigID, got.ID)
@@ -54,8 +53,7 @@ func TestReverse_BasicFormAnswerDecodesToSuccessOnly(t *testing.T) {
 	assert.Equal(t, &Payment{Success: true}, got)
 
 	r := rec.Only(t)
-	requireSigned(t, r)
-	requireFields(t, r, map[string]string{"order_id": "ord-2026-0042", "amount": "10"})
+	requireSignedFields(t, r, map[string]string{"order_id": "ord-2026-0042", "amount": "10"})
 }
 
 func TestReverse_SuccessFalseIsErrDeclined(t *testing.T) {
@@ -109,8 +107,7 @@ func TestCreate_SendsSignedFieldsAndBuildsRedirectURL(t *testing.T) {
 	require.NoError(t, err)
 
 	r := rec.Only(t)
-	requireSigned(t, r)
-	requireFields(t, r, map[string]string{
+	requireSignedFields(t, r, map[string]string{
 		"user": "customer-8812", "display_name": "Jane Roe", "payment_method": "qiwi", "price": "1234.57",
 		"currency": "RUB", "email": "jane@example.com", "ip": "203.0.113.9", "ua": "Mozilla/5.0",
 		"phone": "79161234567", "locale": "ru", "order_id": "ord-77", "description": "Premium plan",
@@ -142,9 +139,7 @@ func TestCreate_MissingIDIsOutcomeUnknown(t *testing.T) {
 	p.OrderID = "ord-9"
 	_, err := c.Transactions.Create(context.Background(), p)
 	require.ErrorIs(t, err, ErrOutcomeUnknown, "an unreadable answer to a POST may hide a created payment")
-	var re *ResponseError
-	require.ErrorAs(t, err, &re)
-	assert.Equal(t, "id", re.Field)
+	requireResponseError(t, err, "id")
 	var ou *OutcomeUnknownError
 	require.ErrorAs(t, err, &ou)
 	assert.Equal(t, "ord-9", ou.OrderID)
@@ -227,8 +222,7 @@ func TestStatus_SignedByOrderIDAndDecodesExactly(t *testing.T) {
 	got, err := c.Transactions.Status(context.Background(), &StatusParams{OrderID: "ord-2026-0042"})
 	require.NoError(t, err)
 	r := rec.Only(t)
-	requireSigned(t, r)
-	requireFields(t, r, map[string]string{"order_id": "ord-2026-0042"})
+	requireSignedFields(t, r, map[string]string{"order_id": "ord-2026-0042"})
 	assert.Equal(t, txBigID, got.ID)
 	assert.Equal(t, "0.765", got.Fee.String())
 	assert.Equal(t, StatusCompleted, got.OriginalStatus)
@@ -242,8 +236,7 @@ func TestGet_SignedByPathAndDecodesCamelCase(t *testing.T) {
 	require.NoError(t, err)
 	r := rec.Only(t)
 	assert.Equal(t, "/v1/transactions/9007199254740993123", r.Path)
-	requireSigned(t, r)
-	requireFields(t, r, map[string]string{})
+	requireSignedFields(t, r, map[string]string{})
 
 	assert.Equal(t, txBigID, got.ID)
 	assert.Equal(t, ID(0), got.ReferenceID)
@@ -260,9 +253,7 @@ func TestGet_MissingStatusNamesTheField(t *testing.T) {
 	record(t, mock, http.MethodGet, "transactions/9007199254740993123", fixtureResponder(t, 200, "transactions_by_id_missing_status.json"))
 
 	_, err := c.Transactions.Get(context.Background(), txBigID)
-	var re *ResponseError
-	require.ErrorAs(t, err, &re)
-	assert.Equal(t, "status", re.Field)
+	requireResponseError(t, err, "status")
 }
 
 func TestGet_UnknownIDIsErrTransactionNotFound(t *testing.T) {
@@ -290,8 +281,7 @@ func TestList_SendsEveryFilterSigned(t *testing.T) {
 	})
 	require.NoError(t, err)
 	r := rec.Only(t)
-	requireSigned(t, r)
-	requireFields(t, r, map[string]string{
+	requireSignedFields(t, r, map[string]string{
 		"orderId": "ord-2026-0042", "status": "completed", "type": "payment",
 		"created[from]": "2026-03-01T00:00:00Z", "created[to]": "2026-03-31T00:00:00Z",
 		"updated[from]": "2026-03-02T00:00:00Z", "page": "2", "limit": "50",
@@ -314,9 +304,7 @@ func TestList_TransactionWithoutStatusNamesItsIndex(t *testing.T) {
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "transactions", fixtureResponder(t, 200, "transactions_list_missing_status.json"))
 	_, err := c.Transactions.List(context.Background(), &ListParams{OrderID: "ord-2026-0042"})
-	var re *ResponseError
-	require.ErrorAs(t, err, &re)
-	assert.Equal(t, "transactions[1].status", re.Field)
+	requireResponseError(t, err, "transactions[1].status")
 }
 
 func TestList_Validation(t *testing.T) {

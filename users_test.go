@@ -32,8 +32,7 @@ func TestResolve_SendsEveryFieldSignedAndReturnsTheInternalID(t *testing.T) {
 	assert.Equal(t, http.MethodPost, r.Method)
 	assert.Equal(t, "/v1/user/resolve", r.Path)
 	assert.Equal(t, "application/x-www-form-urlencoded", r.Header.Get("Content-Type"))
-	requireSigned(t, r)
-	requireFields(t, r, map[string]string{
+	requireSignedFields(t, r, map[string]string{
 		"identifier":   "cust-8841",
 		"display_name": "Jane Doe",
 		"email":        "jane.doe@example.com",
@@ -51,8 +50,7 @@ func TestResolve_SendsOnlyTheRequiredFieldsWhenNothingElseIsSet(t *testing.T) {
 	_, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-8841", IP: "2001:db8::7"})
 	require.NoError(t, err)
 	r := rec.Only(t)
-	requireSigned(t, r)
-	requireFields(t, r, map[string]string{"identifier": "cust-8841", "ip": "2001:db8::7"})
+	requireSignedFields(t, r, map[string]string{"identifier": "cust-8841", "ip": "2001:db8::7"})
 }
 
 func TestResolve_BasicFormSendsEmailAndNoUserAgent(t *testing.T) {
@@ -65,8 +63,7 @@ func TestResolve_BasicFormSendsEmailAndNoUserAgent(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, UserID("100452"), id)
 	r := rec.Only(t)
-	requireSigned(t, r)
-	requireFields(t, r, map[string]string{"identifier": "cust-8841", "email": "jane.doe@example.com", "ip": "203.0.113.7"})
+	requireSignedFields(t, r, map[string]string{"identifier": "cust-8841", "email": "jane.doe@example.com", "ip": "203.0.113.7"})
 }
 
 func TestResolve_DecodesAStringID(t *testing.T) {
@@ -87,9 +84,7 @@ func TestResolve_ResponseWithoutIDIsAnError(t *testing.T) {
 			id, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7"})
 			require.Error(t, err)
 			assert.Empty(t, id)
-			var re *ResponseError
-			require.ErrorAs(t, err, &re)
-			assert.Equal(t, "id", re.Field)
+			requireResponseError(t, err, "id")
 		})
 	}
 }
@@ -153,8 +148,7 @@ func TestChangeRecurring_ZeroIntervalIsSentAndNilIsNot(t *testing.T) {
 			require.NoError(t, c.Users.ChangeRecurring(context.Background(), &tt.params))
 			r := rec.Only(t)
 			assert.Equal(t, "/v1/user/changeRecurring", r.Path)
-			requireSigned(t, r)
-			requireFields(t, r, tt.want)
+			requireSignedFields(t, r, tt.want)
 		})
 	}
 }
@@ -167,8 +161,7 @@ func TestCancelRecurring_SendsTheUserSigned(t *testing.T) {
 	r := rec.Only(t)
 	assert.Equal(t, http.MethodPost, r.Method)
 	assert.Equal(t, "/v1/user/cancelRecurring", r.Path)
-	requireSigned(t, r)
-	requireFields(t, r, map[string]string{"user": "100452"})
+	requireSignedFields(t, r, map[string]string{"user": "100452"})
 }
 
 func TestRecurringCalls_SuccessFalseIsErrDeclined(t *testing.T) {
@@ -198,9 +191,7 @@ func TestRecurringCalls_AnswerWithoutSuccessIsAnError(t *testing.T) {
 	record(t, mock, http.MethodPost, "user/cancelRecurring", httpmock.NewStringResponder(200, `{}`))
 
 	err := c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"})
-	var re *ResponseError
-	require.ErrorAs(t, err, &re)
-	assert.Equal(t, "success", re.Field)
+	requireResponseError(t, err, "success")
 }
 
 func TestRecurringCalls_GatewayErrorsMatchTheirSentinels(t *testing.T) {
