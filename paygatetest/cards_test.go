@@ -32,19 +32,9 @@ func TestGetToken_ReturnsATokenValidForTenMinutesAndTheMaskedCard(t *testing.T) 
 
 func TestGetToken_Errors(t *testing.T) {
 	s := newSandbox(t)
-	good := url.Values{"number": {"4242424242424242"}, "expiration_month": {"12"}, "expiration_year": {"2030"}, "security_code": {"123"}}
-	with := func(k, v string) url.Values {
-		out := url.Values{"project": {s.srv.ProjectKey}}
-		for gk, gv := range good {
-			out[gk] = gv
-		}
-		if v == "" {
-			out.Del(k)
-		} else {
-			out.Set(k, v)
-		}
-		return out
-	}
+	good := url.Values{"project": {s.srv.ProjectKey},
+		"number": {"4242424242424242"}, "expiration_month": {"12"}, "expiration_year": {"2030"}, "security_code": {"123"}}
+	with := func(k, v string) url.Values { return withValue(good, k, v) }
 	for _, tc := range []struct {
 		name string
 		v    url.Values

@@ -157,6 +157,21 @@ func decodeReader(r io.Reader) (map[string]any, error) {
 	return out, err
 }
 
+// withValue returns a copy of base with k set to v, or without k when v is
+// empty: one variation of a valid request for an error table.
+func withValue(base url.Values, k, v string) url.Values {
+	out := url.Values{}
+	for bk, bv := range base {
+		out[bk] = bv
+	}
+	if v == "" {
+		out.Del(k)
+	} else {
+		out.Set(k, v)
+	}
+	return out
+}
+
 func stringsReader(s string) io.Reader { return strings.NewReader(s) }
 
 func idOf(m map[string]any) string {

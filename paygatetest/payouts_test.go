@@ -92,18 +92,7 @@ func TestPayout_ValidatesTheParametersOnCreate(t *testing.T) {
 	s := newSandbox(t)
 	card := url.Values{"type": {"1"}, "account": {"5555555555554444"}, "amount": {"5"}, "currency": {"EUR"},
 		"cardHolder": {"JANE DOE"}, "cardExpirationDate": {"12/30"}, "orderId": {"po-1"}}
-	with := func(k, v string) url.Values {
-		out := url.Values{}
-		for ck, cv := range card {
-			out[ck] = cv
-		}
-		if v == "" {
-			out.Del(k)
-		} else {
-			out.Set(k, v)
-		}
-		return out
-	}
+	with := func(k, v string) url.Values { return withValue(card, k, v) }
 	for _, tc := range []struct {
 		name string
 		v    url.Values
