@@ -27,9 +27,7 @@ var expiry = fmt.Sprintf("12/%02d", (time.Now().Year()+3)%100)
 
 func TestCheckout_ApprovedCardCompletesWithout3DSecure(t *testing.T) {
 	t.Parallel()
-	s := startShop(t)
-	ctx := newTab(t, scenarioTimeout)
-	orderID := openCheckout(t, ctx, s)
+	s, ctx, orderID := startCheckout(t)
 
 	do(t, ctx, fillCard(groupDigits(paygatetest.CardApproved)))
 	do(t, ctx, chromedp.Blur(chromedp.ID("card-cvc")))
@@ -49,9 +47,7 @@ func TestCheckout_ApprovedCardCompletesWithout3DSecure(t *testing.T) {
 
 func TestCheckout_3DSecureWithRightPasswordCompletes(t *testing.T) {
 	t.Parallel()
-	s := startShop(t)
-	ctx := newTab(t, scenarioTimeout)
-	orderID := openCheckout(t, ctx, s)
+	s, ctx, orderID := startCheckout(t)
 
 	do(t, ctx, fillCard(paygatetest.Card3DSecure), chromedp.Click(chromedp.ID("pay-card")))
 	passACS(t, ctx, s, paygatetest.ACSPassword)
@@ -67,9 +63,7 @@ func TestCheckout_3DSecureWithRightPasswordCompletes(t *testing.T) {
 
 func TestCheckout_3DSecureWithWrongPasswordShowsFailure(t *testing.T) {
 	t.Parallel()
-	s := startShop(t)
-	ctx := newTab(t, scenarioTimeout)
-	orderID := openCheckout(t, ctx, s)
+	s, ctx, orderID := startCheckout(t)
 
 	do(t, ctx, fillCard(paygatetest.Card3DSecure), chromedp.Click(chromedp.ID("pay-card")))
 	passACS(t, ctx, s, "0000")
@@ -84,9 +78,7 @@ func TestCheckout_3DSecureWithWrongPasswordShowsFailure(t *testing.T) {
 
 func TestCheckout_DeclinedCardShowsDecline(t *testing.T) {
 	t.Parallel()
-	s := startShop(t)
-	ctx := newTab(t, scenarioTimeout)
-	orderID := openCheckout(t, ctx, s)
+	s, ctx, orderID := startCheckout(t)
 
 	do(t, ctx, fillCard(paygatetest.CardDeclined), chromedp.Click(chromedp.ID("pay-card")), waitStatus(paygate.StatusFailed))
 	assert.Equal(t, "Payment failed", text(t, ctx, "#order-status"))
@@ -99,9 +91,7 @@ func TestCheckout_DeclinedCardShowsDecline(t *testing.T) {
 
 func TestCheckout_InvalidCardNumberIsCaughtInTheBrowser(t *testing.T) {
 	t.Parallel()
-	s := startShop(t)
-	ctx := newTab(t, scenarioTimeout)
-	orderID := openCheckout(t, ctx, s)
+	s, ctx, orderID := startCheckout(t)
 	const invalid = "4242424242424241" // fails the Luhn check
 
 	do(t, ctx, fillCard(groupDigits(invalid)), chromedp.Click(chromedp.ID("pay-card")),
@@ -117,9 +107,7 @@ func TestCheckout_InvalidCardNumberIsCaughtInTheBrowser(t *testing.T) {
 
 func TestCheckout_PayPalApproved(t *testing.T) {
 	t.Parallel()
-	s := startShop(t)
-	ctx := newTab(t, scenarioTimeout)
-	orderID := openCheckout(t, ctx, s)
+	s, ctx, orderID := startCheckout(t)
 
 	do(t, ctx,
 		chromedp.SendKeys(chromedp.ID("email"), payerEmail),
@@ -141,9 +129,7 @@ func TestCheckout_PayPalApproved(t *testing.T) {
 
 func TestCheckout_PayPalDeclined(t *testing.T) {
 	t.Parallel()
-	s := startShop(t)
-	ctx := newTab(t, scenarioTimeout)
-	orderID := openCheckout(t, ctx, s)
+	s, ctx, orderID := startCheckout(t)
 
 	do(t, ctx,
 		chromedp.SendKeys(chromedp.ID("email"), payerEmail),
@@ -162,9 +148,7 @@ func TestCheckout_PayPalDeclined(t *testing.T) {
 
 func TestCheckout_OrderPageReachesCompletedThroughCallback(t *testing.T) {
 	t.Parallel()
-	s := startShop(t)
-	ctx := newTab(t, scenarioTimeout)
-	orderID := openCheckout(t, ctx, s)
+	s, ctx, orderID := startCheckout(t)
 
 	do(t, ctx, fillCard(paygatetest.CardProcessing), chromedp.Click(chromedp.ID("pay-card")), waitStatus(paygate.StatusProcessing))
 	assert.Equal(t, "Processing", text(t, ctx, "#order-status"))
@@ -178,6 +162,15 @@ func TestCheckout_OrderPageReachesCompletedThroughCallback(t *testing.T) {
 	d := requireCallback(t, s, orderID, paygate.CallbackCompleted)
 	assert.Equal(t, s.URL+"/callback", d.URL)
 	s.requireNeverSaw(t, paygatetest.CardProcessing)
+}
+
+// startCheckout starts a shop, opens a browser tab and takes the payer to
+// the checkout page of a new order, whose id it returns.
+func startCheckout(t *testing.T) (*shop, context.Context, string) {
+	t.Helper()
+	s := startShop(t)
+	ctx := newTab(t, scenarioTimeout)
+	return s, ctx, openCheckout(t, ctx, s)
 }
 
 // openCheckout buys the mug from the product page and returns the order id
