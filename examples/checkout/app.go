@@ -190,6 +190,24 @@ func (a *app) beginPayment(w http.ResponseWriter, r *http.Request) (order, bool)
 	return o, began
 }
 
+// beginEmailPayment is beginPayment for a form that carries the payer's
+// e-mail address: the order keeps the address, so that a form that comes
+// back shows it again, and an unusable address ends the payment and shows
+// the form again with the reason.
+func (a *app) beginEmailPayment(w http.ResponseWriter, r *http.Request, email string) (order, bool) {
+	o, ok := a.beginPayment(w, r)
+	if !ok {
+		return o, false
+	}
+	o.Email = email
+	if msg := checkEmail(email); msg != "" {
+		a.orders.endPayment(o.ID, attempt{})
+		a.renderCheckout(w, http.StatusUnprocessableEntity, o, msg)
+		return o, false
+	}
+	return o, true
+}
+
 func (a *app) renderCheckout(w http.ResponseWriter, code int, o order, errMsg string) {
 	origin := a.cfg.GatewayURL
 	if u, err := url.Parse(origin); err == nil {

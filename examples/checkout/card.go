@@ -13,14 +13,8 @@ import (
 // name, so the browser does not send them here.
 func (a *app) charge(w http.ResponseWriter, r *http.Request) {
 	email, token := strings.TrimSpace(r.PostFormValue("email")), r.PostFormValue("card_token")
-	o, ok := a.beginPayment(w, r)
+	o, ok := a.beginEmailPayment(w, r, email)
 	if !ok {
-		return
-	}
-	o.Email = email // shown again if the form comes back
-	if msg := checkEmail(email); msg != "" {
-		a.orders.endPayment(o.ID, attempt{})
-		a.renderCheckout(w, http.StatusUnprocessableEntity, o, msg)
 		return
 	}
 	if token == "" {

@@ -11,14 +11,8 @@ import (
 // confirm page, which sends them back to the success or fail page.
 func (a *app) startPayPal(w http.ResponseWriter, r *http.Request) {
 	email := strings.TrimSpace(r.PostFormValue("email"))
-	o, ok := a.beginPayment(w, r)
+	o, ok := a.beginEmailPayment(w, r, email)
 	if !ok {
-		return
-	}
-	o.Email = email // shown again if the form comes back
-	if msg := checkEmail(email); msg != "" {
-		a.orders.endPayment(o.ID, attempt{})
-		a.renderCheckout(w, http.StatusUnprocessableEntity, o, msg)
 		return
 	}
 	a.orders.update(o.ID, func(ord *order) bool { ord.Email = email; return true })
