@@ -30,101 +30,97 @@ func TestIntegration_EveryCallbackVerifiesAndConfirms(t *testing.T) {
 			paygate.CallbackRefundCompleted, paygate.CallbackReversed,
 		},
 	}
-	for _, form := range forms {
-		t.Run(form.String(), func(t *testing.T) {
-			rc := newReceiver(t, paygatetest.DefaultPrivateKey)
-			sb := newSandbox(t, form, paygatetest.WithCallbackURL(rc.URL))
-			verifier, err := paygate.NewCallbackVerifier(sb.srv.PrivateKey)
-			require.NoError(t, err)
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		rc := newReceiver(t, paygatetest.DefaultPrivateKey)
+		sb := newSandbox(t, form, paygatetest.WithCallbackURL(rc.URL))
+		verifier, err := paygate.NewCallbackVerifier(sb.srv.PrivateKey)
+		require.NoError(t, err)
 
-			paidParams := sb.chargeParams(t, sb.user(t, "cust-paid"), paygatetest.CardApproved, "50.00", "ord-paid")
-			paidParams.Attributes = map[string]string{"realm": "eu-west"}
-			paid, err := sb.client.Cards.Charge(testCtx(t), paidParams)
-			require.NoError(t, err)
-			sb.charge(t, paygatetest.CardDeclined, "50.00", "ord-declined")
-			verify := sb.chargeParams(t, sb.user(t, "cust-verify"), paygatetest.CardApproved, "50.00", "ord-verify")
-			verify.VerifyCard = true
-			_, err = sb.client.Cards.Charge(testCtx(t), verify)
-			require.NoError(t, err)
-			processing := sb.charge(t, paygatetest.CardProcessing, "50.00", "ord-processing")
-			_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: paid.ID, Amount: dec("10.00")})
-			require.NoError(t, err)
-			_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: paid.ID, Amount: dec("40.00")})
-			require.NoError(t, err)
-			if form == paygate.FormExtended {
-				card := sb.payoutType(t, "CREDIT_CARD")
-				for _, number := range []string{paygatetest.CardApproved, paygatetest.CardDeclined} {
-					_, err := sb.client.Payouts.Create(testCtx(t), &paygate.PayoutParams{
-						Type: card, Account: paygate.AccountNumber(number), Amount: dec("1.00"), Currency: "EUR", CardHolder: "JANE ROE",
-					})
-					require.NoError(t, err)
-				}
-			}
-			rc.wait(t, processing.ID, paygate.CallbackCompleted)
-			sb.srv.SettlePending()
-			assert.Equal(t, paidParams.Attributes, rc.wait(t, paid.ID, paygate.CallbackCompleted).Attrs,
-				"custom attributes come back in the callback")
-
-			deliveries := sb.srv.Deliveries()
-			seen := make(map[paygate.CallbackStatus]bool)
-			for _, d := range deliveries {
-				cb, err := verifier.ParseValues(d.Values)
-				require.NoError(t, err, "delivery %d", d.Seq)
-				assert.Equal(t, form, cb.Form)
-				seen[cb.Status] = true
-				got := rc.wait(t, cb.ID, cb.Status)
-				assert.Equal(t, cb.Values(), got.Values(), "delivery %d as received", d.Seq)
-
-				conf, err := sb.client.ConfirmCallback(testCtx(t), got)
+		paidParams := sb.chargeParams(t, sb.user(t, "cust-paid"), paygatetest.CardApproved, "50.00", "ord-paid")
+		paidParams.Attributes = map[string]string{"realm": "eu-west"}
+		paid, err := sb.client.Cards.Charge(testCtx(t), paidParams)
+		require.NoError(t, err)
+		sb.charge(t, paygatetest.CardDeclined, "50.00", "ord-declined")
+		verify := sb.chargeParams(t, sb.user(t, "cust-verify"), paygatetest.CardApproved, "50.00", "ord-verify")
+		verify.VerifyCard = true
+		_, err = sb.client.Cards.Charge(testCtx(t), verify)
+		require.NoError(t, err)
+		processing := sb.charge(t, paygatetest.CardProcessing, "50.00", "ord-processing")
+		_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: paid.ID, Amount: dec("10.00")})
+		require.NoError(t, err)
+		_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: paid.ID, Amount: dec("40.00")})
+		require.NoError(t, err)
+		if form == paygate.FormExtended {
+			card := sb.payoutType(t, "CREDIT_CARD")
+			for _, number := range []string{paygatetest.CardApproved, paygatetest.CardDeclined} {
+				_, err := sb.client.Payouts.Create(testCtx(t), &paygate.PayoutParams{
+					Type: card, Account: paygate.AccountNumber(number), Amount: dec("1.00"), Currency: "EUR", CardHolder: "JANE ROE",
+				})
 				require.NoError(t, err)
-				if cb.Status == paygate.CallbackProcessing {
-					assert.Equal(t, []string{"status"}, conf.Mismatches(), "a processing callback read after completion")
-					continue
-				}
-				assert.True(t, conf.Confirmed(), "delivery %d (%s): mismatches %v", d.Seq, cb.Status, conf.Mismatches())
 			}
-			for _, status := range wantStatuses[form] {
-				assert.True(t, seen[status], "no %s callback", status)
+		}
+		rc.wait(t, processing.ID, paygate.CallbackCompleted)
+		sb.srv.SettlePending()
+		assert.Equal(t, paidParams.Attributes, rc.wait(t, paid.ID, paygate.CallbackCompleted).Attrs,
+			"custom attributes come back in the callback")
+
+		deliveries := sb.srv.Deliveries()
+		seen := make(map[paygate.CallbackStatus]bool)
+		for _, d := range deliveries {
+			cb, err := verifier.ParseValues(d.Values)
+			require.NoError(t, err, "delivery %d", d.Seq)
+			assert.Equal(t, form, cb.Form)
+			seen[cb.Status] = true
+			got := rc.wait(t, cb.ID, cb.Status)
+			assert.Equal(t, cb.Values(), got.Values(), "delivery %d as received", d.Seq)
+
+			conf, err := sb.client.ConfirmCallback(testCtx(t), got)
+			require.NoError(t, err)
+			if cb.Status == paygate.CallbackProcessing {
+				assert.Equal(t, []string{"status"}, conf.Mismatches(), "a processing callback read after completion")
+				continue
 			}
-			assert.Len(t, rc.callbacks(), len(deliveries), "each callback processed once")
-		})
-	}
+			assert.True(t, conf.Confirmed(), "delivery %d (%s): mismatches %v", d.Seq, cb.Status, conf.Mismatches())
+		}
+		for _, status := range wantStatuses[form] {
+			assert.True(t, seen[status], "no %s callback", status)
+		}
+		assert.Len(t, rc.callbacks(), len(deliveries), "each callback processed once")
+	})
 }
 
 // A wrong private key signs requests the sandbox rejects as 40301; an
 // unknown project is 40401.
 func TestIntegration_AuthenticationErrors(t *testing.T) {
-	for _, form := range forms {
-		t.Run(form.String(), func(t *testing.T) {
-			sb := newSandbox(t, form)
-			wrongKey, err := paygate.NewClient(sb.srv.ProjectKey, "not-the-private-key",
-				paygate.WithBaseURL(sb.srv.URL), paygate.WithForm(form), paygate.WithRetryPolicy(paygate.NoRetries))
-			require.NoError(t, err)
-			unknown, err := paygate.NewClient("no-such-project", sb.srv.PrivateKey,
-				paygate.WithBaseURL(sb.srv.URL), paygate.WithForm(form), paygate.WithRetryPolicy(paygate.NoRetries))
-			require.NoError(t, err)
-			resolve := &paygate.ResolveUserParams{Identifier: "cust-1", Email: "a@example.com", IP: "203.0.113.7"}
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		sb := newSandbox(t, form)
+		wrongKey, err := paygate.NewClient(sb.srv.ProjectKey, "not-the-private-key",
+			paygate.WithBaseURL(sb.srv.URL), paygate.WithForm(form), paygate.WithRetryPolicy(paygate.NoRetries))
+		require.NoError(t, err)
+		unknown, err := paygate.NewClient("no-such-project", sb.srv.PrivateKey,
+			paygate.WithBaseURL(sb.srv.URL), paygate.WithForm(form), paygate.WithRetryPolicy(paygate.NoRetries))
+		require.NoError(t, err)
+		resolve := &paygate.ResolveUserParams{Identifier: "cust-1", Email: "a@example.com", IP: "203.0.113.7"}
 
-			_, err = wrongKey.Users.Resolve(testCtx(t), resolve)
-			require.ErrorIs(t, err, paygate.ErrSignatureInvalid)
-			var apiErr *paygate.Error
-			require.ErrorAs(t, err, &apiErr)
-			assert.Equal(t, 403, apiErr.HTTPStatus)
+		_, err = wrongKey.Users.Resolve(testCtx(t), resolve)
+		require.ErrorIs(t, err, paygate.ErrSignatureInvalid)
+		var apiErr *paygate.Error
+		require.ErrorAs(t, err, &apiErr)
+		assert.Equal(t, 403, apiErr.HTTPStatus)
 
-			_, err = unknown.Users.Resolve(testCtx(t), resolve)
-			require.ErrorIs(t, err, paygate.ErrProjectNotFound)
-			require.ErrorAs(t, err, &apiErr)
-			assert.Equal(t, 404, apiErr.HTTPStatus)
+		_, err = unknown.Users.Resolve(testCtx(t), resolve)
+		require.ErrorIs(t, err, paygate.ErrProjectNotFound)
+		require.ErrorAs(t, err, &apiErr)
+		assert.Equal(t, 404, apiErr.HTTPStatus)
 
-			// The unsigned GETs need no key, but still a known project.
-			_, err = wrongKey.Cards.Tokenize(testCtx(t), &paygate.TokenizeParams{
-				Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123",
-			})
-			require.NoError(t, err)
-			_, err = unknown.Payouts.Types(testCtx(t))
-			require.ErrorIs(t, err, paygate.ErrProjectNotFound)
+		// The unsigned GETs need no key, but still a known project.
+		_, err = wrongKey.Cards.Tokenize(testCtx(t), &paygate.TokenizeParams{
+			Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123",
 		})
-	}
+		require.NoError(t, err)
+		_, err = unknown.Payouts.Types(testCtx(t))
+		require.ErrorIs(t, err, paygate.ErrProjectNotFound)
+	})
 }
 
 // A project added to the server is a project of its own: its keys sign, its

@@ -17,52 +17,46 @@ import (
 )
 
 func TestIntegration_ResolveReturnsTheSameIDForTheSameIdentifier(t *testing.T) {
-	for _, form := range forms {
-		t.Run(form.String(), func(t *testing.T) {
-			sb := newSandbox(t, form)
-			first := sb.user(t, "cust-1")
-			again := sb.user(t, "cust-1")
-			other := sb.user(t, "cust-2")
-			assert.Equal(t, first, again)
-			assert.NotEqual(t, first, other)
-		})
-	}
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		sb := newSandbox(t, form)
+		first := sb.user(t, "cust-1")
+		again := sb.user(t, "cust-1")
+		other := sb.user(t, "cust-2")
+		assert.Equal(t, first, again)
+		assert.NotEqual(t, first, other)
+	})
 }
 
 func TestIntegration_TemporaryTokenIsSingleUse(t *testing.T) {
-	for _, form := range forms {
-		t.Run(form.String(), func(t *testing.T) {
-			sb := newSandbox(t, form)
-			params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardApproved, "10.00", "ord-1")
-			_, err := sb.client.Cards.Charge(testCtx(t), params)
-			require.NoError(t, err)
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		sb := newSandbox(t, form)
+		params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardApproved, "10.00", "ord-1")
+		_, err := sb.client.Cards.Charge(testCtx(t), params)
+		require.NoError(t, err)
 
-			params.OrderID = "ord-2"
-			_, err = sb.client.Cards.Charge(testCtx(t), params)
-			require.ErrorIs(t, err, paygate.ErrCardTokenUsed)
-			var apiErr *paygate.Error
-			require.ErrorAs(t, err, &apiErr)
-			assert.Equal(t, http.StatusForbidden, apiErr.HTTPStatus)
-		})
-	}
+		params.OrderID = "ord-2"
+		_, err = sb.client.Cards.Charge(testCtx(t), params)
+		require.ErrorIs(t, err, paygate.ErrCardTokenUsed)
+		var apiErr *paygate.Error
+		require.ErrorAs(t, err, &apiErr)
+		assert.Equal(t, http.StatusForbidden, apiErr.HTTPStatus)
+	})
 }
 
 func TestIntegration_TemporaryTokenExpiresAfterTenMinutes(t *testing.T) {
-	for _, form := range forms {
-		t.Run(form.String(), func(t *testing.T) {
-			sb := newSandbox(t, form)
-			user := sb.user(t, "cust-1")
-			onTime := sb.chargeParams(t, user, paygatetest.CardApproved, "10.00", "ord-1")
-			sb.srv.Advance(10 * time.Minute)
-			_, err := sb.client.Cards.Charge(testCtx(t), onTime)
-			require.NoError(t, err, "a token is valid for 10 minutes")
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		sb := newSandbox(t, form)
+		user := sb.user(t, "cust-1")
+		onTime := sb.chargeParams(t, user, paygatetest.CardApproved, "10.00", "ord-1")
+		sb.srv.Advance(10 * time.Minute)
+		_, err := sb.client.Cards.Charge(testCtx(t), onTime)
+		require.NoError(t, err, "a token is valid for 10 minutes")
 
-			late := sb.chargeParams(t, user, paygatetest.CardApproved, "10.00", "ord-2")
-			sb.srv.Advance(10*time.Minute + 1)
-			_, err = sb.client.Cards.Charge(testCtx(t), late)
-			require.ErrorIs(t, err, paygate.ErrCardTokenExpired)
-		})
-	}
+		late := sb.chargeParams(t, user, paygatetest.CardApproved, "10.00", "ord-2")
+		sb.srv.Advance(10*time.Minute + 1)
+		_, err = sb.client.Cards.Charge(testCtx(t), late)
+		require.ErrorIs(t, err, paygate.ErrCardTokenExpired)
+	})
 }
 
 // Each test card takes the outcome DESIGN.md gives it, in both forms; the
@@ -112,47 +106,43 @@ func TestIntegration_TestCardsTakeTheirOutcome(t *testing.T) {
 }
 
 func TestIntegration_BlockedCardIsErrCardBlocked(t *testing.T) {
-	for _, form := range forms {
-		t.Run(form.String(), func(t *testing.T) {
-			sb := newSandbox(t, form)
-			params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardBlocked, "25.00", "ord-1")
-			_, err := sb.client.Cards.Charge(testCtx(t), params)
-			require.ErrorIs(t, err, paygate.ErrCardBlocked)
-			rec, err := sb.client.Transactions.Reconcile(testCtx(t), "ord-1")
-			require.NoError(t, err)
-			assert.False(t, rec.Found, "a blocked card records no transaction")
-		})
-	}
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		sb := newSandbox(t, form)
+		params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardBlocked, "25.00", "ord-1")
+		_, err := sb.client.Cards.Charge(testCtx(t), params)
+		require.ErrorIs(t, err, paygate.ErrCardBlocked)
+		rec, err := sb.client.Transactions.Reconcile(testCtx(t), "ord-1")
+		require.NoError(t, err)
+		assert.False(t, rec.Found, "a blocked card records no transaction")
+	})
 }
 
 // The processing card is processing first and completes shortly after; the
 // completed callback reaches the merchant's CallbackHandler, verifies, and
 // agrees with the status endpoint.
 func TestIntegration_ProcessingCardCompletesWithCallback(t *testing.T) {
-	for _, form := range forms {
-		t.Run(form.String(), func(t *testing.T) {
-			rc := newReceiver(t, paygatetest.DefaultPrivateKey)
-			sb := newSandbox(t, form, paygatetest.WithCallbackURL(rc.URL))
-			pay := sb.charge(t, paygatetest.CardProcessing, "40.00", "ord-1")
-			assert.True(t, pay.Success)
-			if form == paygate.FormExtended {
-				assert.True(t, pay.Pending())
-				rc.wait(t, pay.ID, paygate.CallbackProcessing)
-			}
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		rc := newReceiver(t, paygatetest.DefaultPrivateKey)
+		sb := newSandbox(t, form, paygatetest.WithCallbackURL(rc.URL))
+		pay := sb.charge(t, paygatetest.CardProcessing, "40.00", "ord-1")
+		assert.True(t, pay.Success)
+		if form == paygate.FormExtended {
+			assert.True(t, pay.Pending())
+			rc.wait(t, pay.ID, paygate.CallbackProcessing)
+		}
 
-			cb := rc.wait(t, pay.ID, paygate.CallbackCompleted)
-			assert.Equal(t, form, cb.Form)
-			assert.Equal(t, "ord-1", cb.OrderID)
-			assert.True(t, dec("40.00").Equal(cb.Price))
-			assert.Equal(t, "EUR", cb.Currency)
-			assert.True(t, cb.Sandbox)
+		cb := rc.wait(t, pay.ID, paygate.CallbackCompleted)
+		assert.Equal(t, form, cb.Form)
+		assert.Equal(t, "ord-1", cb.OrderID)
+		assert.True(t, dec("40.00").Equal(cb.Price))
+		assert.Equal(t, "EUR", cb.Currency)
+		assert.True(t, cb.Sandbox)
 
-			conf, err := sb.client.ConfirmCallback(testCtx(t), cb)
-			require.NoError(t, err)
-			assert.True(t, conf.Confirmed(), "mismatches: %v", conf.Mismatches())
-			assert.Equal(t, paygate.StatusCompleted, sb.status(t, pay.ID).Status)
-		})
-	}
+		conf, err := sb.client.ConfirmCallback(testCtx(t), cb)
+		require.NoError(t, err)
+		assert.True(t, conf.Confirmed(), "mismatches: %v", conf.Mismatches())
+		assert.Equal(t, paygate.StatusCompleted, sb.status(t, pay.ID).Status)
+	})
 }
 
 func TestIntegration_3DSecure(t *testing.T) {
@@ -205,50 +195,48 @@ func TestIntegration_3DSecure(t *testing.T) {
 // answer POSTs PaRes and MD to the merchant's ACS return URL, whose handler
 // reads them with ReadACSReturn and calls Authenticate.
 func TestIntegration_3DSecureThroughTheACSPage(t *testing.T) {
-	for _, form := range forms {
-		t.Run(form.String(), func(t *testing.T) {
-			sb := newSandbox(t, form)
-			returned := make(chan *paygate.Payment, 1)
-			merchant := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				params, err := paygate.ReadACSReturn(r)
-				if err != nil {
-					http.Error(w, err.Error(), http.StatusBadRequest)
-					return
-				}
-				pay, err := sb.client.Cards.Authenticate(r.Context(), params)
-				if err != nil {
-					http.Error(w, err.Error(), http.StatusBadGateway)
-					return
-				}
-				returned <- pay
-			}))
-			t.Cleanup(merchant.Close)
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		sb := newSandbox(t, form)
+		returned := make(chan *paygate.Payment, 1)
+		merchant := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			params, err := paygate.ReadACSReturn(r)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			pay, err := sb.client.Cards.Authenticate(r.Context(), params)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadGateway)
+				return
+			}
+			returned <- pay
+		}))
+		t.Cleanup(merchant.Close)
 
-			params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardApproved, "15.00", "ord-1")
-			params.ThreeDS = true
-			params.ACSReturnURL = merchant.URL + "/3ds-return"
-			pay, err := sb.client.Cards.Charge(testCtx(t), params)
-			require.NoError(t, err)
-			require.True(t, pay.NeedsAuthentication(), "3ds=1 sends any card through the ACS")
+		params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardApproved, "15.00", "ord-1")
+		params.ThreeDS = true
+		params.ACSReturnURL = merchant.URL + "/3ds-return"
+		pay, err := sb.client.Cards.Charge(testCtx(t), params)
+		require.NoError(t, err)
+		require.True(t, pay.NeedsAuthentication(), "3ds=1 sends any card through the ACS")
 
-			p := pay.ACS.Parameters
-			page := postForm(t, pay.ACS.URL, url.Values{
-				"PaReq": {p.PaReq}, "MD": {p.MD}, "TermUrl": {p.TermURL}, "password": {paygatetest.ACSPassword},
-			})
-			require.Equal(t, http.StatusOK, page.StatusCode)
-			body, err := io.ReadAll(page.Body)
-			require.NoError(t, err)
-			back := hiddenFields(string(body))
-			require.Equal(t, p.TermURL, formAction(t, string(body)))
-
-			resp := postForm(t, p.TermURL, url.Values{"PaRes": {back["PaRes"]}, "MD": {back["MD"]}})
-			require.Equal(t, http.StatusOK, resp.StatusCode)
-			done := <-returned
-			assert.Equal(t, pay.ID, done.ID)
-			assert.True(t, done.Success)
-			assert.Equal(t, paygate.StatusCompleted, sb.status(t, pay.ID).Status)
+		p := pay.ACS.Parameters
+		page := postForm(t, pay.ACS.URL, url.Values{
+			"PaReq": {p.PaReq}, "MD": {p.MD}, "TermUrl": {p.TermURL}, "password": {paygatetest.ACSPassword},
 		})
-	}
+		require.Equal(t, http.StatusOK, page.StatusCode)
+		body, err := io.ReadAll(page.Body)
+		require.NoError(t, err)
+		back := hiddenFields(string(body))
+		require.Equal(t, p.TermURL, formAction(t, string(body)))
+
+		resp := postForm(t, p.TermURL, url.Values{"PaRes": {back["PaRes"]}, "MD": {back["MD"]}})
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+		done := <-returned
+		assert.Equal(t, pay.ID, done.ID)
+		assert.True(t, done.Success)
+		assert.Equal(t, paygate.StatusCompleted, sb.status(t, pay.ID).Status)
+	})
 }
 
 func TestIntegration_Forced3DSSendsEveryCardThroughTheACS(t *testing.T) {
@@ -261,124 +249,114 @@ func TestIntegration_Forced3DSSendsEveryCardThroughTheACS(t *testing.T) {
 // A remembered card gives a permanent token that charges again without
 // the card data, any number of times.
 func TestIntegration_RememberedCardChargesWithThePermanentToken(t *testing.T) {
-	for _, form := range forms {
-		t.Run(form.String(), func(t *testing.T) {
-			sb := newSandbox(t, form)
-			user := sb.user(t, "cust-1")
-			params := sb.chargeParams(t, user, paygatetest.CardApproved, "10.00", "ord-1")
-			params.Remember = true
-			first, err := sb.client.Cards.Charge(testCtx(t), params)
-			require.NoError(t, err)
-			require.NotEmpty(t, first.PermanentToken)
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		sb := newSandbox(t, form)
+		user := sb.user(t, "cust-1")
+		params := sb.chargeParams(t, user, paygatetest.CardApproved, "10.00", "ord-1")
+		params.Remember = true
+		first, err := sb.client.Cards.Charge(testCtx(t), params)
+		require.NoError(t, err)
+		require.NotEmpty(t, first.PermanentToken)
 
-			for i, order := range []string{"ord-2", "ord-3"} {
-				pay, err := sb.client.Cards.Charge(testCtx(t), &paygate.ChargeParams{
-					User: user, CardToken: first.PermanentToken, Price: dec("12.50"), Currency: "EUR",
-					Description: "Renewal", OrderID: order,
-				})
-				require.NoError(t, err, "charge %d with the permanent token", i+1)
-				assert.True(t, pay.Success)
-				assert.Equal(t, "4242", pay.Card.LastFour)
-				assert.Equal(t, paygate.StatusCompleted, sb.status(t, pay.ID).Status)
-			}
-		})
-	}
+		for i, order := range []string{"ord-2", "ord-3"} {
+			pay, err := sb.client.Cards.Charge(testCtx(t), &paygate.ChargeParams{
+				User: user, CardToken: first.PermanentToken, Price: dec("12.50"), Currency: "EUR",
+				Description: "Renewal", OrderID: order,
+			})
+			require.NoError(t, err, "charge %d with the permanent token", i+1)
+			assert.True(t, pay.Success)
+			assert.Equal(t, "4242", pay.Card.LastFour)
+			assert.Equal(t, paygate.StatusCompleted, sb.status(t, pay.ID).Status)
+		}
+	})
 }
 
 func TestIntegration_RememberOnAProjectWithoutRememberingIsErrCardRememberingDisabled(t *testing.T) {
-	for _, form := range forms {
-		t.Run(form.String(), func(t *testing.T) {
-			sb := newSandbox(t, form, paygatetest.WithCardRemembering(false))
-			params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardApproved, "10.00", "ord-1")
-			params.Remember = true
-			_, err := sb.client.Cards.Charge(testCtx(t), params)
-			require.ErrorIs(t, err, paygate.ErrCardRememberingDisabled)
-		})
-	}
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		sb := newSandbox(t, form, paygatetest.WithCardRemembering(false))
+		params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardApproved, "10.00", "ord-1")
+		params.Remember = true
+		_, err := sb.client.Cards.Charge(testCtx(t), params)
+		require.ErrorIs(t, err, paygate.ErrCardRememberingDisabled)
+	})
 }
 
 // verify_card charges 1 EUR whatever the price, and ends verified.
 func TestIntegration_VerifyCardIsAOneEuroVerification(t *testing.T) {
-	for _, form := range forms {
-		t.Run(form.String(), func(t *testing.T) {
-			sb := newSandbox(t, form)
-			params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardApproved, "49.00", "ord-1")
-			params.Currency = "USD"
-			params.VerifyCard = true
-			pay, err := sb.client.Cards.Charge(testCtx(t), params)
-			require.NoError(t, err)
-			assert.True(t, pay.Success)
-			if form == paygate.FormExtended {
-				assert.Equal(t, paygate.StatusVerified, pay.Status)
-				assert.Equal(t, paygate.TypeVerification, pay.Type)
-			}
-			st := sb.status(t, pay.ID)
-			assert.Equal(t, paygate.StatusVerified, st.Status)
-			assert.True(t, dec("1.00").Equal(st.Price), "price %s", st.Price)
-			assert.Equal(t, "EUR", st.Currency)
-			if form == paygate.FormExtended {
-				assert.True(t, sb.balance(t).IsZero(), "a verification moves no money")
-			}
-		})
-	}
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		sb := newSandbox(t, form)
+		params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardApproved, "49.00", "ord-1")
+		params.Currency = "USD"
+		params.VerifyCard = true
+		pay, err := sb.client.Cards.Charge(testCtx(t), params)
+		require.NoError(t, err)
+		assert.True(t, pay.Success)
+		if form == paygate.FormExtended {
+			assert.Equal(t, paygate.StatusVerified, pay.Status)
+			assert.Equal(t, paygate.TypeVerification, pay.Type)
+		}
+		st := sb.status(t, pay.ID)
+		assert.Equal(t, paygate.StatusVerified, st.Status)
+		assert.True(t, dec("1.00").Equal(st.Price), "price %s", st.Price)
+		assert.Equal(t, "EUR", st.Currency)
+		if form == paygate.FormExtended {
+			assert.True(t, sb.balance(t).IsZero(), "a verification moves no money")
+		}
+	})
 }
 
 func TestIntegration_RecurringPayments(t *testing.T) {
-	for _, form := range forms {
-		t.Run(form.String(), func(t *testing.T) {
-			sb := newSandbox(t, form)
-			user := sb.user(t, "cust-1")
-			params := sb.chargeParams(t, user, paygatetest.CardApproved, "9.99", "sub-1")
-			params.Recurring = true
-			params.RecurringInterval = paygate.Days(0) // manual recurring only: at most daily
-			first, err := sb.client.Cards.Charge(testCtx(t), params)
-			require.NoError(t, err)
-			require.NotNil(t, first.Recurring)
-			assert.Equal(t, 1, first.Recurring.Frequency)
-			assert.Equal(t, sandboxStart.AddDate(0, 0, 365), first.Recurring.EndsAt.Time)
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		sb := newSandbox(t, form)
+		user := sb.user(t, "cust-1")
+		params := sb.chargeParams(t, user, paygatetest.CardApproved, "9.99", "sub-1")
+		params.Recurring = true
+		params.RecurringInterval = paygate.Days(0) // manual recurring only: at most daily
+		first, err := sb.client.Cards.Charge(testCtx(t), params)
+		require.NoError(t, err)
+		require.NotNil(t, first.Recurring)
+		assert.Equal(t, 1, first.Recurring.Frequency)
+		assert.Equal(t, sandboxStart.AddDate(0, 0, 365), first.Recurring.EndsAt.Time)
 
-			again := &paygate.ChargeRecurringParams{User: user, Price: dec("9.99"), Currency: "EUR", OrderID: "sub-1-2"}
-			_, err = sb.client.Cards.ChargeRecurring(testCtx(t), again)
-			require.ErrorIs(t, err, paygate.ErrRecurringTooFrequent)
+		again := &paygate.ChargeRecurringParams{User: user, Price: dec("9.99"), Currency: "EUR", OrderID: "sub-1-2"}
+		_, err = sb.client.Cards.ChargeRecurring(testCtx(t), again)
+		require.ErrorIs(t, err, paygate.ErrRecurringTooFrequent)
 
-			sb.srv.Advance(24 * time.Hour)
-			pay, err := sb.client.Cards.ChargeRecurring(testCtx(t), again)
-			require.NoError(t, err)
-			assert.True(t, pay.Success)
-			st := sb.status(t, pay.ID)
-			assert.Equal(t, paygate.StatusCompleted, st.Status)
-			assert.Equal(t, "sub-1-2", st.OrderID)
+		sb.srv.Advance(24 * time.Hour)
+		pay, err := sb.client.Cards.ChargeRecurring(testCtx(t), again)
+		require.NoError(t, err)
+		assert.True(t, pay.Success)
+		st := sb.status(t, pay.ID)
+		assert.Equal(t, paygate.StatusCompleted, st.Status)
+		assert.Equal(t, "sub-1-2", st.OrderID)
 
-			require.NoError(t, sb.client.Users.ChangeRecurring(testCtx(t), &paygate.ChangeRecurringParams{
-				User: user, Interval: paygate.Days(0), Price: dec("19.99"), Currency: "EUR",
-			}))
-			require.NoError(t, sb.client.Users.CancelRecurring(testCtx(t), &paygate.CancelRecurringParams{User: user}))
-			sb.srv.Advance(48 * time.Hour)
-			again.OrderID = "sub-1-3"
-			_, err = sb.client.Cards.ChargeRecurring(testCtx(t), again)
-			require.ErrorIs(t, err, paygate.ErrRecurringDisabled)
-		})
-	}
+		require.NoError(t, sb.client.Users.ChangeRecurring(testCtx(t), &paygate.ChangeRecurringParams{
+			User: user, Interval: paygate.Days(0), Price: dec("19.99"), Currency: "EUR",
+		}))
+		require.NoError(t, sb.client.Users.CancelRecurring(testCtx(t), &paygate.CancelRecurringParams{User: user}))
+		sb.srv.Advance(48 * time.Hour)
+		again.OrderID = "sub-1-3"
+		_, err = sb.client.Cards.ChargeRecurring(testCtx(t), again)
+		require.ErrorIs(t, err, paygate.ErrRecurringDisabled)
+	})
 }
 
 func TestIntegration_RecurringPastItsEndIsErrRecurringExpired(t *testing.T) {
-	for _, form := range forms {
-		t.Run(form.String(), func(t *testing.T) {
-			sb := newSandbox(t, form)
-			user := sb.user(t, "cust-1")
-			params := sb.chargeParams(t, user, paygatetest.CardApproved, "9.99", "sub-1")
-			params.Recurring = true
-			params.RecurringInterval = paygate.Days(0)
-			first, err := sb.client.Cards.Charge(testCtx(t), params)
-			require.NoError(t, err)
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		sb := newSandbox(t, form)
+		user := sb.user(t, "cust-1")
+		params := sb.chargeParams(t, user, paygatetest.CardApproved, "9.99", "sub-1")
+		params.Recurring = true
+		params.RecurringInterval = paygate.Days(0)
+		first, err := sb.client.Cards.Charge(testCtx(t), params)
+		require.NoError(t, err)
 
-			sb.srv.Advance(first.Recurring.EndsAt.Sub(sandboxStart) + time.Second)
-			_, err = sb.client.Cards.ChargeRecurring(testCtx(t), &paygate.ChargeRecurringParams{
-				User: user, Price: dec("9.99"), Currency: "EUR",
-			})
-			require.ErrorIs(t, err, paygate.ErrRecurringExpired)
+		sb.srv.Advance(first.Recurring.EndsAt.Sub(sandboxStart) + time.Second)
+		_, err = sb.client.Cards.ChargeRecurring(testCtx(t), &paygate.ChargeRecurringParams{
+			User: user, Price: dec("9.99"), Currency: "EUR",
 		})
-	}
+		require.ErrorIs(t, err, paygate.ErrRecurringExpired)
+	})
 }
 
 // hiddenFieldRE matches the hidden inputs of the sandbox's pages.
@@ -444,13 +422,11 @@ func TestIntegration_BasicFormRefusesCardAndUserDetailsLocally(t *testing.T) {
 
 // A processing payment also settles when the sandbox's clock moves on.
 func TestIntegration_ProcessingPaymentSettlesWhenTheClockMoves(t *testing.T) {
-	for _, form := range forms {
-		t.Run(form.String(), func(t *testing.T) {
-			sb := newSandbox(t, form, paygatetest.WithProcessingDelay(0))
-			pay := sb.charge(t, paygatetest.CardProcessing, "40.00", "ord-1")
-			assert.Equal(t, paygate.StatusProcessing, sb.status(t, pay.ID).Status)
-			sb.srv.Advance(time.Minute)
-			assert.Equal(t, paygate.StatusCompleted, sb.status(t, pay.ID).Status)
-		})
-	}
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		sb := newSandbox(t, form, paygatetest.WithProcessingDelay(0))
+		pay := sb.charge(t, paygatetest.CardProcessing, "40.00", "ord-1")
+		assert.Equal(t, paygate.StatusProcessing, sb.status(t, pay.ID).Status)
+		sb.srv.Advance(time.Minute)
+		assert.Equal(t, paygate.StatusCompleted, sb.status(t, pay.ID).Status)
+	})
 }

@@ -27,6 +27,14 @@ import (
 // is run in.
 var forms = []paygate.Form{paygate.FormExtended, paygate.FormBasic}
 
+// forEachForm runs test as a subtest named after each form.
+func forEachForm(t *testing.T, test func(t *testing.T, form paygate.Form)) {
+	t.Helper()
+	for _, form := range forms {
+		t.Run(form.String(), func(t *testing.T) { test(t, form) })
+	}
+}
+
 // sandboxStart is the frozen time every test sandbox starts at, so that
 // token expiry and recurring frequency move only with Advance.
 var sandboxStart = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)

@@ -25,19 +25,17 @@ func (sb *sandbox) payoutType(t testing.TB, key string) paygate.PayoutType {
 }
 
 func TestIntegration_PayoutTypesInBothForms(t *testing.T) {
-	for _, form := range forms {
-		t.Run(form.String(), func(t *testing.T) {
-			sb := newSandbox(t, form)
-			types, err := sb.client.Payouts.Types(testCtx(t))
-			require.NoError(t, err)
-			require.Len(t, types, 3)
-			assert.Equal(t, paygate.PayoutType{ID: paygatetest.PayoutCreditCard, Key: "CREDIT_CARD", Label: "Credit card"}, types[0])
-			assert.True(t, types[0].IsCard())
-			assert.Equal(t, "SEPA", types[1].Key)
-			assert.False(t, types[1].IsCard())
-			assert.Equal(t, "WALLET", types[2].Key)
-		})
-	}
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		sb := newSandbox(t, form)
+		types, err := sb.client.Payouts.Types(testCtx(t))
+		require.NoError(t, err)
+		require.Len(t, types, 3)
+		assert.Equal(t, paygate.PayoutType{ID: paygatetest.PayoutCreditCard, Key: "CREDIT_CARD", Label: "Credit card"}, types[0])
+		assert.True(t, types[0].IsCard())
+		assert.Equal(t, "SEPA", types[1].Key)
+		assert.False(t, types[1].IsCard())
+		assert.Equal(t, "WALLET", types[2].Key)
+	})
 }
 
 // The further parameters depend on the type, the card's BIN and the

@@ -21,76 +21,70 @@ func TestIntegration_ReversePartlyThenFully(t *testing.T) {
 		paygate.FormExtended: paygate.StatusRefunded,
 		paygate.FormBasic:    paygate.StatusReversed,
 	}
-	for _, form := range forms {
-		t.Run(form.String(), func(t *testing.T) {
-			sb := newSandbox(t, form)
-			pay := sb.charge(t, paygatetest.CardApproved, "30.00", "ord-1")
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		sb := newSandbox(t, form)
+		pay := sb.charge(t, paygatetest.CardApproved, "30.00", "ord-1")
 
-			part, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{
-				ID: pay.ID, Amount: dec("10.00"), Comment: "one item returned",
-			})
-			require.NoError(t, err)
-			assert.True(t, part.Success)
-			if form == paygate.FormExtended {
-				assert.Equal(t, paygate.TypeRefund, part.Type)
-				assert.Equal(t, paygate.StatusCompleted, part.Status)
-				assert.Equal(t, pay.ID, part.ReferenceID)
-				assert.True(t, dec("10.00").Equal(part.Price))
-			}
-			assert.Equal(t, paygate.StatusCompleted, sb.status(t, pay.ID).Status, "a partial reversal leaves the payment completed")
-
-			rest, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{OrderID: "ord-1", Amount: dec("20.00")})
-			require.NoError(t, err)
-			assert.True(t, rest.Success)
-			st := sb.status(t, pay.ID)
-			assert.Equal(t, fullyReversed[form], st.Status)
-			assert.Equal(t, paygate.StatusCompleted, st.OriginalStatus)
-
-			_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: pay.ID, Amount: dec("0.01")})
-			require.ErrorIs(t, err, paygate.ErrNotReversible)
+		part, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{
+			ID: pay.ID, Amount: dec("10.00"), Comment: "one item returned",
 		})
-	}
+		require.NoError(t, err)
+		assert.True(t, part.Success)
+		if form == paygate.FormExtended {
+			assert.Equal(t, paygate.TypeRefund, part.Type)
+			assert.Equal(t, paygate.StatusCompleted, part.Status)
+			assert.Equal(t, pay.ID, part.ReferenceID)
+			assert.True(t, dec("10.00").Equal(part.Price))
+		}
+		assert.Equal(t, paygate.StatusCompleted, sb.status(t, pay.ID).Status, "a partial reversal leaves the payment completed")
+
+		rest, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{OrderID: "ord-1", Amount: dec("20.00")})
+		require.NoError(t, err)
+		assert.True(t, rest.Success)
+		st := sb.status(t, pay.ID)
+		assert.Equal(t, fullyReversed[form], st.Status)
+		assert.Equal(t, paygate.StatusCompleted, st.OriginalStatus)
+
+		_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: pay.ID, Amount: dec("0.01")})
+		require.ErrorIs(t, err, paygate.ErrNotReversible)
+	})
 }
 
 func TestIntegration_ReverseWhatCannotBeReversed(t *testing.T) {
-	for _, form := range forms {
-		t.Run(form.String(), func(t *testing.T) {
-			sb := newSandbox(t, form)
-			declined := sb.charge(t, paygatetest.CardDeclined, "30.00", "ord-1")
-			_, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: declined.ID, Amount: dec("1.00")})
-			require.ErrorIs(t, err, paygate.ErrNotReversible, "a failed payment")
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		sb := newSandbox(t, form)
+		declined := sb.charge(t, paygatetest.CardDeclined, "30.00", "ord-1")
+		_, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: declined.ID, Amount: dec("1.00")})
+		require.ErrorIs(t, err, paygate.ErrNotReversible, "a failed payment")
 
-			pay := sb.charge(t, paygatetest.CardApproved, "30.00", "ord-2")
-			_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: pay.ID, Amount: dec("30.01")})
-			require.ErrorIs(t, err, paygate.ErrNotReversible, "more than was paid")
+		pay := sb.charge(t, paygatetest.CardApproved, "30.00", "ord-2")
+		_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: pay.ID, Amount: dec("30.01")})
+		require.ErrorIs(t, err, paygate.ErrNotReversible, "more than was paid")
 
-			_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{OrderID: "no-such-order", Amount: dec("1.00")})
-			require.ErrorIs(t, err, paygate.ErrTransactionNotFound)
-		})
-	}
+		_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{OrderID: "no-such-order", Amount: dec("1.00")})
+		require.ErrorIs(t, err, paygate.ErrTransactionNotFound)
+	})
 }
 
 func TestIntegration_StatusByIDAndByOrderID(t *testing.T) {
-	for _, form := range forms {
-		t.Run(form.String(), func(t *testing.T) {
-			sb := newSandbox(t, form)
-			pay := sb.charge(t, paygatetest.CardApproved, "30.00", "ord-1")
-			_, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: pay.ID, Amount: dec("5.00")})
-			require.NoError(t, err)
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		sb := newSandbox(t, form)
+		pay := sb.charge(t, paygatetest.CardApproved, "30.00", "ord-1")
+		_, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: pay.ID, Amount: dec("5.00")})
+		require.NoError(t, err)
 
-			byOrder, err := sb.client.Transactions.Status(testCtx(t), &paygate.StatusParams{OrderID: "ord-1"})
-			require.NoError(t, err)
-			assert.Equal(t, pay.ID, byOrder.ID, "the order's payment, not its refund")
-			assert.Equal(t, "ord-1", byOrder.OrderID)
-			assert.True(t, dec("30.00").Equal(byOrder.Price))
-			assert.True(t, fee("30.00").Equal(byOrder.Fee))
-			assert.Equal(t, "EUR", byOrder.Currency)
-			assert.Equal(t, sandboxStart, byOrder.CreatedAt.Time)
+		byOrder, err := sb.client.Transactions.Status(testCtx(t), &paygate.StatusParams{OrderID: "ord-1"})
+		require.NoError(t, err)
+		assert.Equal(t, pay.ID, byOrder.ID, "the order's payment, not its refund")
+		assert.Equal(t, "ord-1", byOrder.OrderID)
+		assert.True(t, dec("30.00").Equal(byOrder.Price))
+		assert.True(t, fee("30.00").Equal(byOrder.Fee))
+		assert.Equal(t, "EUR", byOrder.Currency)
+		assert.Equal(t, sandboxStart, byOrder.CreatedAt.Time)
 
-			_, err = sb.client.Transactions.Status(testCtx(t), &paygate.StatusParams{ID: pay.ID + 1000})
-			require.ErrorIs(t, err, paygate.ErrTransactionNotFound)
-		})
-	}
+		_, err = sb.client.Transactions.Status(testCtx(t), &paygate.StatusParams{ID: pay.ID + 1000})
+		require.ErrorIs(t, err, paygate.ErrTransactionNotFound)
+	})
 }
 
 // listOrder charges 30 EUR for order ord-list at sandboxStart and reverses
@@ -179,27 +173,25 @@ func TestIntegration_GetListAndAll(t *testing.T) {
 }
 
 func TestIntegration_Reconcile(t *testing.T) {
-	for _, form := range forms {
-		t.Run(form.String(), func(t *testing.T) {
-			sb := newSandbox(t, form)
-			sb.charge(t, paygatetest.CardApproved, "30.00", "ord-paid")
-			sb.charge(t, paygatetest.CardDeclined, "30.00", "ord-declined")
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		sb := newSandbox(t, form)
+		sb.charge(t, paygatetest.CardApproved, "30.00", "ord-paid")
+		sb.charge(t, paygatetest.CardDeclined, "30.00", "ord-declined")
 
-			rec, err := sb.client.Transactions.Reconcile(testCtx(t), "ord-paid")
-			require.NoError(t, err)
-			assert.True(t, rec.Found)
-			assert.True(t, rec.Completed())
+		rec, err := sb.client.Transactions.Reconcile(testCtx(t), "ord-paid")
+		require.NoError(t, err)
+		assert.True(t, rec.Found)
+		assert.True(t, rec.Completed())
 
-			rec, err = sb.client.Transactions.Reconcile(testCtx(t), "ord-declined")
-			require.NoError(t, err)
-			assert.True(t, rec.Found)
-			assert.False(t, rec.Completed())
+		rec, err = sb.client.Transactions.Reconcile(testCtx(t), "ord-declined")
+		require.NoError(t, err)
+		assert.True(t, rec.Found)
+		assert.False(t, rec.Completed())
 
-			rec, err = sb.client.Transactions.Reconcile(testCtx(t), "ord-never-sent")
-			require.NoError(t, err)
-			assert.False(t, rec.Found, "nothing recorded: safe to send again")
-		})
-	}
+		rec, err = sb.client.Transactions.Reconcile(testCtx(t), "ord-never-sent")
+		require.NoError(t, err)
+		assert.False(t, rec.Found, "nothing recorded: safe to send again")
+	})
 }
 
 // An alternative-method payment is confirmed on the sandbox's confirm page,
