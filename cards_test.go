@@ -80,11 +80,7 @@ func TestTokenize_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			record(t, mock, http.MethodGet, "card/getToken", fixtureResponder(t, tt.want.(*Error).Code.HTTPStatus(), tt.fixture))
-
-			_, err := c.Cards.Tokenize(context.Background(), validTokenize())
-			require.ErrorIs(t, err, tt.want)
+			err := requireGatewayError(t, http.MethodGet, "card/getToken", tt.fixture, tt.want, tokenizeWith(validTokenize()))
 			assert.NotContains(t, err.Error(), visaApproved)
 		})
 	}
@@ -330,12 +326,8 @@ func TestCharge_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newMockClient(t)
 			code := tt.want.(*Error).Code
-			record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, code.HTTPStatus(), tt.fixture))
-
-			_, err := c.Cards.Charge(context.Background(), validCharge())
-			require.ErrorIs(t, err, tt.want)
+			err := requireGatewayError(t, http.MethodPost, "card/process", tt.fixture, tt.want, chargeWith(validCharge()))
 			assert.NotErrorIs(t, err, ErrOutcomeUnknown, "the gateway's error is a definite answer")
 			var apiErr *Error
 			require.ErrorAs(t, err, &apiErr)
@@ -520,11 +512,9 @@ func TestAuthenticate_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			record(t, mock, http.MethodPost, "card/authenticate", fixtureResponder(t, tt.want.(*Error).Code.HTTPStatus(), tt.fixture))
-
-			_, err := c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: "x", MD: "y"})
-			require.ErrorIs(t, err, tt.want)
+			requireGatewayError(t, http.MethodPost, "card/authenticate", tt.fixture, tt.want, func(c *Client) error {
+				return errOf(c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: "x", MD: "y"}))
+			})
 		})
 	}
 }
@@ -606,13 +596,11 @@ func TestChargeRecurring_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			record(t, mock, http.MethodPost, "card/processRecurring", fixtureResponder(t, tt.want.(*Error).Code.HTTPStatus(), tt.fixture))
-
-			_, err := c.Cards.ChargeRecurring(context.Background(), &ChargeRecurringParams{
-				User: "100452", Price: decimal.RequireFromString("9.99"), Currency: "EUR",
+			err := requireGatewayError(t, http.MethodPost, "card/processRecurring", tt.fixture, tt.want, func(c *Client) error {
+				return errOf(c.Cards.ChargeRecurring(context.Background(), &ChargeRecurringParams{
+					User: "100452", Price: decimal.RequireFromString("9.99"), Currency: "EUR",
+				}))
 			})
-			require.ErrorIs(t, err, tt.want)
 			assert.NotErrorIs(t, err, ErrOutcomeUnknown)
 		})
 	}

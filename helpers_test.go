@@ -204,3 +204,15 @@ func requireResponseError(t testing.TB, err error, field string) {
 	require.ErrorAs(t, err, &re)
 	require.Equal(t, field, re.Field)
 }
+
+// requireGatewayError answers "method path" with the error fixture at the
+// HTTP status the spec gives want's code, runs call, and checks that the
+// error matches want. It returns the error for further checks.
+func requireGatewayError(t *testing.T, method, path, fixture string, want error, call func(*Client) error) error {
+	t.Helper()
+	c, mock := newMockClient(t)
+	record(t, mock, method, path, fixtureResponder(t, want.(*Error).Code.HTTPStatus(), fixture))
+	err := call(c)
+	require.ErrorIs(t, err, want)
+	return err
+}

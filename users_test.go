@@ -100,15 +100,11 @@ func TestResolve_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			code := tt.want.(*Error).Code
-			record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, code.HTTPStatus(), tt.fixture))
-
-			_, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7"})
-			require.ErrorIs(t, err, tt.want)
+			err := requireGatewayError(t, http.MethodPost, "user/resolve", tt.fixture, tt.want,
+				resolveWith(&ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7"}))
 			var apiErr *Error
 			require.ErrorAs(t, err, &apiErr)
-			assert.Equal(t, code, apiErr.Code)
+			assert.Equal(t, tt.want.(*Error).Code, apiErr.Code)
 		})
 	}
 }
@@ -207,16 +203,12 @@ func TestRecurringCalls_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.path+"/"+tt.fixture, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			record(t, mock, http.MethodPost, tt.path, fixtureResponder(t, tt.want.(*Error).Code.HTTPStatus(), tt.fixture))
-
-			var err error
-			if strings.HasSuffix(tt.path, "changeRecurring") {
-				err = c.Users.ChangeRecurring(context.Background(), &ChangeRecurringParams{User: "100452", Interval: Days(7)})
-			} else {
-				err = c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"})
-			}
-			require.ErrorIs(t, err, tt.want)
+			err := requireGatewayError(t, http.MethodPost, tt.path, tt.fixture, tt.want, func(c *Client) error {
+				if strings.HasSuffix(tt.path, "changeRecurring") {
+					return c.Users.ChangeRecurring(context.Background(), &ChangeRecurringParams{User: "100452", Interval: Days(7)})
+				}
+				return c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"})
+			})
 			assert.NotErrorIs(t, err, ErrDeclined)
 		})
 	}
