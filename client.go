@@ -390,8 +390,7 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 	status, body, attempts, err := r.sendWithRetries(ctx, settings.retry)
 	if err != nil {
 		if ep.method == http.MethodPost && r.mayHaveReached {
-			unknown.Attempts, unknown.Err = attempts, err
-			return unknown
+			return unknown.after(attempts, err)
 		}
 		return &NetworkError{Method: ep.method, Path: ep.path, Attempts: attempts, Err: err}
 	}
@@ -403,14 +402,12 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 	case errors.As(err, &apiErr):
 		apiErr.Attempts = attempts
 		if ep.method == http.MethodPost && apiErr.Code == 0 && status >= 500 {
-			unknown.Attempts, unknown.Err = attempts, err
-			return unknown
+			return unknown.after(attempts, err)
 		}
 	case ep.method == http.MethodPost:
 		// The gateway answered 2xx, but with nothing we can read: it may
 		// well have charged.
-		unknown.Attempts, unknown.Err = attempts, err
-		return unknown
+		return unknown.after(attempts, err)
 	}
 	return err
 }
@@ -419,7 +416,7 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 // params and, unless the endpoint is unsigned, the signature. It also
 // returns the error to report should the outcome be unknown, naming the
 // order id or transaction id the params carry.
-func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, unknown *OutcomeUnknownError, err error) {
+func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, unknown OutcomeUnknownError, err error) {
 	pp := pairsPool.Get().(*form.Pairs)
 	pairs := append((*pp)[:0], form.Pair{Key: "project", Value: c.projectKey})
 	defer func() {
@@ -428,12 +425,12 @@ func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, unkno
 		pairsPool.Put(pp)
 	}()
 	if pairs, err = form.Append(pairs, params); err != nil {
-		return nil, nil, err
+		return nil, unknown, err
 	}
 	if !ep.unsigned {
 		pairs = append(pairs, form.Pair{Key: SignatureParam, Value: c.signer.signPairs(pairs)})
 	}
-	unknown = &OutcomeUnknownError{Method: ep.method, Path: ep.path}
+	unknown = OutcomeUnknownError{Method: ep.method, Path: ep.path}
 	unknown.OrderID, _ = pairs.Get("order_id")
 	if unknown.OrderID == "" {
 		unknown.OrderID, _ = pairs.Get("orderId")
@@ -442,6 +439,14 @@ func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, unkno
 		unknown.TransactionID, _ = ParseID(id)
 	}
 	return form.AppendEncoded(dst, pairs), unknown, nil
+}
+
+// after returns the unknown-outcome error for a request sent attempts
+// times that then failed with err. It works on a copy, so a successful call
+// allocates none.
+func (e OutcomeUnknownError) after(attempts int, err error) *OutcomeUnknownError {
+	e.Attempts, e.Err = attempts, err
+	return &e
 }
 
 // attempt sends one encoded request, as many times as the policy allows.
