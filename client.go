@@ -210,8 +210,8 @@ func WithResponseHeaderTimeout(d time.Duration) Option {
 // body is an error.
 func WithMaxResponseBytes(n int64) Option {
 	return func(c *Client) error {
-		if n <= 0 {
-			return errors.New("paygate: max response bytes must be positive")
+		if n <= 0 || n > 1<<40 {
+			return errors.New("paygate: max response bytes must be between 1 and 2^40")
 		}
 		c.maxBody = n
 		return nil
@@ -301,17 +301,22 @@ func parseHTTPURL(s string) (*url.URL, error) {
 }
 
 func defaultHTTPClient(headerWait time.Duration) *http.Client {
-	return &http.Client{Transport: &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          256,
-		MaxIdleConnsPerHost:   64,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ResponseHeaderTimeout: headerWait,
-		ExpectContinueTimeout: time.Second,
-	}}
+	return &http.Client{
+		// A redirect would re-send a signed body (card data included) to
+		// wherever it points, or turn a POST into a GET: a 3xx is returned
+		// as an *Error instead.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		Transport: &http.Transport{
+			Proxy:                 http.ProxyFromEnvironment,
+			DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+			ForceAttemptHTTP2:     true,
+			MaxIdleConns:          256,
+			MaxIdleConnsPerHost:   64,
+			IdleConnTimeout:       90 * time.Second,
+			TLSHandshakeTimeout:   10 * time.Second,
+			ResponseHeaderTimeout: headerWait,
+			ExpectContinueTimeout: time.Second,
+		}}
 }
 
 // CallOption adjusts one call.
@@ -376,6 +381,10 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 	// The body is not pooled: the transport may still be writing it after
 	// the answer arrived (see http.RoundTripper), when a pooled buffer could
 	// already hold another request.
+	if err := ctx.Err(); err != nil {
+		// Nothing can be sent on an ended context: not an unknown outcome.
+		return &NetworkError{Method: ep.method, Path: ep.path, Err: err}
+	}
 	encoded, unknown, err := c.encode(make([]byte, 0, 512), ep, params)
 	if err != nil {
 		return err
@@ -644,9 +653,11 @@ func (c *Client) decode(ep endpoint, status int, body []byte, out any) error {
 	return nil
 }
 
-// jsonPath drops the leading segments of a decoding error's field path that
-// name embedded Go structs (paymentResponse.Payment.id), leaving the path in
-// the body (id). The gateway's field names start in lowercase.
+// jsonPath drops the segments of a decoding error's field path that name
+// Go structs rather than JSON fields: leading embedded types
+// (paymentResponse.Payment.id) and the "plain" alias the lenient decoders
+// of models.go embed (user.plain.id), leaving the path in the body (id,
+// user.id). The gateway's field names start in lowercase.
 func jsonPath(field string) string {
 	for field != "" && 'A' <= field[0] && field[0] <= 'Z' {
 		_, rest, ok := strings.Cut(field, ".")
@@ -655,7 +666,7 @@ func jsonPath(field string) string {
 		}
 		field = rest
 	}
-	return field
+	return strings.ReplaceAll(field, "plain.", "")
 }
 
 // parseGatewayError returns the gateway error object a body carries, with

@@ -407,3 +407,36 @@ func TestBasicForm_ExtendedOnlyEndpointFailsLocally(t *testing.T) {
 	require.ErrorIs(t, err, ErrBasicForm)
 	require.Zero(t, mock.GetTotalCallCount())
 }
+
+func TestDo_EndedContextSendsNothingAndIsNotAnUnknownOutcome(t *testing.T) {
+	c, mock := newMockClient(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := postProcessCtx(ctx, c, &pipelineParams{OrderID: "ORD-1"}, nil)
+	require.ErrorIs(t, err, context.Canceled)
+	require.NotErrorIs(t, err, ErrOutcomeUnknown)
+	require.Zero(t, mock.GetTotalCallCount())
+}
+
+func TestDefaultClient_RedirectsAreNotFollowed(t *testing.T) {
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Error("the redirect was followed: the signed body went to another host")
+	}))
+	defer elsewhere.Close()
+	gw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+"/v1/card/process", http.StatusTemporaryRedirect)
+	}))
+	defer gw.Close()
+	c, err := NewClient(testProject, testSecret, WithBaseURL(gw.URL))
+	require.NoError(t, err)
+	err = postProcess(c, &pipelineParams{OrderID: "ORD-1"}, &Payment{})
+	var apiErr *Error
+	require.ErrorAs(t, err, &apiErr)
+	require.Equal(t, http.StatusTemporaryRedirect, apiErr.HTTPStatus)
+}
+
+func TestJSONPath_DropsGoStructNames(t *testing.T) {
+	require.Equal(t, "id", jsonPath("Payment.id"))
+	require.Equal(t, "user.id", jsonPath("Payment.user.plain.id"))
+	require.Equal(t, "transactions[2].price", jsonPath("transactions[2].price"))
+}

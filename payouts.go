@@ -357,7 +357,9 @@ func (p *PayoutParams) validate(Form) error {
 // sends, so that no parameter goes out twice.
 func (p *PayoutParams) checkExtra() error {
 	for name := range p.Extra {
-		if _, own := payoutFields()[name]; name == "" || name == "project" || name == SignatureParam || own {
+		// order_id and id would also be taken for the payout's own order
+		// or transaction id when an outcome is unknown.
+		if _, own := payoutFields()[name]; name == "" || name == "project" || name == SignatureParam || name == "order_id" || name == "id" || own {
 			return &ValidationError{Field: "Extra[" + name + "]", Reason: "is a parameter with its own field, or reserved"}
 		}
 	}

@@ -372,6 +372,9 @@ func TestPayoutParamsSet_FillsTheFieldOfThatNameElseExtra(t *testing.T) {
 	p.Set("amount", "10")
 	require.True(t, p.Amount.IsZero(), "amount is not a string field")
 	require.ErrorContains(t, p.checkExtra(), "Extra[amount]", "and is refused when sent through Extra")
+
+	q := PayoutParams{Extra: map[string]string{"order_id": "other"}}
+	require.ErrorContains(t, q.checkExtra(), "Extra[order_id]", "it would pass for the payout's order id")
 }
 
 func TestPayoutParameters_CardNumberIsCutEvenWithoutTheTypeKey(t *testing.T) {

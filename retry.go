@@ -2,6 +2,7 @@ package paygate
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -62,7 +63,7 @@ func (p RetryPolicy) backoff(n int, retryAfter time.Duration) (time.Duration, bo
 		return 0, false
 	}
 	ceiling := p.MaxDelay
-	if shift := n - 1; shift < 30 && p.BaseDelay<<shift < p.MaxDelay {
+	if shift := n - 1; shift < 62 && p.BaseDelay <= p.MaxDelay>>shift {
 		ceiling = p.BaseDelay << shift
 	}
 	return max(rand.N(ceiling+1), retryAfter), true
@@ -82,10 +83,11 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	if v == "" {
 		return 0
 	}
-	if secs, err := strconv.Atoi(v); err == nil {
+	if secs, err := strconv.Atoi(v); err == nil || errors.Is(err, strconv.ErrRange) {
 		if secs < 0 {
 			return 0
 		}
+		// An out-of-range number of seconds is still "later than any cap".
 		return time.Duration(min(secs, 24*3600)) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {

@@ -220,3 +220,18 @@ func TestRetry_BackoffIsCappedFullJitter(t *testing.T) {
 	_, ok = p.backoff(1, 2*time.Second)
 	require.False(t, ok)
 }
+
+func TestBackoff_LargeDelaysNeverOverflow(t *testing.T) {
+	p := RetryPolicy{MaxAttempts: 64, BaseDelay: 20 * time.Second, MaxDelay: time.Hour}
+	for n := 1; n <= 64; n++ {
+		wait, ok := p.backoff(n, 0)
+		require.True(t, ok)
+		require.GreaterOrEqual(t, wait, time.Duration(0))
+		require.LessOrEqual(t, wait, time.Hour)
+	}
+}
+
+func TestRetryAfter_HugeSecondsMeanTheCap(t *testing.T) {
+	h := http.Header{"Retry-After": {"99999999999999999999"}}
+	require.Equal(t, 24*time.Hour, retryAfter(h, time.Now()))
+}

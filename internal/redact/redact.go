@@ -8,17 +8,27 @@ import (
 )
 
 // Excerpt returns at most max bytes of body as valid UTF-8 (invalid bytes
-// replaced), with every run of
-// 12 or more digits (a possible card number, even with spaces or dashes
-// between groups) replaced by asterisks except its last four digits.
+// replaced), with every run of 12 or more digits (a possible card number,
+// even with spaces or dashes between groups) replaced by asterisks except
+// its last four digits. Runs are masked before the cut, so a number the
+// cut falls inside is masked too.
 func Excerpt(body []byte, max int) string {
-	if len(body) > max {
-		body = body[:max]
-		for len(body) > 0 && !utf8.Valid(body) {
-			body = body[:len(body)-1]
+	// A card number with separators is well under 64 bytes: masking that
+	// far past the cut sees the whole of any run the cut falls inside.
+	out := []byte(string(body[:min(len(body), max+64)]))
+	maskRuns(out)
+	if len(out) > max {
+		out = out[:max]
+		for len(out) > 0 && !utf8.Valid(out) {
+			out = out[:len(out)-1]
 		}
 	}
-	out := []byte(string(body))
+	return strings.ToValidUTF8(string(out), "\uFFFD")
+}
+
+// maskRuns masks, in place, every run of 12 or more digits but its last
+// four.
+func maskRuns(out []byte) {
 	for i := 0; i < len(out); {
 		if !isDigit(out[i]) {
 			i++
@@ -38,7 +48,6 @@ func Excerpt(body []byte, max int) string {
 		}
 		i = end
 	}
-	return strings.ToValidUTF8(string(out), "\uFFFD")
 }
 
 // maskDigits replaces all digits of b but the last keep with '*'.

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -50,4 +51,12 @@ func FuzzExcerpt(f *testing.F) {
 			t.Fatalf("invalid UTF-8 from %q", b)
 		}
 	})
+}
+
+func TestExcerpt_NumberCutByTheLimitIsStillMasked(t *testing.T) {
+	body := []byte(strings.Repeat("x", 190) + "4242424242424242 tail")
+	got := Excerpt(body, 200)
+	require.Len(t, got, 200)
+	require.NotContains(t, got, "4242424242")
+	require.True(t, strings.HasSuffix(got, "**********"), got)
 }
