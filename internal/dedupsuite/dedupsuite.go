@@ -22,6 +22,7 @@ import (
 	"time"
 
 	paygate "github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/dedupstore"
 )
 
 // Factory returns a store with its own connection to the shared engine,
@@ -225,6 +226,65 @@ func Ordering(t *testing.T, newStore Factory) {
 		if got, err := order.LatestStatus(ctx, id); err != nil || got != want {
 			t.Errorf("LatestStatus(%s) = %q, %v; want %q", id, got, err, want)
 		}
+	}
+}
+
+// ReleaseKeepsATakenOverClaim lets one replica's claim lapse while its
+// function runs and another replica take the callback over: the first
+// replica's late Release must leave the second one's claim in place.
+func ReleaseKeepsATakenOverClaim(t *testing.T, newStore Factory) {
+	ctx := context.Background()
+	a, b := newStore(t, 50*time.Millisecond), newStore(t, time.Minute)
+	k := key(rand.Uint64())
+	if c, err := a.Claim(ctx, k); err != nil || c != paygate.DedupAcquired {
+		t.Fatalf("a: Claim = %v, %v", c, err)
+	}
+	claimAfterLease(t, b, k)
+	if err := a.Release(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := newStore(t, time.Minute).Claim(ctx, k); err != nil || c != paygate.DedupBusy {
+		t.Fatalf("after a's late Release, Claim = %v, %v; want busy: b's claim stands", c, err)
+	}
+}
+
+// CompleteAfterATakeOverReportsTheLostLease lets one replica's claim lapse
+// and another replica take the callback over: the first replica's Complete
+// reports ErrLeaseLost (the callback ran twice) and records the callback as
+// processed all the same.
+func CompleteAfterATakeOverReportsTheLostLease(t *testing.T, newStore Factory) {
+	ctx := context.Background()
+	a, b := newStore(t, 20*time.Millisecond), newStore(t, time.Minute)
+	k := key(rand.Uint64())
+	if c, err := a.Claim(ctx, k); err != nil || c != paygate.DedupAcquired {
+		t.Fatalf("a: Claim = %v, %v", c, err)
+	}
+	claimAfterLease(t, b, k)
+	if err := a.Complete(ctx, k); !errors.Is(err, dedupstore.ErrLeaseLost) {
+		t.Fatalf("a.Complete = %v, want ErrLeaseLost", err)
+	}
+	if c, err := newStore(t, time.Minute).Claim(ctx, k); err != nil || c != paygate.DedupProcessed {
+		t.Fatalf("Claim = %v, %v; want processed: recorded all the same", c, err)
+	}
+}
+
+// claimAfterLease claims k through s, retrying while another claim holds
+// it, as deliveries after a lapsed lease would.
+func claimAfterLease(t *testing.T, s paygate.CallbackDedupStore, k paygate.DedupKey) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := s.Claim(context.Background(), k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c == paygate.DedupAcquired {
+			return
+		}
+		if c != paygate.DedupBusy || time.Now().After(deadline) {
+			t.Fatalf("Claim = %v; the other claim never lapsed", c)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
