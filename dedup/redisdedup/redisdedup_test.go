@@ -73,6 +73,23 @@ func TestStore_CompleteAfterATakeOverReportsTheLostLease(t *testing.T) {
 	dedupsuite.CompleteAfterATakeOverReportsTheLostLease(t, stores(t))
 }
 
+// clusterStores returns a factory of stores on one fresh Redis Cluster,
+// each with its own cluster client.
+func clusterStores(t testing.TB) dedupsuite.Factory {
+	addrs := testengine.RedisCluster(t)
+	return func(t testing.TB, lease time.Duration) paygate.CallbackDedupStore {
+		rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
+		t.Cleanup(func() { _ = rdb.Close() })
+		return redisdedup.New(rdb, redisdedup.WithLease(lease))
+	}
+}
+
+func TestStore_OnARedisCluster(t *testing.T) {
+	factory := clusterStores(t)
+	t.Run("replicas", func(t *testing.T) { dedupsuite.Replicas(t, factory) })
+	t.Run("ordering", func(t *testing.T) { dedupsuite.Ordering(t, factory) })
+}
+
 // BenchmarkClaimComplete measures one callback's claim and completion on
 // Redis (one connection, loopback) against the in-process MemoryDedupStore
 // in the same run.

@@ -8,6 +8,7 @@ package testengine
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -27,14 +28,48 @@ const installHint = "install it with: apt-get install -y redis-server postgresql
 // (host:port).
 func Redis(t testing.TB) string {
 	t.Helper()
+	return startRedis(t)
+}
+
+// RedisCluster starts a Redis Cluster of three masters without replicas,
+// the slots split evenly between them, and returns their addresses once
+// every node sees the cluster as ok.
+func RedisCluster(t testing.TB) []string {
+	t.Helper()
+	addrs := make([]string, 3)
+	for i := range addrs {
+		addrs[i] = startRedis(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+	}
+	const slots = 16384
+	for i, addr := range addrs {
+		from, to := i*slots/len(addrs), (i+1)*slots/len(addrs)-1
+		mustRedis(t, addr, fmt.Sprintf("CLUSTER ADDSLOTSRANGE %d %d", from, to))
+		if i > 0 {
+			host, port, _ := net.SplitHostPort(addrs[0])
+			mustRedis(t, addr, "CLUSTER MEET "+host+" "+port)
+		}
+	}
+	for _, addr := range addrs {
+		waitFor(t, "Redis Cluster", "", func() bool {
+			info, err := redisCommand(addr, "CLUSTER INFO")
+			return err == nil && strings.Contains(info, "cluster_state:ok") &&
+				strings.Contains(info, "cluster_known_nodes:3") && strings.Contains(info, "cluster_slots_ok:16384")
+		})
+	}
+	return addrs
+}
+
+func startRedis(t testing.TB, args ...string) string {
+	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		t.Fatalf("redis-server is not on PATH; %s", installHint)
 	}
 	dir := t.TempDir()
 	port := freePort(t)
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", filepath.Join(dir, "redis.log"))
+	logfile := filepath.Join(dir, "redis.log")
+	cmd := exec.Command(bin, append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", logfile}, args...)...)
 	if err := cmd.Start(); err != nil {
 		t.Fatalf("start redis-server: %v", err)
 	}
@@ -43,7 +78,10 @@ func Redis(t testing.TB) string {
 		_ = cmd.Wait()
 	})
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	waitFor(t, "redis-server", filepath.Join(dir, "redis.log"), func() bool { return redisPing(addr) })
+	waitFor(t, "redis-server", logfile, func() bool {
+		pong, err := redisCommand(addr, "PING")
+		return err == nil && pong == "PONG"
+	})
 	return addr
 }
 
@@ -127,31 +165,63 @@ func freePort(t testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-// waitFor polls ready for up to 30 s, failing with the end of logfile.
+// waitFor polls ready for up to 30 s, failing with the end of logfile
+// (if any).
 func waitFor(t testing.TB, what, logfile string, ready func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for !ready() {
 		if time.Now().After(deadline) {
+			if logfile == "" {
+				t.Fatalf("%s did not start within 30 s", what)
+			}
 			t.Fatalf("%s did not start within 30 s:\n%s", what, tail(logfile))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
-// redisPing reports whether a Redis server answers PING at addr.
-func redisPing(addr string) bool {
+// mustRedis sends an inline command that must answer +OK.
+func mustRedis(t testing.TB, addr, cmd string) {
+	t.Helper()
+	if got, err := redisCommand(addr, cmd); err != nil || got != "OK" {
+		t.Fatalf("redis %s: %q, %v", cmd, got, err)
+	}
+}
+
+// redisCommand sends one inline command and returns a simple-string or
+// bulk-string answer; an error answer is an error.
+func redisCommand(addr, cmd string) (string, error) {
 	c, err := net.DialTimeout("tcp", addr, time.Second)
 	if err != nil {
-		return false
+		return "", err
 	}
 	defer c.Close()
-	_ = c.SetDeadline(time.Now().Add(time.Second))
-	if _, err := c.Write([]byte("PING\r\n")); err != nil {
-		return false
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.Write([]byte(cmd + "\r\n")); err != nil {
+		return "", err
 	}
-	line, err := bufio.NewReader(c).ReadString('\n')
-	return err == nil && strings.HasPrefix(line, "+PONG")
+	r := bufio.NewReader(c)
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return "", err
+	}
+	line = strings.TrimRight(line, "\r\n")
+	switch {
+	case strings.HasPrefix(line, "+"):
+		return line[1:], nil
+	case strings.HasPrefix(line, "$"):
+		n, err := strconv.Atoi(line[1:])
+		if err != nil || n < 0 {
+			return "", fmt.Errorf("unexpected answer %q", line)
+		}
+		b := make([]byte, n+2)
+		if _, err := io.ReadFull(r, b); err != nil {
+			return "", err
+		}
+		return string(b[:n]), nil
+	}
+	return "", fmt.Errorf("answer %q", line)
 }
 
 // tail returns the last lines of a log file, for a failure message.
