@@ -25,16 +25,12 @@ func ExampleNew() {
 		log.Fatal(err)
 	}
 
-	handler, err := paygate.NewCallbackHandler([]string{os.Getenv("PAYGATE_SECRET")},
-		func(ctx context.Context, cb *paygate.Callback) error {
-			if cb.Stale {
-				return nil // a later status of this transaction was processed already
-			}
-			return nil // fulfil the order, idempotently, keyed on cb.OrderID
-		},
-		paygate.WithDedupStore(store))
+	handler, err := paygate.NewCallbackHandler([]string{os.Getenv("PAYGATE_SECRET")}, fulfil, paygate.WithDedupStore(store))
 	if err != nil {
 		log.Fatal(err)
 	}
 	http.Handle("POST /paygate/callback", handler)
 }
+
+// fulfil is the merchant's CallbackFunc: idempotent, keyed on the order id.
+var fulfil paygate.CallbackFunc = func(ctx context.Context, cb *paygate.Callback) error { return nil }

@@ -66,8 +66,7 @@ var ErrLeaseLost = dedupstore.ErrLeaseLost
 // concurrent use; share one per process.
 type Store struct {
 	pool      *pgxpool.Pool
-	lease     time.Duration
-	retention time.Duration
+	cfg       dedupstore.Settings
 	table     string
 	tokens    dedupstore.Tokens
 	lastPrune atomic.Int64 // unix nanoseconds
@@ -80,20 +79,16 @@ var _ paygate.CallbackOrderStore = (*Store)(nil)
 // Option configures New.
 type Option func(*Store)
 
-// WithLease sets how long a claim lasts: how long a replica that died
-// mid-processing blocks the callback, and so the longest the merchant
-// function may take (beyond it, another replica may process the callback
-// too). Default DefaultLease (60 s); zero or less keeps the default.
-func WithLease(d time.Duration) Option {
-	return func(s *Store) { s.lease = dedupstore.Positive(d, DefaultLease) }
-}
+// WithLease sets how far ahead a claim's lease_until is set: how long a
+// replica that died before completing blocks the callback's row. Make it
+// longer than the merchant function can run, or another replica may run it
+// too. Default DefaultLease; zero or less keeps it.
+func WithLease(d time.Duration) Option { return func(s *Store) { s.cfg.SetLease(d) } }
 
-// WithRetention sets how long a processed callback, and so the latest
-// status of a transaction, is remembered. Default DefaultRetention
-// (30 days); zero or less keeps the default.
-func WithRetention(d time.Duration) Option {
-	return func(s *Store) { s.retention = dedupstore.Positive(d, DefaultRetention) }
-}
+// WithRetention sets the age past which Prune deletes a processed
+// callback's row (and so forgets it, and the latest status it recorded).
+// Default DefaultRetention; zero or less keeps it.
+func WithRetention(d time.Duration) Option { return func(s *Store) { s.cfg.SetRetention(d) } }
 
 // WithTable sets the table's name, optionally schema-qualified
 // ("payments.callback_dedup"). Default DefaultTable.
@@ -103,7 +98,7 @@ func WithTable(name string) Option {
 
 // New returns a store on pool, creating its table and indexes if missing.
 func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error) {
-	s := &Store{pool: pool, lease: DefaultLease, retention: DefaultRetention, table: DefaultTable}
+	s := &Store{pool: pool, cfg: dedupstore.Defaults(), table: DefaultTable}
 	for _, o := range opts {
 		o(s)
 	}
@@ -179,7 +174,7 @@ func (s *Store) prepare(t string) {
 func (s *Store) Claim(ctx context.Context, key paygate.DedupKey) (paygate.DedupClaim, error) {
 	k, token := key.String(), dedupstore.New()
 	var state int
-	err := s.pool.QueryRow(ctx, s.claimSQL, k, int64(key.Transaction), key.Stage(), string(key.Status), token, s.lease.Milliseconds()).Scan(&state)
+	err := s.pool.QueryRow(ctx, s.claimSQL, k, int64(key.Transaction), key.Stage(), string(key.Status), token, s.cfg.Lease.Milliseconds()).Scan(&state)
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return paygate.DedupBusy, nil
@@ -248,7 +243,7 @@ func (s *Store) LatestStatus(ctx context.Context, transaction paygate.ID) (payga
 // retention, and of claims whose lease ended that long ago, and returns how
 // many it deleted.
 func (s *Store) Prune(ctx context.Context) (int64, error) {
-	tag, err := s.pool.Exec(ctx, s.pruneSQL, s.retention.Milliseconds())
+	tag, err := s.pool.Exec(ctx, s.pruneSQL, s.cfg.Retention.Milliseconds())
 	if err != nil {
 		return 0, fmt.Errorf("pgdedup: prune: %w", err)
 	}

@@ -46,11 +46,10 @@ var ErrLeaseLost = dedupstore.ErrLeaseLost
 // Store is a paygate.CallbackOrderStore on Redis. It is safe for
 // concurrent use; share one per process.
 type Store struct {
-	rdb       redis.UniversalClient
-	lease     time.Duration
-	retention time.Duration
-	prefix    string
-	tokens    dedupstore.Tokens
+	rdb    redis.UniversalClient
+	cfg    dedupstore.Settings
+	prefix string
+	tokens dedupstore.Tokens
 }
 
 var _ paygate.CallbackOrderStore = (*Store)(nil)
@@ -58,20 +57,16 @@ var _ paygate.CallbackOrderStore = (*Store)(nil)
 // Option configures New.
 type Option func(*Store)
 
-// WithLease sets how long a claim lasts: how long a replica that died
-// mid-processing blocks the callback, and so the longest the merchant
-// function may take (beyond it, another replica may process the callback
-// too). Default DefaultLease (60 s); zero or less keeps the default.
-func WithLease(d time.Duration) Option {
-	return func(s *Store) { s.lease = dedupstore.Positive(d, DefaultLease) }
-}
+// WithLease sets the expiry of a claim's key: how long a replica that died
+// before completing blocks the callback. Make it longer than the merchant
+// function can run, or another replica may run it too. Default
+// DefaultLease; zero or less keeps it.
+func WithLease(d time.Duration) Option { return func(s *Store) { s.cfg.SetLease(d) } }
 
-// WithRetention sets how long a processed callback, and the latest status
-// of a transaction, are remembered. Default DefaultRetention (30 days);
-// zero or less keeps the default.
-func WithRetention(d time.Duration) Option {
-	return func(s *Store) { s.retention = dedupstore.Positive(d, DefaultRetention) }
-}
+// WithRetention sets the expiry of a processed callback's key and of a
+// transaction's latest status. Default DefaultRetention; zero or less
+// keeps it.
+func WithRetention(d time.Duration) Option { return func(s *Store) { s.cfg.SetRetention(d) } }
 
 // WithKeyPrefix sets the prefix of every key the store writes, to share a
 // Redis database with other data. Default DefaultKeyPrefix.
@@ -82,7 +77,7 @@ func WithKeyPrefix(p string) Option {
 // New returns a store on rdb: a *redis.Client, a *redis.ClusterClient or a
 // failover client.
 func New(rdb redis.UniversalClient, opts ...Option) *Store {
-	s := &Store{rdb: rdb, lease: DefaultLease, retention: DefaultRetention, prefix: DefaultKeyPrefix}
+	s := &Store{rdb: rdb, cfg: dedupstore.Defaults(), prefix: DefaultKeyPrefix}
 	for _, o := range opts {
 		o(s)
 	}
@@ -131,7 +126,7 @@ return 1`)
 // so that the gateway delivers again later.
 func (s *Store) Claim(ctx context.Context, key paygate.DedupKey) (paygate.DedupClaim, error) {
 	k, token := s.callbackKey(key), dedupstore.New()
-	n, err := claimScript.Run(ctx, s.rdb, []string{k}, token, ms(s.lease), done).Int()
+	n, err := claimScript.Run(ctx, s.rdb, []string{k}, token, ms(s.cfg.Lease), done).Int()
 	if err != nil {
 		return paygate.DedupBusy, fmt.Errorf("redisdedup: claim: %w", err)
 	}
@@ -154,13 +149,13 @@ func (s *Store) Complete(ctx context.Context, key paygate.DedupKey) error {
 		// Before the done mark: a crash in between leaves the callback to
 		// be processed again, never a processed status unrecorded.
 		err := latestScript.Run(ctx, s.rdb, []string{s.transactionKey(key.Transaction)},
-			key.Stage(), string(key.Status), ms(s.retention)).Err()
+			key.Stage(), string(key.Status), ms(s.cfg.Retention)).Err()
 		if err != nil {
 			return fmt.Errorf("redisdedup: record latest status: %w", err)
 		}
 	}
 	k := s.callbackKey(key)
-	n, err := completeScript.Run(ctx, s.rdb, []string{k}, s.tokens.Take(k), done, ms(s.retention)).Int()
+	n, err := completeScript.Run(ctx, s.rdb, []string{k}, s.tokens.Take(k), done, ms(s.cfg.Retention)).Int()
 	if err != nil {
 		return fmt.Errorf("redisdedup: complete: %w", err)
 	}

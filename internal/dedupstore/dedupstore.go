@@ -59,11 +59,25 @@ func (t *Tokens) Take(key string) string {
 	return tok
 }
 
-// Positive returns d when it is positive, def otherwise, so that an option
-// given zero keeps the default.
-func Positive(d, def time.Duration) time.Duration {
+// Settings are the options both stores take.
+type Settings struct {
+	Lease     time.Duration
+	Retention time.Duration
+}
+
+// Defaults returns the settings of a store given no option.
+func Defaults() Settings { return Settings{Lease: DefaultLease, Retention: DefaultRetention} }
+
+// SetLease sets the lease; zero or less keeps the current one.
+func (s *Settings) SetLease(d time.Duration) {
 	if d > 0 {
-		return d
+		s.Lease = d
 	}
-	return def
+}
+
+// SetRetention sets the retention; zero or less keeps the current one.
+func (s *Settings) SetRetention(d time.Duration) {
+	if d > 0 {
+		s.Retention = d
+	}
 }

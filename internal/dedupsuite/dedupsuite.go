@@ -234,17 +234,12 @@ func Ordering(t *testing.T, newStore Factory) {
 // replica's late Release must leave the second one's claim in place.
 func ReleaseKeepsATakenOverClaim(t *testing.T, newStore Factory) {
 	ctx := context.Background()
-	a, b := newStore(t, 50*time.Millisecond), newStore(t, time.Minute)
-	k := key(rand.Uint64())
-	if c, err := a.Claim(ctx, k); err != nil || c != paygate.DedupAcquired {
-		t.Fatalf("a: Claim = %v, %v", c, err)
-	}
-	claimAfterLease(t, b, k)
-	if err := a.Release(ctx, k); err != nil {
+	late, k := takenOver(t, newStore)
+	if err := late.Release(ctx, k); err != nil {
 		t.Fatal(err)
 	}
 	if c, err := newStore(t, time.Minute).Claim(ctx, k); err != nil || c != paygate.DedupBusy {
-		t.Fatalf("after a's late Release, Claim = %v, %v; want busy: b's claim stands", c, err)
+		t.Fatalf("after the late Release, Claim = %v, %v; want busy: the other claim stands", c, err)
 	}
 }
 
@@ -254,35 +249,36 @@ func ReleaseKeepsATakenOverClaim(t *testing.T, newStore Factory) {
 // processed all the same.
 func CompleteAfterATakeOverReportsTheLostLease(t *testing.T, newStore Factory) {
 	ctx := context.Background()
-	a, b := newStore(t, 20*time.Millisecond), newStore(t, time.Minute)
-	k := key(rand.Uint64())
-	if c, err := a.Claim(ctx, k); err != nil || c != paygate.DedupAcquired {
-		t.Fatalf("a: Claim = %v, %v", c, err)
-	}
-	claimAfterLease(t, b, k)
-	if err := a.Complete(ctx, k); !errors.Is(err, dedupstore.ErrLeaseLost) {
-		t.Fatalf("a.Complete = %v, want ErrLeaseLost", err)
+	late, k := takenOver(t, newStore)
+	if err := late.Complete(ctx, k); !errors.Is(err, dedupstore.ErrLeaseLost) {
+		t.Fatalf("late Complete = %v, want ErrLeaseLost", err)
 	}
 	if c, err := newStore(t, time.Minute).Claim(ctx, k); err != nil || c != paygate.DedupProcessed {
 		t.Fatalf("Claim = %v, %v; want processed: recorded all the same", c, err)
 	}
 }
 
-// claimAfterLease claims k through s, retrying while another claim holds
-// it, as deliveries after a lapsed lease would.
-func claimAfterLease(t *testing.T, s paygate.CallbackDedupStore, k paygate.DedupKey) {
+// takenOver claims a new key through a store with a short lease, then,
+// once the lease lapsed, through another store; it returns the first
+// store, whose claim is no longer its own.
+func takenOver(t *testing.T, newStore Factory) (paygate.CallbackDedupStore, paygate.DedupKey) {
 	t.Helper()
+	late, other := newStore(t, 20*time.Millisecond), newStore(t, time.Minute)
+	k := key(rand.Uint64())
+	if c, err := late.Claim(context.Background(), k); err != nil || c != paygate.DedupAcquired {
+		t.Fatalf("first Claim = %v, %v", c, err)
+	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		c, err := s.Claim(context.Background(), k)
+		c, err := other.Claim(context.Background(), k)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if c == paygate.DedupAcquired {
-			return
+			return late, k
 		}
 		if c != paygate.DedupBusy || time.Now().After(deadline) {
-			t.Fatalf("Claim = %v; the other claim never lapsed", c)
+			t.Fatalf("Claim = %v; the first claim never lapsed", c)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
