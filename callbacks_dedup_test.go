@@ -2,6 +2,7 @@ package paygate
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -126,4 +127,28 @@ func keyOf(t *testing.T, v url.Values) DedupKey {
 	cb, err := testVerifier(t).ParseValues(v)
 	require.NoError(t, err)
 	return cb.DedupKey()
+}
+
+// orderFailingStore keeps callbacks in memory but cannot read the latest
+// status of a transaction.
+type orderFailingStore struct{ *MemoryDedupStore }
+
+func (orderFailingStore) LatestStatus(context.Context, ID) (CallbackStatus, error) {
+	return "", errors.New("connection reset")
+}
+
+func TestCallbackHandler_OrderStoreFailureIsRetriedLater(t *testing.T) {
+	var calls atomic.Int32
+	store := orderFailingStore{NewMemoryDedupStore(0)}
+	h := newTestCallbackHandler(t, func(context.Context, *Callback) error { calls.Add(1); return nil }, WithDedupStore(store))
+	s := NewTestCallbackSigner(testSecret, FormExtended)
+
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, s.Request("/cb", CallbackCompleted, nil))
+	assert.Equal(t, http.StatusInternalServerError, w.Code)
+	assert.Zero(t, calls.Load(), "whether the callback is stale is unknown: not processed")
+
+	c, err := store.Claim(context.Background(), keyOf(t, s.Values(CallbackCompleted, nil)))
+	require.NoError(t, err)
+	assert.Equal(t, DedupAcquired, c, "the claim was released for the next delivery")
 }
