@@ -173,13 +173,16 @@ func (s *Server) post(target, body string) (int, error) {
 }
 
 // earned is the merchant's revenue from t: price less fee for a payment,
-// the amount paid back or out (negative) for a refund or payout.
+// the amount paid back or out (negative) for a refund, payout, chargeback
+// or penalty, the amount won back for a retrieval.
 func earned(t *txn) decimal.Decimal {
 	switch t.typ {
 	case paygate.TypePayment:
 		return t.price.Sub(t.fee)
-	case paygate.TypeRefund, paygate.TypePayout:
+	case paygate.TypeRefund, paygate.TypePayout, paygate.TypeChargeback, paygate.TypePenalty:
 		return t.price.Neg()
+	case paygate.TypeRetrieval:
+		return t.price
 	}
 	return decimal.Zero
 }

@@ -2,6 +2,7 @@ package paygatetest
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/paygate/paygate-go"
@@ -36,6 +37,7 @@ type config struct {
 	clock           *Clock
 	processingDelay time.Duration
 	callbacks       callbackSettings
+	publicURL       string
 }
 
 type callbackSettings struct {
@@ -60,6 +62,14 @@ func WithForm(f paygate.Form) Option {
 // are recorded (see Server.Deliveries) but not sent.
 func WithCallbackURL(u string) Option {
 	return func(c *config) { c.project.CallbackURL = u }
+}
+
+// WithPublicURL sets the address at which browsers reach the server (for
+// example http://localhost:8080 when it listens on 0.0.0.0:8080, or the
+// address of a proxy in front of it): the acs.url of 3-D Secure charges is
+// built on it. Default: the server's URL.
+func WithPublicURL(u string) Option {
+	return func(c *config) { c.publicURL = strings.TrimRight(u, "/") }
 }
 
 // WithForced3DS makes 3-D Secure mandatory for the project: every charge

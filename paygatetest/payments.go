@@ -165,7 +165,7 @@ func (s *Server) paymentJSON(t *txn, basic bool, acsReturnURL string) map[string
 	}
 	if t.status == paygate.StatusAuthenticating {
 		out["acs"] = map[string]any{
-			"url":        s.URL + "/acs",
+			"url":        s.publicURL + "/acs",
 			"parameters": map[string]any{"PaReq": "PAREQ-" + t.md, "MD": t.md, "TermUrl": acsReturnURL},
 		}
 	}

@@ -55,7 +55,8 @@ func (c *call) get(name string) string { return c.params.Get(name) }
 
 func (c *call) basic() bool { return c.project.Form == paygate.FormBasic }
 
-// ServeHTTP serves the API, the ACS page and the confirm pages. Paths are
+// ServeHTTP serves the API, the ACS page, the confirm pages and the
+// control plane under /sandbox/. Paths are
 // matched decoded, so /v1/user%2Fresolve is user/resolve.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
@@ -65,7 +66,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(path, "/confirm/"):
 		s.serveConfirm(w, r, strings.Trim(strings.TrimPrefix(path, "/confirm/"), "/"))
 	case strings.HasPrefix(path, "/v1/"):
-		s.serveAPI(w, r, strings.TrimPrefix(path, "/v1/"))
+		s.serveAPIWithFaults(w, r, strings.TrimPrefix(path, "/v1/"))
+	case path == "/sandbox" || strings.HasPrefix(path, "/sandbox/"):
+		s.serveControl(w, r)
 	default:
 		writeError(w, "", newError(codeMethodNotFound, ""))
 	}

@@ -1,6 +1,7 @@
 package paygatetest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -46,6 +47,9 @@ type Server struct {
 	// ProjectKey and PrivateKey are the keys of the server's project.
 	ProjectKey string
 	PrivateKey string
+
+	publicURL string     // written into acs.url; URL unless WithPublicURL
+	faults    faultTable // see InjectFault
 
 	hs              *httptest.Server
 	clock           *Clock
@@ -197,6 +201,7 @@ func start(addr string, opts []Option) (*Server, error) {
 	}
 	// URL is set before the first request can arrive: handlers read it.
 	s.URL = "http://" + s.hs.Listener.Addr().String()
+	s.publicURL = cmp.Or(cfg.publicURL, s.URL)
 	s.hs.Start()
 	s.unsubscribe = s.clock.subscribe(s.clockAdvanced)
 	return s, nil

@@ -74,6 +74,12 @@ type txn struct {
 
 	// alternative-method payments
 	successURL, failURL string
+
+	// disputes (see events.go): the chargeback of a payment, the retrieval
+	// of a chargeback, the penalty of a chargeback or refund
+	chargebackID, retrievalID, penaltyID int64
+	// history is every status change, oldest first, for the dashboard
+	history []statusChange
 }
 
 // effectiveStatus is the status including later effects of other
