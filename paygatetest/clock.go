@@ -30,6 +30,9 @@ func NewClock(start time.Time) *Clock {
 // newRealClock returns a clock that follows the real time.
 func newRealClock() *Clock { return &Clock{} }
 
+// followsRealTime reports whether the clock moves by itself.
+func (c *Clock) followsRealTime() bool { return !c.frozen }
+
 // Now returns the current time in UTC.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()

@@ -34,14 +34,14 @@ const (
 // Codes of the control plane's error answers, in the gateway's error
 // object; the first three digits are the HTTP status.
 const (
-	codeForbidden        paygate.ErrorCode = 40300
-	codeNotAllowed       paygate.ErrorCode = 40500
-	codeEventNotApplies  paygate.ErrorCode = 40900
-	codeBodyTooLarge     paygate.ErrorCode = 41300
-	sessionCookie                          = "paygate_sandbox_session"
-	dashboardPath                          = "/sandbox/"
-	controlSessionLabel                    = "paygatetest dashboard session"
-	controlCSRFLabel                       = "paygatetest dashboard form"
+	codeForbidden       paygate.ErrorCode = 40300
+	codeNotAllowed      paygate.ErrorCode = 40500
+	codeEventNotApplies paygate.ErrorCode = 40900
+	codeBodyTooLarge    paygate.ErrorCode = 41300
+	sessionCookie                         = "paygate_sandbox_session"
+	dashboardPath                         = "/sandbox/"
+	controlSessionLabel                   = "paygatetest dashboard session"
+	controlCSRFLabel                      = "paygatetest dashboard form"
 )
 
 // controlOp is one operation of the control plane: its HTTP method, and
@@ -55,12 +55,12 @@ type controlOp struct {
 // segment) to its operation. POST /transactions/{id}/{event} is matched
 // apart, since its last segment is the event.
 var controlOps = map[string]controlOp{
-	"clock":                    {http.MethodPost, (*Server).controlAdvance},
-	"faults":                   {http.MethodPost, (*Server).controlFault},
-	"deliveries":               {http.MethodGet, (*Server).controlDeliveries},
+	"clock":                     {http.MethodPost, (*Server).controlAdvance},
+	"faults":                    {http.MethodPost, (*Server).controlFault},
+	"deliveries":                {http.MethodGet, (*Server).controlDeliveries},
 	"deliveries/{id}/redeliver": {http.MethodPost, (*Server).controlRedeliver},
-	"callback-url":             {http.MethodPost, (*Server).controlCallbackURL},
-	"reset":                    {http.MethodPost, (*Server).controlReset},
+	"callback-url":              {http.MethodPost, (*Server).controlCallbackURL},
+	"reset":                     {http.MethodPost, (*Server).controlReset},
 }
 
 // serveControl serves everything under /sandbox/.
@@ -144,10 +144,10 @@ func matchControl(path, method string) (controlOp, string, *apiError) {
 // or the dashboard's session cookie (browser), comparing in constant time.
 func (s *Server) authorized(r *http.Request) (browser, ok bool) {
 	if key, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); found {
-		return false, subtle.ConstantTimeCompare([]byte(key), []byte(s.PrivateKey)) == 1
+		return false, equalSecret(key, s.PrivateKey)
 	}
 	if c, err := r.Cookie(sessionCookie); err == nil {
-		return true, subtle.ConstantTimeCompare([]byte(c.Value), []byte(s.controlToken(controlSessionLabel))) == 1
+		return true, equalSecret(c.Value, s.controlToken(controlSessionLabel))
 	}
 	return false, false
 }
@@ -158,6 +158,12 @@ func (s *Server) controlToken(label string) string {
 	m := hmac.New(sha256.New, []byte(s.PrivateKey))
 	m.Write([]byte(label))
 	return hex.EncodeToString(m.Sum(nil))
+}
+
+// equalSecret compares a received secret with the expected one in
+// constant time.
+func equalSecret(got, want string) bool {
+	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
 }
 
 // sameOriginForm guards the dashboard's forms against cross-site requests:
@@ -174,7 +180,7 @@ func (s *Server) sameOriginForm(r *http.Request) bool {
 	if err := r.ParseForm(); err != nil {
 		return false
 	}
-	return subtle.ConstantTimeCompare([]byte(r.PostForm.Get("csrf")), []byte(s.controlToken(controlCSRFLabel))) == 1
+	return equalSecret(r.PostForm.Get("csrf"), s.controlToken(controlCSRFLabel))
 }
 
 // readControlInput reads the query and a form or JSON object body, each

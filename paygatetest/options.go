@@ -2,6 +2,7 @@ package paygatetest
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -36,13 +37,8 @@ type config struct {
 	project         Project
 	clock           *Clock
 	processingDelay time.Duration
-	callbacks       callbackSettings
+	callbackWaits   []time.Duration
 	publicURL       string
-}
-
-type callbackSettings struct {
-	attempts  int
-	baseDelay time.Duration
 }
 
 // WithProject sets the public and private key of the server's project
@@ -104,16 +100,25 @@ func WithProcessingDelay(d time.Duration) Option {
 	return func(c *config) { c.processingDelay = d }
 }
 
-// WithCallbackRetry sets how many times a callback is sent at most (default
-// 5) and the first wait between attempts (default 20ms, doubling up to 1s).
+// WithCallbackRetry sets how many times a callback is sent at most and
+// the wait after the first failed attempt, doubling after each further
+// one, on the sandbox's clock: with a clock made by NewClock, retries come
+// when the test advances it. The default is DefaultCallbackAttempts
+// attempts: at once, then after 1m, 5m, 30m, 2h, 6h, 12h and 24h.
+// attempts below 1 or baseDelay below 0 leave the default.
 func WithCallbackRetry(attempts int, baseDelay time.Duration) Option {
 	return func(c *config) {
-		if attempts > 0 {
-			c.callbacks.attempts = attempts
+		if attempts < 1 || baseDelay < 0 {
+			return
 		}
-		if baseDelay > 0 {
-			c.callbacks.baseDelay = baseDelay
+		waits := make([]time.Duration, attempts-1)
+		for i := range waits {
+			waits[i] = baseDelay
+			if baseDelay < time.Duration(math.MaxInt64)/2 {
+				baseDelay *= 2
+			}
 		}
+		c.callbackWaits = waits
 	}
 }
 

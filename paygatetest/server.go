@@ -2,10 +2,8 @@ package paygatetest
 
 import (
 	"cmp"
-	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"net/http/httptest"
 	"sync"
 	"time"
@@ -22,14 +20,15 @@ const (
 
 // Default timings; see WithProcessingDelay and WithCallbackRetry.
 const (
-	DefaultProcessingDelay   = 200 * time.Millisecond
-	DefaultCallbackAttempts  = 5
-	DefaultCallbackBaseDelay = 20 * time.Millisecond
+	DefaultProcessingDelay = 200 * time.Millisecond
+	// DefaultCallbackAttempts is how many times a callback is sent at most
+	// by default: at once, then 1 minute, 5 minutes, 30 minutes, 2 hours,
+	// 6 hours, 12 hours and 24 hours after each failed attempt, on the
+	// sandbox's clock.
+	DefaultCallbackAttempts = 8
 )
 
 const (
-	maxCallbackDelay             = time.Second     // the longest wait between callback attempts
-	callbackTimeout              = 5 * time.Second // per callback attempt
 	maxRequestBody               = 1 << 20
 	temporaryTokenLifetime       = 10 * time.Minute
 	firstTransactionID     int64 = 1000000000000000001
@@ -55,7 +54,6 @@ type Server struct {
 	clock           *Clock
 	unsubscribe     func()
 	processingDelay time.Duration
-	callbacks       callbackSettings
 
 	mu    sync.Mutex // guards st, timers and closed
 	st    *state
@@ -63,11 +61,7 @@ type Server struct {
 
 	closed     chan struct{}
 	closeOnce  sync.Once
-	deliveries *deliveryLog
-	inflight   sync.WaitGroup
-	sender     *http.Client
-	ctx        context.Context
-	cancel     context.CancelFunc
+	deliveries *deliverer
 }
 
 // Option configures a Server.
@@ -142,9 +136,7 @@ func (s *Server) Close() {
 		}
 		s.mu.Unlock()
 		s.hs.Close()
-		s.cancel()
-		s.inflight.Wait()
-		s.sender.CloseIdleConnections()
+		s.deliveries.close()
 	})
 }
 
@@ -164,7 +156,7 @@ func start(addr string, opts []Option) (*Server, error) {
 			Form:            paygate.FormExtended,
 		},
 		processingDelay: DefaultProcessingDelay,
-		callbacks:       callbackSettings{attempts: DefaultCallbackAttempts, baseDelay: DefaultCallbackBaseDelay},
+		callbackWaits:   defaultCallbackWaits,
 	}
 	for _, opt := range opts {
 		opt(&cfg)
@@ -172,20 +164,15 @@ func start(addr string, opts []Option) (*Server, error) {
 	if cfg.clock == nil {
 		cfg.clock = newRealClock()
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		ProjectKey:      cfg.project.Key,
 		PrivateKey:      cfg.project.Secret,
 		clock:           cfg.clock,
 		processingDelay: cfg.processingDelay,
-		callbacks:       cfg.callbacks,
 		st:              newState(),
 		timer:           make(map[int64]*time.Timer),
 		closed:          make(chan struct{}),
-		deliveries:      newDeliveryLog(),
-		sender:          &http.Client{Timeout: callbackTimeout},
-		ctx:             ctx,
-		cancel:          cancel,
+		deliveries:      newDeliverer(cfg.clock, cfg.callbackWaits),
 	}
 	p := cfg.project
 	s.st.addProject(p)
@@ -193,7 +180,6 @@ func start(addr string, opts []Option) (*Server, error) {
 	if addr != "" {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
-			cancel()
 			return nil, err
 		}
 		s.hs.Listener.Close()
@@ -203,6 +189,8 @@ func start(addr string, opts []Option) (*Server, error) {
 	s.URL = "http://" + s.hs.Listener.Addr().String()
 	s.publicURL = cmp.Or(cfg.publicURL, s.URL)
 	s.hs.Start()
-	s.unsubscribe = s.clock.subscribe(s.clockAdvanced)
+	unsubState := s.clock.subscribe(s.clockAdvanced)
+	unsubRetries := s.clock.subscribe(s.deliveries.retryDue)
+	s.unsubscribe = func() { unsubState(); unsubRetries() }
 	return s, nil
 }
