@@ -294,21 +294,29 @@ func (s *Server) controlDeliveries(url.Values, string) (any, *apiError) {
 	return out, nil
 }
 
-// controlRedeliver serves POST deliveries/{id}/redeliver.
+// controlRedeliver serves POST deliveries/{id}/redeliver: 40400 for an
+// unknown delivery, 40900 when it cannot be sent (no URL, queue full).
+// It answers the delivery as it stands; the attempt follows at once.
 func (s *Server) controlRedeliver(_ url.Values, id string) (any, *apiError) {
 	seq, err := strconv.Atoi(id)
-	if err != nil || seq < 1 {
+	d, ok := s.delivery(seq)
+	if err != nil || !ok {
 		return nil, newError(codeMethodNotFound, "no delivery "+strconv.Quote(id))
 	}
 	if err := s.Redeliver(seq); err != nil {
 		return nil, newError(codeEventNotApplies, strings.TrimPrefix(err.Error(), "paygatetest: "))
 	}
+	return newDeliveryJSON(d), nil
+}
+
+// delivery finds callback seq in the delivery log.
+func (s *Server) delivery(seq int) (Delivery, bool) {
 	for _, d := range s.Deliveries() {
 		if d.Seq == seq {
-			return newDeliveryJSON(d), nil
+			return d, true
 		}
 	}
-	return nil, newError(codeMethodNotFound, "no delivery "+id)
+	return Delivery{}, false
 }
 
 // controlCallbackURL serves POST callback-url: url, or empty for none.
