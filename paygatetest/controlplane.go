@@ -79,7 +79,7 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 	}
 	browser, ok := s.authorized(r)
 	if !ok {
-		writeError(w, "", newError(codeForbidden, "send Authorization: Bearer <private key>"))
+		writeError(w, "", newError(codeForbidden, "the header Authorization: Bearer followed by the private key is required"))
 		return
 	}
 	if browser && r.Method != http.MethodGet && !s.sameOriginForm(r) {

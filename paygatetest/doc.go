@@ -43,6 +43,19 @@
 // transaction/create opens a payment that the payer approves or declines
 // at {URL}/confirm/{id}/; the page redirects to success_url or fail_url.
 //
+// # Events, faults and the control plane
+//
+// Server.Trigger applies what the world outside the merchant's code does
+// to a transaction (a chargeback, its retrieval, a penalty, a payer's
+// approval, a payout completed or cancelled; see Event), with the
+// transactions, statuses, balance moves and callbacks the gateway makes.
+// Server.InjectFault makes the next calls of a method fail (see Fault),
+// among them the unknown outcome: processed, then no answer. The same
+// operations, with the clock, the delivery log, the callback URL and
+// Reset, are served as JSON under {URL}/sandbox/ to a request carrying
+// "Authorization: Bearer <private key>", and {URL}/sandbox/ in a browser
+// is a dashboard of it all.
+//
 // # Time
 //
 // Token expiry and recurring frequency read the server's Clock. Pass a

@@ -27,6 +27,14 @@ func newError(code paygate.ErrorCode, detail string) *apiError {
 		msg = "malformed request"
 	case codeMethodNotFound:
 		msg = "method not found"
+	case codeForbidden:
+		msg = "forbidden"
+	case codeNotAllowed:
+		msg = "HTTP method not allowed"
+	case codeEventNotApplies:
+		msg = "conflict"
+	case codeBodyTooLarge:
+		msg = "request body too large"
 	}
 	if detail != "" {
 		msg += ": " + detail
