@@ -218,32 +218,28 @@ func TestControlPlane_CallbackURL(t *testing.T) {
 }
 
 func TestControlPlane_Reset(t *testing.T) {
-	for formName, form := range forms {
-		for _, via := range drivers {
-			t.Run(formName+"/"+via, func(t *testing.T) {
-				s := newSandbox(t, paygatetest.WithForm(form))
-				u := s.user("buyer")
-				pay := idOf(s.charge(u, paygatetest.CardApproved, url.Values{"remember": {"1"}, "order_id": {"ord-1"}}))
-				tok := s.token(paygatetest.CardApproved)
-				s.srv.InjectFault("balance", paygatetest.FaultStatus500, 3)
-				if via == "go" {
-					s.srv.Reset()
-				} else {
-					status, out := s.control(http.MethodPost, "/sandbox/reset", nil)
-					require.Equal(t, http.StatusOK, status, "%v", out)
-				}
-				s.fails("transaction/status", url.Values{"id": {pay}}, paygate.CodeTransactionNotFound)
-				s.fails("transaction/status", url.Values{"order_id": {"ord-1"}}, paygate.CodeTransactionNotFound)
-				s.fails("card/process", url.Values{"user": {u}, "card_token": {tok}, "price": {"1"}, "currency": {"EUR"},
-					"description": {"d"}}, paygate.CodeUserNotFound)
-				assert.NotEqual(t, u, s.user("buyer"), "the user is new")
-				if form == paygate.FormExtended {
-					assert.Equal(t, "0.00", s.balanceEUR(), "no pending fault, no balance")
-				}
-				next := idOf(s.charge(s.user("buyer"), paygatetest.CardApproved, nil))
-				assert.Greater(t, next, pay, "ids keep counting")
-				assert.Equal(t, testStart, s.clock.Now(), "the clock stays")
-			})
+	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
+		s := newSandbox(t, paygatetest.WithForm(form))
+		u := s.user("buyer")
+		pay := idOf(s.charge(u, paygatetest.CardApproved, url.Values{"remember": {"1"}, "order_id": {"ord-1"}}))
+		tok := s.token(paygatetest.CardApproved)
+		s.srv.InjectFault("balance", paygatetest.FaultStatus500, 3)
+		if via == "go" {
+			s.srv.Reset()
+		} else {
+			status, out := s.control(http.MethodPost, "/sandbox/reset", nil)
+			require.Equal(t, http.StatusOK, status, "%v", out)
 		}
-	}
+		s.fails("transaction/status", url.Values{"id": {pay}}, paygate.CodeTransactionNotFound)
+		s.fails("transaction/status", url.Values{"order_id": {"ord-1"}}, paygate.CodeTransactionNotFound)
+		s.fails("card/process", url.Values{"user": {u}, "card_token": {tok}, "price": {"1"}, "currency": {"EUR"},
+			"description": {"d"}}, paygate.CodeUserNotFound)
+		assert.NotEqual(t, u, s.user("buyer"), "the user is new")
+		if form == paygate.FormExtended {
+			assert.Equal(t, "0.00", s.balanceEUR(), "no pending fault, no balance")
+		}
+		next := idOf(s.charge(s.user("buyer"), paygatetest.CardApproved, nil))
+		assert.Greater(t, next, pay, "ids keep counting")
+		assert.Equal(t, testStart, s.clock.Now(), "the clock stays")
+	})
 }

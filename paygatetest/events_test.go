@@ -22,6 +22,16 @@ var drivers = []string{"go", "http"}
 // forms are both forms of the interface, by name.
 var forms = map[string]paygate.Form{"extended": paygate.FormExtended, "basic": paygate.FormBasic}
 
+// forEachFormAndDriver runs f as a subtest in each form and for each way
+// of driving the sandbox.
+func forEachFormAndDriver(t *testing.T, f func(t *testing.T, form paygate.Form, via string)) {
+	for name, form := range forms {
+		for _, via := range drivers {
+			t.Run(name+"/"+via, func(t *testing.T) { f(t, form, via) })
+		}
+	}
+}
+
 // trigger applies e to transaction id through via ("go" or "http") and
 // returns the id of the transaction it answers with; on failure it returns
 // the HTTP status and error code the control plane gave (for "go", the
@@ -84,133 +94,125 @@ func (s *sandbox) balanceEUR() string {
 }
 
 func TestChargebackRetrievalPenalty_EveryView(t *testing.T) {
-	for formName, form := range forms {
-		for _, via := range drivers {
-			t.Run(formName+"/"+via, func(t *testing.T) {
-				s := newSandbox(t, paygatetest.WithForm(form))
-				extended := form == paygate.FormExtended
-				pay := idOf(s.charge(s.user("buyer"), paygatetest.CardApproved,
-					url.Values{"order_id": {"ord-7"}, "attr_realm": {"eu"}}))
-				if extended {
-					require.Equal(t, "9.71", s.balanceEUR(), "10.00 less the 2.9% fee")
-				}
-
-				cb := s.mustTrigger(via, pay, paygatetest.EventChargeback)
-				require.NotEqual(t, pay, cb, "a chargeback is a transaction of its own")
-				status, original := s.statusOf(pay)
-				assert.Equal(t, "charged_back", status)
-				assert.Equal(t, "completed", original, "the payment's own status stays")
-				v := s.lastCallback()
-				assert.Equal(t, "chargeback_completed", v.Get("status"))
-				assert.Equal(t, cb, v.Get("id"))
-				assert.Equal(t, pay, v.Get("reference_id"))
-				assert.Equal(t, "10.00", v.Get("amount"))
-				assert.Equal(t, "-10.0000", v.Get("earned"))
-				assert.Equal(t, "ord-7", v.Get("order_id"))
-				assert.Equal(t, "eu", v.Get("attr_realm"), "attributes of the payment")
-				assert.Equal(t, extended, v.Has("type"), "the basic form's callbacks have no type")
-				cbStatus, _ := s.statusOf(cb)
-				assert.Equal(t, "completed", cbStatus)
-				if extended {
-					assert.Equal(t, "-0.29", s.balanceEUR())
-					byID := s.ok("transactions/"+cb, nil)
-					assert.Equal(t, "chargeback", byID["type"])
-					assert.Equal(t, jsonNumber(pay), byID["referenceId"])
-					list := s.ok("transactions", url.Values{"orderId": {"ord-7"}})
-					assert.Equal(t, jsonNumber(2), list["totalCount"])
-					first := list["transactions"].([]any)[0].(map[string]any)
-					assert.Equal(t, "charged_back", first["status"])
-					assert.Equal(t, "completed", first["originalStatus"])
-				}
-				s.fails("transaction/reverse", url.Values{"id": {pay}, "amount": {"1.00"}}, paygate.CodeNotReversible)
-
-				ret := s.mustTrigger(via, cb, paygatetest.EventRetrieval)
-				status, original = s.statusOf(pay)
-				assert.Equal(t, "retrieved", status)
-				assert.Equal(t, "completed", original)
-				v = s.lastCallback()
-				assert.Equal(t, "retrieval_completed", v.Get("status"))
-				assert.Equal(t, ret, v.Get("id"))
-				assert.Equal(t, cb, v.Get("reference_id"), "a retrieval references the chargeback")
-				assert.Equal(t, "10.0000", v.Get("earned"))
-				if extended {
-					assert.Equal(t, "9.71", s.balanceEUR())
-				}
-
-				pen := s.mustTrigger(via, cb, paygatetest.EventPenalty)
-				v = s.lastCallback()
-				assert.Equal(t, "penalty_completed", v.Get("status"))
-				assert.Equal(t, pen, v.Get("id"))
-				assert.Equal(t, cb, v.Get("reference_id"))
-				assert.Equal(t, paygatetest.PenaltyAmount, v.Get("amount"))
-				if extended {
-					assert.Equal(t, "-5.29", s.balanceEUR())
-				}
-			})
+	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
+		s := newSandbox(t, paygatetest.WithForm(form))
+		extended := form == paygate.FormExtended
+		pay := idOf(s.charge(s.user("buyer"), paygatetest.CardApproved,
+			url.Values{"order_id": {"ord-7"}, "attr_realm": {"eu"}}))
+		if extended {
+			require.Equal(t, "9.71", s.balanceEUR(), "10.00 less the 2.9% fee")
 		}
-	}
+
+		cb := s.mustTrigger(via, pay, paygatetest.EventChargeback)
+		require.NotEqual(t, pay, cb, "a chargeback is a transaction of its own")
+		status, original := s.statusOf(pay)
+		assert.Equal(t, "charged_back", status)
+		assert.Equal(t, "completed", original, "the payment's own status stays")
+		v := s.lastCallback()
+		assert.Equal(t, "chargeback_completed", v.Get("status"))
+		assert.Equal(t, cb, v.Get("id"))
+		assert.Equal(t, pay, v.Get("reference_id"))
+		assert.Equal(t, "10.00", v.Get("amount"))
+		assert.Equal(t, "-10.0000", v.Get("earned"))
+		assert.Equal(t, "ord-7", v.Get("order_id"))
+		assert.Equal(t, "eu", v.Get("attr_realm"), "attributes of the payment")
+		assert.Equal(t, extended, v.Has("type"), "the basic form's callbacks have no type")
+		cbStatus, _ := s.statusOf(cb)
+		assert.Equal(t, "completed", cbStatus)
+		if extended {
+			assert.Equal(t, "-0.29", s.balanceEUR())
+			byID := s.ok("transactions/"+cb, nil)
+			assert.Equal(t, "chargeback", byID["type"])
+			assert.Equal(t, jsonNumber(pay), byID["referenceId"])
+			list := s.ok("transactions", url.Values{"orderId": {"ord-7"}})
+			assert.Equal(t, jsonNumber(2), list["totalCount"])
+			first := list["transactions"].([]any)[0].(map[string]any)
+			assert.Equal(t, "charged_back", first["status"])
+			assert.Equal(t, "completed", first["originalStatus"])
+		}
+		s.fails("transaction/reverse", url.Values{"id": {pay}, "amount": {"1.00"}}, paygate.CodeNotReversible)
+
+		ret := s.mustTrigger(via, cb, paygatetest.EventRetrieval)
+		status, original = s.statusOf(pay)
+		assert.Equal(t, "retrieved", status)
+		assert.Equal(t, "completed", original)
+		v = s.lastCallback()
+		assert.Equal(t, "retrieval_completed", v.Get("status"))
+		assert.Equal(t, ret, v.Get("id"))
+		assert.Equal(t, cb, v.Get("reference_id"), "a retrieval references the chargeback")
+		assert.Equal(t, "10.0000", v.Get("earned"))
+		if extended {
+			assert.Equal(t, "9.71", s.balanceEUR())
+		}
+
+		pen := s.mustTrigger(via, cb, paygatetest.EventPenalty)
+		v = s.lastCallback()
+		assert.Equal(t, "penalty_completed", v.Get("status"))
+		assert.Equal(t, pen, v.Get("id"))
+		assert.Equal(t, cb, v.Get("reference_id"))
+		assert.Equal(t, paygatetest.PenaltyAmount, v.Get("amount"))
+		if extended {
+			assert.Equal(t, "-5.29", s.balanceEUR())
+		}
+	})
 }
 
 func TestEvents_ThatDoNotApplyAre409AndChangeNothing(t *testing.T) {
-	for formName, form := range forms {
-		for _, via := range drivers {
-			t.Run(formName+"/"+via, func(t *testing.T) {
-				s := newSandbox(t, paygatetest.WithForm(form), paygatetest.WithProcessingDelay(0))
-				u := s.user("buyer")
-				failed := idOf(s.charge(u, paygatetest.CardDeclined, nil))
-				paid := idOf(s.charge(u, paygatetest.CardApproved, nil))
-				processing := idOf(s.charge(u, paygatetest.CardProcessing, nil))
-				cases := []struct {
-					id string
-					e  paygatetest.Event
-				}{
-					{failed, paygatetest.EventChargeback},
-					{paid, paygatetest.EventRetrieval},
-					{paid, paygatetest.EventPenalty},
-					{paid, paygatetest.EventApprove},
-					{paid, paygatetest.EventComplete},
-					{paid, paygatetest.EventFail},
-					{processing, paygatetest.EventChargeback},
-					{processing, paygatetest.EventDecline},
-				}
-				if form == paygate.FormBasic {
-					// Statuses the basic form lacks.
-					cases = append(cases, struct {
-						id string
-						e  paygatetest.Event
-					}{processing, paygatetest.EventWaitingApproval}, struct {
-						id string
-						e  paygatetest.Event
-					}{processing, paygatetest.EventCancel}, struct {
-						id string
-						e  paygatetest.Event
-					}{processing, paygatetest.EventAbandon})
-				}
-				before := len(s.srv.Deliveries())
-				for _, tc := range cases {
-					_, status, code := s.trigger(via, tc.id, tc.e)
-					assert.Equal(t, http.StatusConflict, status, "%s of %s", tc.e, tc.id)
-					assert.Equal(t, paygate.ErrorCode(40900), code)
-				}
-				assert.Len(t, s.srv.Deliveries(), before, "no callback")
-				st, _ := s.statusOf(paid)
-				assert.Equal(t, "completed", st)
-				st, _ = s.statusOf(processing)
-				assert.Equal(t, "processing", st)
-
-				s.mustTrigger(via, paid, paygatetest.EventChargeback)
-				_, status, _ := s.trigger(via, paid, paygatetest.EventChargeback)
-				assert.Equal(t, http.StatusConflict, status, "a second chargeback")
-
-				_, status, code := s.trigger(via, "1000000000000000999", paygatetest.EventChargeback)
-				assert.Equal(t, http.StatusNotFound, status)
-				assert.Equal(t, paygate.CodeTransactionNotFound, code)
-				_, status, code = s.trigger(via, paid, "explode")
-				assert.Equal(t, http.StatusNotFound, status)
-				assert.Equal(t, paygate.ErrorCode(40400), code)
-			})
+	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
+		s := newSandbox(t, paygatetest.WithForm(form), paygatetest.WithProcessingDelay(0))
+		u := s.user("buyer")
+		failed := idOf(s.charge(u, paygatetest.CardDeclined, nil))
+		paid := idOf(s.charge(u, paygatetest.CardApproved, nil))
+		processing := idOf(s.charge(u, paygatetest.CardProcessing, nil))
+		cases := []struct {
+			id string
+			e  paygatetest.Event
+		}{
+			{failed, paygatetest.EventChargeback},
+			{paid, paygatetest.EventRetrieval},
+			{paid, paygatetest.EventPenalty},
+			{paid, paygatetest.EventApprove},
+			{paid, paygatetest.EventComplete},
+			{paid, paygatetest.EventFail},
+			{processing, paygatetest.EventChargeback},
+			{processing, paygatetest.EventDecline},
 		}
-	}
+		if form == paygate.FormBasic {
+			// Statuses the basic form lacks.
+			cases = append(cases, struct {
+				id string
+				e  paygatetest.Event
+			}{processing, paygatetest.EventWaitingApproval}, struct {
+				id string
+				e  paygatetest.Event
+			}{processing, paygatetest.EventCancel}, struct {
+				id string
+				e  paygatetest.Event
+			}{processing, paygatetest.EventAbandon})
+		}
+		before := len(s.srv.Deliveries())
+		for _, tc := range cases {
+			_, status, code := s.trigger(via, tc.id, tc.e)
+			assert.Equal(t, http.StatusConflict, status, "%s of %s", tc.e, tc.id)
+			assert.Equal(t, paygate.ErrorCode(40900), code)
+		}
+		assert.Len(t, s.srv.Deliveries(), before, "no callback")
+		st, _ := s.statusOf(paid)
+		assert.Equal(t, "completed", st)
+		st, _ = s.statusOf(processing)
+		assert.Equal(t, "processing", st)
+
+		s.mustTrigger(via, paid, paygatetest.EventChargeback)
+		_, status, _ := s.trigger(via, paid, paygatetest.EventChargeback)
+		assert.Equal(t, http.StatusConflict, status, "a second chargeback")
+
+		_, status, code := s.trigger(via, "1000000000000000999", paygatetest.EventChargeback)
+		assert.Equal(t, http.StatusNotFound, status)
+		assert.Equal(t, paygate.CodeTransactionNotFound, code)
+		_, status, code = s.trigger(via, paid, "explode")
+		assert.Equal(t, http.StatusNotFound, status)
+		assert.Equal(t, paygate.ErrorCode(40400), code)
+	})
 }
 
 func TestEvents_WalletPayer(t *testing.T) {
@@ -271,24 +273,20 @@ func TestEvents_WaitingApprovalThenApprovedOrDeclined(t *testing.T) {
 }
 
 func TestEvents_ProcessingPaymentCompletesOrFailsInBothForms(t *testing.T) {
-	for formName, form := range forms {
-		for _, via := range drivers {
-			t.Run(formName+"/"+via, func(t *testing.T) {
-				s := newSandbox(t, paygatetest.WithForm(form), paygatetest.WithProcessingDelay(0))
-				u := s.user("buyer")
-				a := idOf(s.charge(u, paygatetest.CardProcessing, nil))
-				b := idOf(s.charge(u, paygatetest.CardProcessing, nil))
-				s.mustTrigger(via, a, paygatetest.EventComplete)
-				s.mustTrigger(via, b, paygatetest.EventFail)
-				st, _ := s.statusOf(a)
-				assert.Equal(t, "completed", st)
-				st, _ = s.statusOf(b)
-				assert.Equal(t, "failed", st)
-				assert.Equal(t, "completed", statuses(s, a)[len(statuses(s, a))-1])
-				assert.Equal(t, "failed", statuses(s, b)[len(statuses(s, b))-1])
-			})
-		}
-	}
+	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
+		s := newSandbox(t, paygatetest.WithForm(form), paygatetest.WithProcessingDelay(0))
+		u := s.user("buyer")
+		a := idOf(s.charge(u, paygatetest.CardProcessing, nil))
+		b := idOf(s.charge(u, paygatetest.CardProcessing, nil))
+		s.mustTrigger(via, a, paygatetest.EventComplete)
+		s.mustTrigger(via, b, paygatetest.EventFail)
+		st, _ := s.statusOf(a)
+		assert.Equal(t, "completed", st)
+		st, _ = s.statusOf(b)
+		assert.Equal(t, "failed", st)
+		assert.Equal(t, "completed", statuses(s, a)[len(statuses(s, a))-1])
+		assert.Equal(t, "failed", statuses(s, b)[len(statuses(s, b))-1])
+	})
 }
 
 func TestEvents_PendingPayout(t *testing.T) {

@@ -42,30 +42,26 @@ func (s *sandbox) inject(via, method string, f paygatetest.Fault, count int) {
 }
 
 func TestFaults_ResetAfterCommit_ChargeIsMadeOutcomeUnknownReconcileFindsIt(t *testing.T) {
-	for formName, form := range forms {
-		for _, via := range drivers {
-			t.Run(formName+"/"+via, func(t *testing.T) {
-				s := newSandbox(t, paygatetest.WithForm(form))
-				c := s.srv.Client()
-				s.inject(via, "card/process", paygatetest.FaultResetAfterCommit, 1)
+	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
+		s := newSandbox(t, paygatetest.WithForm(form))
+		c := s.srv.Client()
+		s.inject(via, "card/process", paygatetest.FaultResetAfterCommit, 1)
 
-				_, err := sdkCharge(t, c, "ord-1")
-				require.ErrorIs(t, err, paygate.ErrOutcomeUnknown)
-				var unknown *paygate.OutcomeUnknownError
-				require.True(t, errors.As(err, &unknown))
-				assert.Equal(t, "ord-1", unknown.OrderID)
-				assert.Equal(t, "completed", s.lastCallback().Get("status"), "the charge was processed")
+		_, err := sdkCharge(t, c, "ord-1")
+		require.ErrorIs(t, err, paygate.ErrOutcomeUnknown)
+		var unknown *paygate.OutcomeUnknownError
+		require.True(t, errors.As(err, &unknown))
+		assert.Equal(t, "ord-1", unknown.OrderID)
+		assert.Equal(t, "completed", s.lastCallback().Get("status"), "the charge was processed")
 
-				rec, err := c.Transactions.Reconcile(context.Background(), "ord-1")
-				require.NoError(t, err)
-				assert.True(t, rec.Found)
-				assert.True(t, rec.Completed(), "the payment went through: fulfil the order")
+		rec, err := c.Transactions.Reconcile(context.Background(), "ord-1")
+		require.NoError(t, err)
+		assert.True(t, rec.Found)
+		assert.True(t, rec.Completed(), "the payment went through: fulfil the order")
 
-				_, err = sdkCharge(t, c, "ord-2")
-				require.NoError(t, err, "the fault hit one call only")
-			})
-		}
-	}
+		_, err = sdkCharge(t, c, "ord-2")
+		require.NoError(t, err, "the fault hit one call only")
+	})
 }
 
 func TestFaults_TimeoutAfterCommit_OutcomeUnknownWithTheDeadline(t *testing.T) {
