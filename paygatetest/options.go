@@ -37,6 +37,7 @@ type config struct {
 	clock           *Clock
 	processingDelay time.Duration
 	callbackWaits   []time.Duration
+	timeouts        serverTimeouts
 }
 
 // WithProject sets the public and private key of the server's project

@@ -170,7 +170,7 @@ func (s *Server) paymentJSON(t *txn, basic bool, acsReturnURL string) map[string
 		}
 	}
 	if sub := s.st.recurring[userID(t.user)]; t.recurring && sub != nil {
-		out["recurring"] = map[string]any{"frequency": sub.frequency, "endsAt": formatTime(sub.endsAt)}
+		out["recurring"] = map[string]any{"frequency": sub.frequency(), "endsAt": formatTime(sub.endsAt)}
 	}
 	if basic {
 		return out
