@@ -38,6 +38,7 @@ type config struct {
 	processingDelay time.Duration
 	callbackWaits   []time.Duration
 	timeouts        serverTimeouts
+	maxTokens       int
 }
 
 // WithProject sets the public and private key of the server's project

@@ -188,6 +188,7 @@ func start(addr string, opts []Option) (*Server, error) {
 	}
 	p := cfg.project
 	s.st.addProject(p)
+	s.st.maxTokens = cfg.maxTokens
 	s.hs = httptest.NewUnstartedServer(s)
 	cfg.timeouts.apply(s.hs.Config)
 	if addr != "" {
