@@ -270,6 +270,16 @@ func TestCharge_VerifyCardHoldsOneEuroAndEndsVerified(t *testing.T) {
 	assert.Equal(t, "0.00", s.ok("balance", url.Values{"currency": {"EUR"}})["amount"], "a verification does not move the balance")
 }
 
+func TestCharge_VerifyCardTakesAPriceOfZero(t *testing.T) {
+	s := newSandbox(t)
+	uid := s.user("u")
+	out := s.charge(uid, paygatetest.CardApproved, url.Values{"verify_card": {"1"}, "price": {"0"}})
+	assert.Equal(t, "verified", out["status"])
+	assert.Equal(t, "1.00", out["price"])
+	s.fails("card/process", url.Values{"user": {uid}, "card_token": {s.token(paygatetest.CardApproved)}, "price": {"0"},
+		"currency": {"EUR"}, "description": {"d"}}, paygate.CodeMerchantDataMissing)
+}
+
 func TestCharge_Forced3DSSendsEveryCardThroughTheACS(t *testing.T) {
 	for _, tc := range []struct {
 		name string

@@ -38,6 +38,11 @@ func TestServer_SlowClientsAreCutOff(t *testing.T) {
 	addr := strings.TrimPrefix(s.srv.URL, "http://")
 	assert.True(t, cutOff(t, addr, "POST /v1/user/resolve HTTP/1.1\r\nHost: x\r\n", 5*time.Second),
 		"headers that never end (slowloris)")
+	standalone, err := paygatetest.Listen("127.0.0.1:0", paygatetest.WithServerTimeouts(100*time.Millisecond, 200*time.Millisecond, time.Second, 100*time.Millisecond))
+	require.NoError(t, err)
+	defer standalone.Close()
+	assert.True(t, cutOff(t, strings.TrimPrefix(standalone.URL, "http://"), "GET /v1/payout-types HTTP/1.1\r\n", 5*time.Second),
+		"a server started by Listen, as cmd/paygate-sandbox starts it")
 	assert.True(t, cutOff(t, addr, "POST /v1/user/resolve HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nproject=", 5*time.Second),
 		"a body that never ends")
 

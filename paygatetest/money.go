@@ -10,8 +10,13 @@ import (
 // letters, either case; answered in upper case): 40014 naming the
 // parameter otherwise.
 func readMoney(c *call, amountParam string) (decimal.Decimal, string, *apiError) {
+	return readMoneyFrom(c, amountParam, false)
+}
+
+// readMoneyFrom is readMoney that takes an amount of 0 too when zeroOK.
+func readMoneyFrom(c *call, amountParam string, zeroOK bool) (decimal.Decimal, string, *apiError) {
 	amount, ok := parseAmount(c.get(amountParam))
-	if !ok || !amount.IsPositive() {
+	if !ok || amount.IsNegative() || (amount.IsZero() && !zeroOK) {
 		return decimal.Zero, "", errMerchantData(amountParam)
 	}
 	cur, ok := readCurrency(c.get("currency"))
