@@ -35,11 +35,9 @@ func newError(code paygate.ErrorCode, detail string) *apiError {
 	return &apiError{code: code, message: msg, detail: detail}
 }
 
-// extendedOnlyCodes are the codes the spec's basic form lacks.
-var extendedOnlyCodes = map[paygate.ErrorCode]bool{
-	paygate.CodeMerchantDataMissing: true, paygate.CodeCardholderInvalid: true,
-	paygate.CodeGatewayMisconfigured: true, paygate.CodeTokenizationFailed: true,
-}
+// extendedOnlyCodes are the codes the spec marks "(extended form)": the
+// basic form's error list lacks them.
+var extendedOnlyCodes = map[paygate.ErrorCode]bool{40014: true, 40015: true, 42201: true, 50001: true}
 
 // inBasicForm is e as a basic-form project gets it: a code the basic form
 // lacks becomes 40000 with the same detail.

@@ -40,7 +40,7 @@ type subscription struct {
 	interval    int // days between automatic charges, and between manual ones at least
 	price       decimal.Decimal
 	currency    string
-	nextManual  time.Time // the earliest next manual charge; zero: at once
+	lastManual  time.Time // of the last successful manual charge; zero: none yet
 	nextAuto    time.Time // of an automatic charge, when interval > 0
 	endsAt      time.Time
 	cancelled   bool
@@ -126,7 +126,7 @@ func (s *Server) processRecurring(c *call) (any, *apiError) {
 		return nil, newError(paygate.CodeRecurringDisabled, "")
 	case now.After(sub.endsAt):
 		return nil, newError(paygate.CodeRecurringExpired, "")
-	case now.Before(sub.nextManual):
+	case sub.interval > 0 && !sub.lastManual.IsZero() && now.Before(addDays(sub.lastManual, sub.interval)):
 		return nil, newError(paygate.CodeRecurringTooFrequent, "")
 	}
 	t := s.st.newTxn(c.project, paygate.TypePayment, now)
@@ -134,8 +134,8 @@ func (s *Server) processRecurring(c *call) (any, *apiError) {
 	t.price, t.currency, t.fee = price, currency, fee(price)
 	t.attrs = attributes(c.params)
 	s.transition(t, cardOutcome(sub.card.number))
-	if t.status != paygate.StatusFailed && sub.interval > 0 {
-		sub.nextManual = addDays(now, sub.interval)
+	if t.status != paygate.StatusFailed {
+		sub.lastManual = now
 	}
 	out := s.paymentJSON(t, c.basic(), "")
 	delete(out, "acs")
@@ -170,9 +170,6 @@ func (s *Server) changeRecurring(c *call) (any, *apiError) {
 	if hasInterval {
 		sub.interval = interval
 		sub.nextAuto = addDays(s.clock.Now(), interval)
-		if interval == 0 {
-			sub.nextManual = time.Time{}
-		}
 	}
 	if !price.IsZero() {
 		sub.price, sub.currency = price, currency

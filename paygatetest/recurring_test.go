@@ -65,6 +65,11 @@ func TestRecurring_ManualChargesWithIntervalZeroAreNeverTooFrequent(t *testing.T
 	for range 3 {
 		s.ok("card/processRecurring", recurringCharge(s, uid))
 	}
+	// A frequency set later counts from the last manual charge.
+	s.ok("user/changeRecurring", url.Values{"user": {uid}, "interval": {"3"}})
+	s.fails("card/processRecurring", recurringCharge(s, uid), paygate.CodeRecurringTooFrequent)
+	s.clock.Advance(3 * day)
+	s.ok("card/processRecurring", recurringCharge(s, uid))
 }
 
 func TestRecurring_TrialDoesNotHoldBackManualCharges(t *testing.T) {
