@@ -397,6 +397,7 @@ func (s *Server) Reset() {
 		delete(s.timer, id)
 	}
 	fresh := newState()
-	fresh.projects, fresh.nextTxn, fresh.nextUser, fresh.nextToken = s.st.projects, s.st.nextTxn, s.st.nextUser, s.st.nextToken
+	fresh.projects, fresh.maxTokens = s.st.projects, s.st.maxTokens
+	fresh.nextTxn, fresh.nextUser, fresh.nextToken = s.st.nextTxn, s.st.nextUser, s.st.nextToken
 	s.st = fresh
 }

@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/paygate/paygate-go"
 )
 
@@ -177,32 +175,6 @@ func payoutReturns(status paygate.Status) bool {
 		return true
 	}
 	return false
-}
-
-// readMoney reads a positive amount parameter and the currency (three
-// uppercase letters): 40014 naming the parameter otherwise.
-func readMoney(c *call, amountParam string) (decimal.Decimal, string, *apiError) {
-	amount, err := decimal.NewFromString(c.get(amountParam))
-	if err != nil || !amount.IsPositive() {
-		return decimal.Zero, "", errMerchantData(amountParam)
-	}
-	cur := c.get("currency")
-	if !isCurrency(cur) {
-		return decimal.Zero, "", errMerchantData("currency")
-	}
-	return amount, cur, nil
-}
-
-func isCurrency(s string) bool {
-	if len(s) != 3 {
-		return false
-	}
-	for i := 0; i < 3; i++ {
-		if s[i] < 'A' || s[i] > 'Z' {
-			return false
-		}
-	}
-	return true
 }
 
 func checkOrderID(id string) *apiError {

@@ -38,6 +38,8 @@ type config struct {
 	clock           *Clock
 	processingDelay time.Duration
 	callbackWaits   []time.Duration
+	timeouts        serverTimeouts
+	maxTokens       int
 	publicURL       string
 }
 

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"net"
+	"net/http"
 	"net/http/httptest"
 	"sync"
 	"time"
@@ -62,6 +63,20 @@ type Server struct {
 	closed     chan struct{}
 	closeOnce  sync.Once
 	deliveries *deliverer
+}
+
+// serverTimeouts bound how long a client may hold a connection: a client
+// that sends its headers or body slowly, or reads the answer slowly, or
+// keeps an idle connection open, is cut off.
+type serverTimeouts struct {
+	readHeader, read, write, idle time.Duration
+}
+
+var defaultTimeouts = serverTimeouts{readHeader: 10 * time.Second, read: 30 * time.Second, write: 30 * time.Second, idle: 2 * time.Minute}
+
+func (t serverTimeouts) apply(hs *http.Server) {
+	hs.ReadHeaderTimeout, hs.ReadTimeout, hs.WriteTimeout, hs.IdleTimeout = t.readHeader, t.read, t.write, t.idle
+	hs.MaxHeaderBytes = maxHeaderBytes
 }
 
 // Option configures a Server.
@@ -157,6 +172,7 @@ func start(addr string, opts []Option) (*Server, error) {
 		},
 		processingDelay: DefaultProcessingDelay,
 		callbackWaits:   defaultCallbackWaits,
+		timeouts:        defaultTimeouts,
 	}
 	for _, opt := range opts {
 		opt(&cfg)
@@ -176,7 +192,9 @@ func start(addr string, opts []Option) (*Server, error) {
 	}
 	p := cfg.project
 	s.st.addProject(p)
+	s.st.maxTokens = cfg.maxTokens
 	s.hs = httptest.NewUnstartedServer(s)
+	cfg.timeouts.apply(s.hs.Config)
 	if addr != "" {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
