@@ -2,11 +2,9 @@ package dashboardtest
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -18,45 +16,21 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/chromium"
 	"github.com/paygate/paygate-go/paygatetest"
 )
-
-// chromiumPath is the browser to drive: $CHROMIUM_PATH, else chromium on
-// the PATH, else Debian's /usr/bin/chromium. Chromium is required: the
-// test fails without it (CI installs it with .ci/install-chromium).
-func chromiumPath() (string, error) {
-	if p := os.Getenv("CHROMIUM_PATH"); p != "" {
-		return p, nil
-	}
-	if p, err := exec.LookPath("chromium"); err == nil {
-		return p, nil
-	}
-	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
-		return "", errors.New("chromium is not installed: run bash .ci/install-chromium (Debian's chromium package) or set CHROMIUM_PATH")
-	}
-	return "/usr/bin/chromium", nil
-}
 
 // newTab starts a headless Chromium for the test and returns a tab's
 // context that ends with the test or after timeout.
 func newTab(t *testing.T, timeout time.Duration) context.Context {
 	t.Helper()
-	path, err := chromiumPath()
+	path, err := chromium.Path()
 	require.NoError(t, err)
-	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(path),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1280, 900),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-	)
+	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(path)}
+	for name, value := range chromium.Flags(t.TempDir(), 1280, 900) {
+		opts = append(opts, chromedp.Flag(name, value))
+	}
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancelAlloc)
 	tab, cancelTab := chromedp.NewContext(alloc)
 	t.Cleanup(cancelTab)
