@@ -92,7 +92,10 @@
 // # Callbacks
 //
 // Each status change with a callback status (processing, completed, failed,
-// verified, reversed, refund_completed, payout_completed, payout_failed) is
+// verified, reversed, refund_completed, payout_completed, payout_failed, and
+// through events waiting_approval, chargeback_completed,
+// retrieval_completed, penalty_completed, payout_cancelled and
+// payout_abandoned) is
 // recorded as a Delivery and, when the project has a callback URL, POSTed
 // there form-encoded with every field of the gateway's Events table, signed
 // with the project's private key. The first attempt is made at once; one
