@@ -21,7 +21,7 @@ import (
 // tests in any language and for the dashboard. Every request carries
 // Authorization: Bearer <the project's private key>, or the dashboard's
 // session cookie; input is a form, a query or a JSON object, output is
-// JSON. See the README's "Control plane" section for each operation.
+// JSON. The README's section "The control plane" shows each operation.
 
 // Bounds of the control plane's input.
 const (

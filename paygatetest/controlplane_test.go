@@ -55,12 +55,15 @@ func TestControlPlane_UnknownOperationAndWrongMethod(t *testing.T) {
 }
 
 func TestControlPlane_ClockAdvancesAndRunsWhatIsDue(t *testing.T) {
-	for _, body := range []struct{ ct, text string }{
-		{"application/x-www-form-urlencoded", "advance=11m"},
-		{"application/json", `{"advance":"11m"}`},
+	for _, body := range []struct {
+		ct, text string
+		form     paygate.Form
+	}{
+		{"application/x-www-form-urlencoded", "advance=11m", paygate.FormExtended},
+		{"application/json", `{"advance":"11m"}`, paygate.FormBasic},
 	} {
 		t.Run(body.ct, func(t *testing.T) {
-			s := newSandbox(t, paygatetest.WithProcessingDelay(0))
+			s := newSandbox(t, paygatetest.WithProcessingDelay(0), paygatetest.WithForm(body.form))
 			u := s.user("buyer")
 			tok := s.token(paygatetest.CardApproved)
 			processing := idOf(s.charge(u, paygatetest.CardProcessing, nil))
@@ -141,8 +144,14 @@ func (s *sandbox) deliveriesJSON() []map[string]any {
 }
 
 func TestControlPlane_DeliveriesAndRedeliver(t *testing.T) {
+	for name, form := range forms {
+		t.Run(name, func(t *testing.T) { testDeliveriesAndRedeliver(t, form) })
+	}
+}
+
+func testDeliveriesAndRedeliver(t *testing.T, form paygate.Form) {
 	rcv := newReceiver(t, 1)
-	s := newSandbox(t, paygatetest.WithCallbackURL(rcv.URL), paygatetest.WithCallbackRetry(1, 0))
+	s := newSandbox(t, paygatetest.WithCallbackURL(rcv.URL), paygatetest.WithCallbackRetry(1, 0), paygatetest.WithForm(form))
 	pay := idOf(s.charge(s.user("u"), paygatetest.CardApproved, url.Values{"attr_realm": {"eu"}}))
 	waitFor(t, s, func(d paygatetest.Delivery) bool { return d.Done })
 
@@ -172,7 +181,7 @@ func TestControlPlane_DeliveriesAndRedeliver(t *testing.T) {
 	status, out = s.control(http.MethodPost, "/sandbox/deliveries/x/redeliver", nil)
 	requireError(t, status, out, 40400)
 
-	quiet := newSandbox(t)
+	quiet := newSandbox(t, paygatetest.WithForm(form))
 	quiet.charge(quiet.user("u"), paygatetest.CardApproved, nil)
 	status, out = quiet.control(http.MethodPost, "/sandbox/deliveries/1/redeliver", nil)
 	requireError(t, status, out, 40900)
@@ -183,7 +192,7 @@ func TestControlPlane_CallbackURL(t *testing.T) {
 	for _, via := range drivers {
 		t.Run(via, func(t *testing.T) {
 			rcv := newReceiver(t, 0)
-			s := newSandbox(t)
+			s := newSandbox(t, paygatetest.WithForm(paygate.FormBasic))
 			set := func(u string) (int, map[string]any) {
 				if via == "go" {
 					if err := s.srv.SetCallbackURL(u); err != nil {

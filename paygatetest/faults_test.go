@@ -101,7 +101,9 @@ func TestFaults_AnswersWithoutProcessing(t *testing.T) {
 				s := newSandbox(t, paygatetest.WithForm(form))
 				// Retries allowed: a POST must still be sent once only.
 				c := s.srv.Client(paygate.WithRetryPolicy(paygate.RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Second}))
-				s.inject("go", "card/process", tc.fault, 2)
+				// Each form injects the fault another way: both are covered.
+				via := map[paygate.Form]string{paygate.FormExtended: "http", paygate.FormBasic: "go"}[form]
+				s.inject(via, "card/process", tc.fault, 2)
 				_, err := sdkCharge(t, c, "ord-1")
 				var apiErr *paygate.Error
 				require.True(t, errors.As(err, &apiErr), "%v", err)
