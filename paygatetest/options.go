@@ -39,6 +39,7 @@ type config struct {
 	callbackWaits   []time.Duration
 	timeouts        serverTimeouts
 	maxTokens       int
+	maxDeliveries   int
 }
 
 // WithProject sets the public and private key of the server's project
