@@ -204,7 +204,6 @@ func withValue(base url.Values, k, v string) url.Values {
 	return out
 }
 
-func stringsReader(s string) io.Reader { return strings.NewReader(s) }
 
 func idOf(m map[string]any) string {
 	switch v := m["id"].(type) {
