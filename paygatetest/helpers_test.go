@@ -204,7 +204,6 @@ func withValue(base url.Values, k, v string) url.Values {
 	return out
 }
 
-
 func idOf(m map[string]any) string {
 	switch v := m["id"].(type) {
 	case json.Number:
