@@ -158,10 +158,11 @@ func earned(t *txn) decimal.Decimal {
 	return decimal.Zero
 }
 
-// deliveryLog records callbacks and wakes waiters on every change. It
-// keeps the last maxDeliveries callbacks.
+// deliveryLog records callbacks and wakes waiters on every change. Once it
+// holds limit and a tenth more, it drops the oldest tenth.
 type deliveryLog struct {
 	mu      sync.Mutex
+	limit   int
 	list    []Delivery // Seq base+1, base+2, ...
 	base    int
 	retries map[int]retry // scheduled automatic attempts, by Seq
@@ -175,8 +176,8 @@ type retry struct {
 	at     time.Time
 }
 
-func newDeliveryLog() *deliveryLog {
-	return &deliveryLog{changed: make(chan struct{}), retries: make(map[int]retry)}
+func newDeliveryLog(limit int) *deliveryLog {
+	return &deliveryLog{limit: limit, changed: make(chan struct{}), retries: make(map[int]retry)}
 }
 
 func (l *deliveryLog) add(d Delivery) int {
@@ -184,7 +185,7 @@ func (l *deliveryLog) add(d Delivery) int {
 	defer l.mu.Unlock()
 	d.Seq = l.base + len(l.list) + 1
 	l.list = append(l.list, d)
-	if drop := len(l.list) - maxDeliveries; drop >= maxDeliveries/10 {
+	if drop := len(l.list) - l.limit; drop >= max(l.limit/10, 1) {
 		for _, old := range l.list[:drop] {
 			delete(l.retries, old.Seq)
 		}

@@ -375,3 +375,29 @@ func TestWaitForDelivery_ReturnsTheContextErrorWhenNothingMatches(t *testing.T) 
 	_, err := s.srv.WaitForDelivery(ctx, func(paygatetest.Delivery) bool { return false })
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 }
+
+func TestDeliveries_TheLogDropsItsOldestTenthWhenFull(t *testing.T) {
+	s := newSandbox(t, paygatetest.WithDeliveryLogLimit(10))
+	uid := s.user("u")
+	for range 10 {
+		s.charge(uid, paygatetest.CardApproved, nil)
+	}
+	require.Len(t, s.srv.Deliveries(), 10)
+	s.charge(uid, paygatetest.CardApproved, nil)
+	ds := s.srv.Deliveries()
+	require.Len(t, ds, 10, "11 is a tenth over the limit: the oldest is dropped")
+	assert.Equal(t, 2, ds[0].Seq)
+	assert.Equal(t, 11, ds[9].Seq)
+	require.Error(t, s.srv.Redeliver(1), "dropped")
+}
+
+func TestCallbacks_OnARealClockRetriesComeByThemselves(t *testing.T) {
+	rcv := newReceiver(t, 2)
+	srv := paygatetest.NewServer(paygatetest.WithCallbackURL(rcv.URL), paygatetest.WithCallbackRetry(3, 10*time.Millisecond))
+	t.Cleanup(srv.Close)
+	s := &sandbox{t: t, srv: srv, clock: srv.Clock(), hc: http.DefaultClient}
+	pay := idOf(s.charge(s.user("u"), paygatetest.CardApproved, nil))
+	d := waitFor(t, s, delivered(pay, "completed"))
+	assert.Equal(t, []int{500, 500, 200}, historyStatuses(d))
+	assert.GreaterOrEqual(t, d.History[2].At.Sub(d.History[0].At), 30*time.Millisecond, "waits of 10ms and 20ms")
+}

@@ -1,6 +1,7 @@
 package paygatetest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -20,7 +21,7 @@ const (
 	callbackWorkers = 4                // concurrent POSTs per destination (scheme and host)
 	callbackQueue   = 1000             // callbacks waiting per destination
 	callbackTimeout = 10 * time.Second // per attempt, real time
-	maxDeliveries   = 10000            // callbacks kept in the log, the oldest dropped first
+	maxDeliveries   = 10000            // callbacks kept in the log, the oldest dropped a tenth at a time
 	maxHistory      = 50               // attempts kept per callback, the oldest dropped first
 	maxReceiverBody = 4 << 10          // of a receiver's answer, read so the connection can be reused
 )
@@ -66,10 +67,10 @@ type job struct {
 	manual bool // asked for by Redeliver
 }
 
-func newDeliverer(clock *Clock, waits []time.Duration) *deliverer {
+func newDeliverer(clock *Clock, waits []time.Duration, logLimit int) *deliverer {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &deliverer{
-		log:   newDeliveryLog(),
+		log:   newDeliveryLog(cmp.Or(logLimit, maxDeliveries)),
 		clock: clock,
 		waits: waits,
 		sender: &http.Client{

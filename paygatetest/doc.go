@@ -120,8 +120,8 @@
 //   - Temporary tokens (card/getToken is unsigned): forgotten an hour after
 //     they expire (then 40402 instead of 40304), and beyond 100,000 the
 //     oldest first.
-//   - Callbacks: the delivery log keeps the last 10,000, each with its last
-//     50 attempts.
+//   - Callbacks: the delivery log drops its oldest 1,000 when it holds
+//     11,000; each keeps its last 50 attempts.
 //   - GET transactions answers at most 1000 transactions a page.
 //
 // Look-ups by id, token, order id and 3-D Secure merchant data are

@@ -15,3 +15,8 @@ func WithServerTimeouts(readHeader, read, write, idle time.Duration) Option {
 func WithTemporaryTokenCap(n int) Option {
 	return func(c *config) { c.maxTokens = n }
 }
+
+// WithDeliveryLogLimit sets how many callbacks the delivery log keeps.
+func WithDeliveryLogLimit(n int) Option {
+	return func(c *config) { c.maxDeliveries = n }
+}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -166,4 +167,16 @@ func TestTokens_UnsignedCallersCannotGrowTheStoreBeyondItsCap(t *testing.T) {
 		s.token(paygatetest.CardApproved)
 	}
 	s.ok("card/process", charge(perm))
+}
+
+func TestClock_AdvanceBeyondADurationStaysInTheFuture(t *testing.T) {
+	s := newSandbox(t)
+	uid := s.user("u")
+	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"1"}})
+	s.clock.Advance(math.MaxInt64)
+	far := s.clock.Now()
+	s.clock.Advance(math.MaxInt64)
+	assert.False(t, s.clock.Now().Before(far), "the clock did not wrap into the past")
+	assert.True(t, far.After(testStart))
+	s.fails("card/processRecurring", url.Values{"user": {uid}, "price": {"1"}, "currency": {"EUR"}}, paygate.CodeRecurringExpired)
 }

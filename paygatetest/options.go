@@ -40,6 +40,7 @@ type config struct {
 	callbackWaits   []time.Duration
 	timeouts        serverTimeouts
 	maxTokens       int
+	maxDeliveries   int
 	publicURL       string
 }
 
