@@ -174,3 +174,37 @@ func TestDashboard_OnlyGET(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, "/sandbox/", resp.Header.Get("Location"))
 }
+
+func TestDashboard_ShowsTheNewestHundred(t *testing.T) {
+	s := newSandbox(t)
+	u := s.user("buyer")
+	for range 101 {
+		s.charge(u, paygatetest.CardApproved, nil)
+	}
+	status, body := s.controlRaw(http.MethodGet, "/sandbox/", "", "", s.srv.PrivateKey)
+	require.Equal(t, http.StatusOK, status)
+	page := string(body)
+	assert.Contains(t, page, "The newest 100 of 101 transactions.")
+	assert.Contains(t, page, `id="txn-1000000000000000101"`)
+	assert.NotContains(t, page, `id="txn-1000000000000000001"`, "the oldest is left out")
+	assert.Less(t, strings.Index(page, "txn-1000000000000000101"), strings.Index(page, "txn-1000000000000000100"), "newest first")
+}
+
+func TestDashboard_ACookieDoesNotAuthoriseAJSONPost(t *testing.T) {
+	s := newSandbox(t)
+	pay := idOf(s.charge(s.user("buyer"), paygatetest.CardApproved, nil))
+	b := newBrowser(t)
+	b.signIn(s)
+	_, page := b.send(http.MethodGet, s.srv.URL+"/sandbox/", nil, "")
+	token := csrfField.FindStringSubmatch(page)[1]
+	req, err := http.NewRequest(http.MethodPost, s.srv.URL+"/sandbox/transactions/"+pay+"/chargeback",
+		strings.NewReader(`{"csrf":"`+token+`"}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := b.hc.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode, "the dashboard's token counts only in its forms")
+	st, _ := s.statusOf(pay)
+	assert.Equal(t, "completed", st)
+}
