@@ -115,7 +115,7 @@ func (s *Server) triggerLocked(id int64, e Event) (*txn, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %q", ErrUnknownEvent, e)
 	}
-	if !rule.applies(s.st, t) || (rule.extendedOnly && t.project.Form == paygate.FormBasic) {
+	if !rule.appliesTo(t) {
 		return nil, fmt.Errorf("%w: %s of a %s %s in the %s form", ErrEventNotApplicable, e, t.typ, t.effectiveStatus(), t.project.Form)
 	}
 	s.stopTimer(t)
@@ -127,8 +127,7 @@ func (s *Server) triggerLocked(id int64, e Event) (*txn, error) {
 func (s *Server) applicableEvents(t *txn) []Event {
 	var out []Event
 	for _, e := range Events {
-		r := eventRules[e]
-		if r.applies(s.st, t) && !(r.extendedOnly && t.project.Form == paygate.FormBasic) {
+		if eventRules[e].appliesTo(t) {
 			out = append(out, e)
 		}
 	}
@@ -138,27 +137,33 @@ func (s *Server) applicableEvents(t *txn) []Event {
 // eventRule says when an event applies and what it does; the caller of
 // both holds s.mu.
 type eventRule struct {
-	applies      func(*state, *txn) bool
+	applies      func(*txn) bool
 	apply        func(*Server, *txn) *txn
 	extendedOnly bool // the status it leads to is not in the basic form
 }
 
+// appliesTo reports whether the event applies to t in its state and its
+// project's form.
+func (r eventRule) appliesTo(t *txn) bool {
+	return r.applies(t) && !(r.extendedOnly && t.project.Form == paygate.FormBasic)
+}
+
 var eventRules = map[Event]eventRule{
 	EventChargeback: {
-		applies: func(_ *state, t *txn) bool {
+		applies: func(t *txn) bool {
 			return t.typ == paygate.TypePayment && t.status == paygate.StatusCompleted && t.chargebackID == 0 &&
 				t.price.GreaterThan(t.reversed)
 		},
 		apply: (*Server).chargeback,
 	},
 	EventRetrieval: {
-		applies: func(_ *state, t *txn) bool {
+		applies: func(t *txn) bool {
 			return t.typ == paygate.TypeChargeback && t.status == paygate.StatusCompleted && t.retrievalID == 0
 		},
 		apply: (*Server).retrieve,
 	},
 	EventPenalty: {
-		applies: func(_ *state, t *txn) bool {
+		applies: func(t *txn) bool {
 			return (t.typ == paygate.TypeChargeback || t.typ == paygate.TypeRefund) &&
 				t.status == paygate.StatusCompleted && t.penaltyID == 0
 		},
@@ -175,7 +180,7 @@ var eventRules = map[Event]eventRule{
 
 // pending: a payment, verification or payout that is processing or
 // waiting for approval.
-func pending(_ *state, t *txn) bool {
+func pending(t *txn) bool {
 	return (t.typ == paygate.TypePayment || t.typ == paygate.TypeVerification || t.typ == paygate.TypePayout) &&
 		(t.status == paygate.StatusProcessing || t.status == paygate.StatusWaitingApproval)
 }
@@ -187,13 +192,13 @@ func openedWallet(t *txn) bool {
 
 // awaitingPayer: an opened wallet payment, or a payment waiting for
 // approval.
-func awaitingPayer(_ *state, t *txn) bool {
+func awaitingPayer(t *txn) bool {
 	return openedWallet(t) || (t.typ == paygate.TypePayment && t.status == paygate.StatusWaitingApproval)
 }
 
-func abandonable(st *state, t *txn) bool { return openedWallet(t) || pending(st, t) }
+func abandonable(t *txn) bool { return openedWallet(t) || pending(t) }
 
-func holdable(_ *state, t *txn) bool {
+func holdable(t *txn) bool {
 	return openedWallet(t) || ((t.typ == paygate.TypePayment || t.typ == paygate.TypePayout) && t.status == paygate.StatusProcessing)
 }
 
