@@ -123,6 +123,8 @@
 //   - Callbacks: the delivery log drops its oldest 1,000 when it holds
 //     11,000; each keeps its last 50 attempts.
 //   - GET transactions answers at most 1000 transactions a page.
+//   - The control plane: a body of 64 KiB, values of 2 KiB, a clock
+//     advance of at most 10 years, faults for at most 1000 calls.
 //
 // Look-ups by id, token, order id and 3-D Secure merchant data are
 // indexed. Users, transactions and permanent tokens come only from signed
@@ -178,4 +180,13 @@
 //     and verifications have none.
 //   - JSONP answers (card/getToken with callback) always have HTTP 200, so
 //     that a browser runs the callback with an error object too.
+//   - Events: a chargeback takes what reversals left of the payment, and
+//     no reversal follows it; a penalty is PenaltyAmount in the currency of
+//     the chargeback or refund it fines, once. The sandbox keeps no rolling
+//     reserve, so both leave the available amount, which may go below zero.
+//     A cancelled or abandoned payment gets no callback: the Events table
+//     has no status for it. An event that does not apply is 40900 (HTTP
+//     409); the control plane answers 40300 without the key, 40400 for no
+//     such operation, 40500 for another HTTP method and 41300 for a body
+//     over its bound.
 package paygatetest
