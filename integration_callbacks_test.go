@@ -156,6 +156,9 @@ func TestIntegration_FailedCallbackIsDeliveredAgain(t *testing.T) {
 	sb := newSandbox(t, paygate.FormExtended, paygatetest.WithCallbackURL(hs.URL), paygatetest.WithCallbackRetry(3, 10*time.Millisecond))
 
 	pay := sb.charge(t, paygatetest.CardApproved, "10.00", "ord-1")
+	_, err = sb.srv.WaitForDelivery(testCtx(t), func(d paygatetest.Delivery) bool { return d.Attempts == 1 })
+	require.NoError(t, err)
+	sb.srv.Advance(10 * time.Millisecond) // retries follow the sandbox's clock
 	select {
 	case cb := <-processed:
 		assert.Equal(t, pay.ID, cb.ID)
