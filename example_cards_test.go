@@ -87,31 +87,40 @@ func ExampleCardsService_Authenticate() {
 	client := exampleClient()
 
 	mux := http.NewServeMux()
-	// The ACS return URL given in the charge receives the payer back from
-	// the bank with PaRes and MD, which complete the payment.
-	mux.HandleFunc("POST /checkout/3ds-return", func(w http.ResponseWriter, r *http.Request) {
+	// The ACS return URL given in the charge (one per order) receives the
+	// payer back from the bank with PaRes and MD, which complete the
+	// payment. Anyone can post another order's PaRes and MD here: bind the
+	// return to this order, so that the SDK refuses a return that belongs
+	// to another payment and reports a repeated one as the payment stands.
+	mux.HandleFunc("POST /orders/{order}/3ds-return", func(w http.ResponseWriter, r *http.Request) {
 		params, err := paygate.ReadACSReturn(r)
 		if err != nil {
 			http.Error(w, "bad 3-D Secure return", http.StatusBadRequest)
 			return
 		}
+		params.OrderID = r.PathValue("order")
+		// params.PaymentID = the payment id Charge returned, kept with the order
 		payment, err := client.Cards.Authenticate(r.Context(), params)
-		if err != nil {
+		switch {
+		case errors.Is(err, paygate.ErrACSReturnMismatch):
+			http.Error(w, "this verification belongs to another payment", http.StatusBadRequest)
+			return
+		case err != nil:
 			http.Error(w, "payment failed", http.StatusBadGateway)
 			return
 		}
 		if payment.Completed() {
-			fmt.Fprintln(w, "paid")
+			fmt.Fprintln(w, "paid", payment.OrderID)
 			return
 		}
-		fmt.Fprintln(w, "payment", payment.ID, "is being processed")
+		fmt.Fprintln(w, "payment", payment.ID, "is", payment.Status)
 	})
 
 	// Serve mux as usual, for example with http.ListenAndServe. Here the
 	// payer's browser comes back from the bank.
-	payerReturnsFromACS(mux, "/checkout/3ds-return")
+	payerReturnsFromACS(mux, "/orders/ord-20261122-0003/3ds-return", "ord-20261122-0003")
 	// Output:
-	// 200 paid
+	// 200 paid ord-20261122-0003
 }
 
 func ExampleCardsService_ChargeRecurring() {
@@ -152,6 +161,9 @@ func ExampleACS_RedirectForm() {
 			Currency:    "EUR",
 			Description: "Order ord-20261122-0002",
 			OrderID:     "ord-20261122-0002",
+			// Where the bank sends the payer back (see
+			// ExampleCardsService_Authenticate).
+			ACSReturnURL: "https://shop.example/checkout/3ds-return?order=ord-20261122-0002",
 		})
 		if err != nil {
 			http.Error(w, "payment failed", http.StatusBadGateway)
