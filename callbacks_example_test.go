@@ -20,7 +20,9 @@ func ExampleNewCallbackHandler() {
 	handler, err := paygate.NewCallbackHandler([]string{"sk_live_private"},
 		func(ctx context.Context, cb *paygate.Callback) error {
 			if cb.Status == paygate.CallbackCompleted {
-				// Fulfil cb.OrderID here; return an error to be called again.
+				// The signature does not bind values to field names:
+				// confirm the callback first (see ExampleClient_ConfirmCallback),
+				// then fulfil cb.OrderID; return an error to be called again.
 				fmt.Println("fulfil", cb.OrderID, cb.Price.StringFixed(2), cb.Currency)
 			}
 			return nil

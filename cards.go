@@ -27,9 +27,22 @@ type Token struct {
 }
 
 // Tokenize exchanges card data for a temporary token (GET card/getToken).
-// The gateway meant this call for the payer's browser, so it is sent
-// unsigned; merchant servers and tests may call it too. The JSONP callback
-// parameter is not supported: the answer is always plain JSON.
+//
+// The gateway designed this call for the payer's browser (JSONP or AJAX):
+// it is unsigned, and the card number, expiry and security code travel in
+// the query string of a GET. A query string is what web servers, proxies
+// and load balancers write to their access logs, and what a browser puts in
+// a Referer header. So tokenize in the browser wherever you can, straight
+// to the gateway, and send your server only the token: the card never
+// reaches your systems and their logs. When a server must tokenize (tests,
+// a card-present terminal), the SDK keeps the query out of its own errors
+// and logs, refuses plain http:// to any host that is not loopback (see
+// WithBaseURL and WithInsecureHTTP), and never follows a redirect, which
+// would repeat the query to another host and in a Referer; what the
+// network between you and the gateway logs is beyond its reach.
+//
+// The JSONP callback parameter is not supported: the answer is always plain
+// JSON.
 func (s *CardsService) Tokenize(ctx context.Context, p *TokenizeParams, opts ...CallOption) (*Token, error) {
 	if p == nil {
 		return nil, &ValidationError{Field: "number", Reason: "is required"}

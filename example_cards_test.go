@@ -16,8 +16,11 @@ import (
 func ExampleCardsService_Tokenize() {
 	client := exampleClient()
 
-	// Browsers normally tokenize; servers and tests can too. The card data
-	// never shows in logs: CardNumber and SecurityCode redact themselves.
+	// Tokenize in the payer's browser where you can: the card then never
+	// reaches your server, and the query string that carries it (the
+	// gateway's design) never passes through your proxies and their logs.
+	// Servers and tests can tokenize too; CardNumber and SecurityCode
+	// redact themselves in logs and errors.
 	token, err := client.Cards.Tokenize(context.Background(), &paygate.TokenizeParams{
 		Number:          "4242424242424242",
 		ExpirationMonth: 12,
