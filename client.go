@@ -436,10 +436,9 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 		ctx, cancel = context.WithTimeout(ctx, settings.timeout)
 		defer cancel()
 	}
-	r := &attempt{client: c, ep: ep, encoded: encoded}
+	r := &attempt{client: c, ep: ep, encoded: encoded, sent: sent}
 	status, body, attempts, err := r.sendWithRetries(ctx, settings.retry)
 	if err != nil {
-		err = sent.scrub(err)
 		if ep.method == http.MethodPost && r.mayHaveReached {
 			return unknown.after(attempts, err)
 		}
@@ -515,6 +514,9 @@ type attempt struct {
 	mayHaveReached bool
 	// location is the Location header of a redirect answer.
 	location string
+	// sent is the card data the request carries, masked in every error,
+	// logged or returned.
+	sent sentSecrets
 }
 
 func (a *attempt) sendWithRetries(ctx context.Context, policy RetryPolicy) (status int, body []byte, attempts int, err error) {
@@ -586,7 +588,9 @@ func (a *attempt) send(ctx context.Context, n int) (status int, header http.Head
 	start := time.Now()
 	resp, err := c.httpClient.Do(req)
 	if err != nil {
-		err = scrubURL(err, c.apiPrefix+a.ep.path)
+		// Before logging: a transport error can quote the answer, which
+		// may echo the request.
+		err = a.sent.scrub(scrubURL(err, c.apiPrefix+a.ep.path))
 		c.log(ctx, slog.LevelDebug, "paygate request", a.ep, 0, time.Since(start), n, err)
 		return 0, nil, nil, gotConn.Load(), err
 	}
@@ -595,6 +599,7 @@ func (a *attempt) send(ctx context.Context, n int) (status int, header http.Head
 		a.location = resp.Header.Get("Location")
 	}
 	body, err = readLimited(resp.Body, c.maxBody)
+	err = a.sent.scrub(err)
 	c.log(ctx, slog.LevelDebug, "paygate request", a.ep, resp.StatusCode, time.Since(start), n, err)
 	if err != nil {
 		return resp.StatusCode, resp.Header, nil, true, err

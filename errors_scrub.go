@@ -15,11 +15,27 @@ import (
 
 // sentSecrets are the values a card-bearing request sent (card number,
 // security code, expiry, token, payout account, and everything sent beside
-// them). An answer that echoes the request, from a proxy, a firewall or a
-// misconfigured gateway, must not carry them into an error: merchants log
-// errors, and a log line is no place for card data (PCI DSS 3.3). nil for a
-// request that carried no card data.
-type sentSecrets []string
+// them but the few that identify the request). An answer that echoes the
+// request, from a proxy, a firewall or a misconfigured gateway, must not
+// carry them into an error: merchants log errors, and a log line is no
+// place for card data (PCI DSS 3.3). nil for a request that carried no card
+// data.
+type sentSecrets []secret
+
+// secret is one value to mask; card tells a value of a card parameter,
+// masked however short it is.
+type secret struct {
+	value string
+	card  bool
+}
+
+// shownKeys are the parameters that identify a request and carry nothing
+// personal: they stay readable in errors, so that an unknown outcome can be
+// looked up by the order id it names.
+var shownKeys = map[string]bool{
+	"project": true, "order_id": true, "orderId": true, "price": true, "amount": true,
+	"currency": true, "signature": true,
+}
 
 // cardKeys are the parameters that carry card data, a card token or a
 // payout account, at the top level or (card[...]) inside a card object.
@@ -33,17 +49,18 @@ var cardKeys = map[string]bool{
 
 func isCardKey(k string) bool { return cardKeys[k] || strings.HasPrefix(k, "card[") }
 
-// collectSecrets returns every non-empty value of a request that carries
-// card data, or nil. Every value, not only the card's: what else a payout
-// or a charge carries (documents, names, addresses) is no better in a log.
+// collectSecrets returns the values to mask of a request that carries card
+// data, or nil: every non-empty value but those of shownKeys, not only the
+// card's, because what else a payout or a charge carries (documents, names,
+// addresses, the payer's e-mail) is no better in a log.
 func collectSecrets(pairs form.Pairs) sentSecrets {
 	if !slices.ContainsFunc(pairs, func(p form.Pair) bool { return isCardKey(p.Key) && p.Value != "" }) {
 		return nil
 	}
 	out := make(sentSecrets, 0, len(pairs))
 	for _, p := range pairs {
-		if p.Value != "" {
-			out = append(out, p.Value)
+		if p.Value != "" && !shownKeys[p.Key] {
+			out = append(out, secret{value: p.Value, card: isCardKey(p.Key)})
 		}
 	}
 	return out
@@ -80,15 +97,18 @@ func (s sentSecrets) scrub(err error) error {
 
 // mask replaces every occurrence of a sent value in text with "***": a
 // value of digits wherever it stands as a whole run of digits (leading
-// zeros aside, so that month 7 also hides "07"), any other value of three
-// bytes or more wherever it appears, raw or URL-encoded.
+// zeros aside, so that month 7 also hides "07"), any other value wherever
+// it appears, raw or URL-encoded. Values of fewer than four bytes (a flag,
+// a small user id) are masked only when they are card data (a security
+// code, an expiry month), which keeps "/v1/" readable.
 func (s sentSecrets) mask(text string) string {
-	for _, v := range s {
-		if allDigits(v) {
-			text = maskDigitRun(text, v)
+	for _, sec := range s {
+		v := sec.value
+		if len(v) < 4 && !sec.card {
 			continue
 		}
-		if len(v) < 3 {
+		if allDigits(v) {
+			text = maskDigitRun(text, v)
 			continue
 		}
 		text = strings.ReplaceAll(text, v, "***")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -24,7 +25,7 @@ const (
 	echoMonth      = 11
 	echoYear       = 2031
 	echoToken      = "tok_7Hq2mZ9xW4"
-	echoAccount    = "DE89370400440532013000"
+	echoAccount    = "79161234567" // a QIWI wallet: a phone number, too short to look like a card
 )
 
 // echoRequest answers with the whole request (query and body, raw and
@@ -72,7 +73,7 @@ func TestErrors_NeverCarryCardDataEchoedByAnAnswer(t *testing.T) {
 			return err
 		}, []string{echoCardNumber, echoCode, "11", "2031", "JANE ROE"}},
 		"Payouts.Create with an account": {http.MethodPost, "payout", func(c *Client) error {
-			_, err := c.Payouts.Create(context.Background(), &PayoutParams{Type: sepaPayoutType, Account: echoAccount,
+			_, err := c.Payouts.Create(context.Background(), &PayoutParams{Type: PayoutType{ID: 7, Key: "QIWI", Label: "QIWI Wallet"}, Account: echoAccount,
 				Amount: decimal.RequireFromString("10.00"), Currency: "EUR", OrderID: "payout-77"})
 			return err
 		}, []string{echoAccount}},
@@ -130,7 +131,8 @@ func TestErrors_BodyExcerptKeptForRequestsWithoutCardData(t *testing.T) {
 }
 
 func TestErrors_TransportErrorQuotingTheAnswerIsMasked(t *testing.T) {
-	c, mock := newMockClient(t)
+	var logged strings.Builder
+	c, mock := newMockClient(t, WithLogger(slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	mock.RegisterResponder(http.MethodPost, testBaseURL+"/v1/card/process", func(req *http.Request) (*http.Response, error) {
 		b, _ := io.ReadAll(req.Body)
 		// What net/http reports for a peer that answers with anything but HTTP.
@@ -140,7 +142,8 @@ func TestErrors_TransportErrorQuotingTheAnswerIsMasked(t *testing.T) {
 		Card:  &CardDetails{Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode},
 		Price: decimal.RequireFromString("9.99"), Currency: "EUR", Description: "Order 5", OrderID: "ord-5"})
 	require.ErrorIs(t, err, ErrOutcomeUnknown)
-	for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err)} {
+	require.Contains(t, logged.String(), "malformed HTTP response", "the attempt is logged")
+	for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err), logged.String()} {
 		assert.NotContains(t, text, echoCardNumber)
 		assert.NotContains(t, text, "security_code%5D="+echoCode)
 		assert.Contains(t, text, "ord-5", "the order id to look the outcome up by stays")
@@ -148,9 +151,9 @@ func TestErrors_TransportErrorQuotingTheAnswerIsMasked(t *testing.T) {
 }
 
 func TestSentSecrets_MaskWholeRunsOnly(t *testing.T) {
-	s := sentSecrets{"7", "913", "JANE ROE", "a@b.example"}
-	got := s.mask("month=07 code=913 code2=9130 HTTP 400 holder=JANE+ROE JANE ROE mail=a%40b.example 17")
-	assert.Equal(t, "month=*** code=*** code2=9130 HTTP 400 holder=*** *** mail=*** 17", got)
+	s := sentSecrets{{"7", true}, {"913", true}, {"JANE ROE", true}, {"a@b.example", false}, {"1", false}, {"EUR", false}}
+	got := s.mask("/v1/ month=07 code=913 code2=9130 HTTP 400 holder=JANE+ROE JANE ROE mail=a%40b.example 17 EUR")
+	assert.Equal(t, "/v1/ month=*** code=*** code2=9130 HTTP 400 holder=*** *** mail=*** 17 EUR", got)
 	assert.True(t, strings.HasPrefix(redirectRefused("https://u:p@evil.example:8443/x?card=1"), "redirect to host evil.example refused"))
 	assert.Equal(t, "redirect to the same host refused: the SDK never follows a redirect", redirectRefused("/v1/other"))
 	assert.Equal(t, "redirect to no location refused: the SDK never follows a redirect", redirectRefused(""))
