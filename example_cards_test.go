@@ -43,14 +43,15 @@ func ExampleCardsService_Charge() {
 	// card is enrolled in 3-D Secure, sends the payer on to the bank.
 	mux.HandleFunc("POST /checkout", func(w http.ResponseWriter, r *http.Request) {
 		payment, err := client.Cards.Charge(r.Context(), &paygate.ChargeParams{
-			User:         customerOf(r),
-			CardToken:    r.PostFormValue("card_token"),
-			Price:        decimal.RequireFromString("24.90"),
-			Currency:     "EUR",
-			Description:  "Order ord-20261122-0001",
-			OrderID:      "ord-20261122-0001",
-			ThreeDS:      true,
-			ACSReturnURL: "https://shop.example/checkout/3ds-return",
+			User:        customerOf(r),
+			CardToken:   r.PostFormValue("card_token"),
+			Price:       decimal.RequireFromString("24.90"),
+			Currency:    "EUR",
+			Description: "Order ord-20261122-0001",
+			OrderID:     "ord-20261122-0001",
+			ThreeDS:     true,
+			// One return URL per order: see ExampleCardsService_Authenticate.
+			ACSReturnURL: "https://shop.example/orders/ord-20261122-0001/3ds-return",
 		})
 		switch {
 		case errors.Is(err, paygate.ErrCardTokenUsed), errors.Is(err, paygate.ErrCardTokenExpired):
@@ -166,7 +167,7 @@ func ExampleACS_RedirectForm() {
 			OrderID:     "ord-20261122-0002",
 			// Where the bank sends the payer back (see
 			// ExampleCardsService_Authenticate).
-			ACSReturnURL: "https://shop.example/checkout/3ds-return?order=ord-20261122-0002",
+			ACSReturnURL: "https://shop.example/orders/ord-20261122-0002/3ds-return",
 		})
 		if err != nil {
 			http.Error(w, "payment failed", http.StatusBadGateway)
