@@ -174,7 +174,8 @@ func (s *CardsService) authenticateBound(ctx context.Context, p *AuthenticatePar
 	expected := before.ID
 	switch {
 	case p.PaymentID != 0 && before.ID != p.PaymentID:
-		return nil, &ACSReturnMismatchError{PaymentID: p.PaymentID, OrderID: p.OrderID, AuthenticatedID: before.ID}
+		return nil, &ResponseError{Method: http.MethodGet, Path: "transaction/status", HTTPStatus: http.StatusOK,
+			Field: "id", Err: fmt.Errorf("asked for transaction %s, answered for %s", p.PaymentID, before.ID)}
 	case p.OrderID != "" && before.OrderID != p.OrderID:
 		return nil, &ACSReturnMismatchError{PaymentID: expected, OrderID: p.OrderID, FoundOrderID: before.OrderID}
 	case !awaitingAuthentication(before.Status):
