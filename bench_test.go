@@ -83,7 +83,7 @@ func BenchmarkEncodeChargeParams(b *testing.B) {
 			buf, want := make([]byte, 0, 1024), []byte(bc.want)
 			b.ReportAllocs()
 			for range b.N {
-				body, _, _, err := c.encode(buf[:0], ep, bc.params)
+				body, _, err := c.encode(buf[:0], ep, bc.params)
 				if err != nil || !bytes.Contains(body, want) {
 					b.Fatalf("encode: %v, body %s", err, body)
 				}

@@ -426,7 +426,7 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 		// Nothing can be sent on an ended context: not an unknown outcome.
 		return &NetworkError{Method: ep.method, Path: ep.path, Err: err}
 	}
-	encoded, unknown, sent, err := c.encode(make([]byte, 0, 512), ep, params)
+	encoded, unknown, err := c.encode(make([]byte, 0, 512), ep, params)
 	if err != nil {
 		return err
 	}
@@ -436,7 +436,7 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 		ctx, cancel = context.WithTimeout(ctx, settings.timeout)
 		defer cancel()
 	}
-	r := &attempt{client: c, ep: ep, encoded: encoded, sent: sent}
+	r := &attempt{client: c, ep: ep, encoded: encoded}
 	status, body, attempts, err := r.sendWithRetries(ctx, settings.retry)
 	if err != nil {
 		if ep.method == http.MethodPost && r.mayHaveReached {
@@ -447,7 +447,9 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 	if isRedirect(status) {
 		return &Error{HTTPStatus: status, Message: redirectRefused(r.location), Attempts: attempts}
 	}
-	err = sent.scrub(c.decode(ep, status, body, out))
+	if err = c.decode(ep, status, body, out); err != nil {
+		err = secretsOf(encoded).scrub(err)
+	}
 	var apiErr *Error
 	switch {
 	case err == nil:
@@ -468,9 +470,8 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 // encode appends the request's form body to dst: project, the fields of
 // params and, unless the endpoint is unsigned, the signature. It also
 // returns the error to report should the outcome be unknown, naming the
-// order id or transaction id the params carry, and the card data the
-// request carries, to be kept out of any error.
-func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, unknown OutcomeUnknownError, sent sentSecrets, err error) {
+// order id or transaction id the params carry.
+func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, unknown OutcomeUnknownError, err error) {
 	pp := pairsPool.Get().(*form.Pairs)
 	pairs := append((*pp)[:0], form.Pair{Key: "project", Value: c.projectKey})
 	defer func() {
@@ -479,9 +480,8 @@ func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, unkno
 		pairsPool.Put(pp)
 	}()
 	if pairs, err = form.Append(pairs, params); err != nil {
-		return nil, unknown, nil, err
+		return nil, unknown, err
 	}
-	sent = collectSecrets(pairs)
 	if !ep.unsigned {
 		pairs = append(pairs, form.Pair{Key: SignatureParam, Value: c.signer.signPairs(pairs)})
 	}
@@ -493,7 +493,7 @@ func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, unkno
 	if id, ok := pairs.Get("id"); ok {
 		unknown.TransactionID, _ = ParseID(id)
 	}
-	return form.AppendEncoded(dst, pairs), unknown, sent, nil
+	return form.AppendEncoded(dst, pairs), unknown, nil
 }
 
 // after returns the unknown-outcome error for a request sent attempts
@@ -514,9 +514,6 @@ type attempt struct {
 	mayHaveReached bool
 	// location is the Location header of a redirect answer.
 	location string
-	// sent is the card data the request carries, masked in every error,
-	// logged or returned.
-	sent sentSecrets
 }
 
 func (a *attempt) sendWithRetries(ctx context.Context, policy RetryPolicy) (status int, body []byte, attempts int, err error) {
@@ -590,7 +587,7 @@ func (a *attempt) send(ctx context.Context, n int) (status int, header http.Head
 	if err != nil {
 		// Before logging: a transport error can quote the answer, which
 		// may echo the request.
-		err = a.sent.scrub(scrubURL(err, c.apiPrefix+a.ep.path))
+		err = secretsOf(a.encoded).scrub(scrubURL(err, c.apiPrefix+a.ep.path))
 		c.log(ctx, slog.LevelDebug, "paygate request", a.ep, 0, time.Since(start), n, err)
 		return 0, nil, nil, gotConn.Load(), err
 	}
@@ -599,7 +596,9 @@ func (a *attempt) send(ctx context.Context, n int) (status int, header http.Head
 		a.location = resp.Header.Get("Location")
 	}
 	body, err = readLimited(resp.Body, c.maxBody)
-	err = a.sent.scrub(err)
+	if err != nil {
+		err = secretsOf(a.encoded).scrub(err)
+	}
 	c.log(ctx, slog.LevelDebug, "paygate request", a.ep, resp.StatusCode, time.Since(start), n, err)
 	if err != nil {
 		return resp.StatusCode, resp.Header, nil, true, err

@@ -7,10 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
-
-	"github.com/paygate/paygate-go/internal/form"
 )
 
 // sentSecrets are the values a card-bearing request sent (card number,
@@ -49,19 +46,27 @@ var cardKeys = map[string]bool{
 
 func isCardKey(k string) bool { return cardKeys[k] || strings.HasPrefix(k, "card[") }
 
-// collectSecrets returns the values to mask of a request that carries card
-// data, or nil: every non-empty value but those of shownKeys, not only the
-// card's, because what else a payout or a charge carries (documents, names,
-// addresses, the payer's e-mail) is no better in a log.
-func collectSecrets(pairs form.Pairs) sentSecrets {
-	if !slices.ContainsFunc(pairs, func(p form.Pair) bool { return isCardKey(p.Key) && p.Value != "" }) {
-		return nil
-	}
-	out := make(sentSecrets, 0, len(pairs))
-	for _, p := range pairs {
-		if p.Value != "" && !shownKeys[p.Key] {
-			out = append(out, secret{value: p.Value, card: isCardKey(p.Key)})
+// secretsOf returns the values to mask of an encoded request that carries
+// card data, or nil: every non-empty value but those of shownKeys, not only
+// the card's, because what else a payout or a charge carries (documents,
+// names, addresses, the payer's e-mail) is no better in a log. It reads
+// the encoded body (or query) again, on the error path only, so that a
+// call that succeeds pays nothing for it.
+func secretsOf(encoded []byte) sentSecrets {
+	values, _ := url.ParseQuery(string(encoded))
+	var out sentSecrets
+	card := false
+	for k, vs := range values {
+		for _, v := range vs {
+			if v == "" || shownKeys[k] {
+				continue
+			}
+			card = card || isCardKey(k)
+			out = append(out, secret{value: v, card: isCardKey(k)})
 		}
+	}
+	if !card {
+		return nil
 	}
 	return out
 }
