@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -149,7 +150,9 @@ func NewCallbackVerifier(privateKeys ...string) (*CallbackVerifier, error) {
 // most MaxCallbackBytes of the body (the query string plays no part),
 // verifies the signature over every field but signature (empty ones
 // included) before decoding anything, and returns the callback only when
-// all of that succeeded.
+// all of that succeeded. Behind middleware that already parsed the form
+// (r.ParseForm, r.FormValue), the body is consumed: then the parsed
+// r.PostForm is verified instead, under the same size limit.
 //
 // Errors match (errors.Is) [ErrCallbackMethod] for a method other than
 // POST, [ErrCallbackTooLarge], [ErrSignatureMissing] for an empty body or
@@ -164,6 +167,15 @@ func (v *CallbackVerifier) ParseRequest(r *http.Request) (*Callback, error) {
 	body, err := readCallbackBody(r)
 	if err != nil {
 		return nil, err
+	}
+	if len(body) == 0 && len(r.PostForm) > 0 {
+		// Middleware (r.ParseForm, r.FormValue) read the body before us:
+		// what it parsed is what was received.
+		values, err := postedForm(r.PostForm)
+		if err != nil {
+			return nil, err
+		}
+		return v.ParseValues(values)
 	}
 	if len(body) == 0 {
 		return nil, fmt.Errorf("paygate: empty callback body: %w", ErrSignatureMissing)
@@ -241,6 +253,25 @@ func readCallbackBody(r *http.Request) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %v", ErrCallbackMalformed, err)
 	}
 	return body, nil
+}
+
+// postedForm returns a copy of a form that middleware already parsed from
+// the body, held to the same size limit as a body read here.
+func postedForm(form url.Values) (url.Values, error) {
+	size := 0
+	for k, vs := range form {
+		for _, v := range vs {
+			size += len(k) + len(v) + 2 // "k=v&", before escaping
+		}
+	}
+	if size > MaxCallbackBytes {
+		return nil, ErrCallbackTooLarge
+	}
+	values := make(url.Values, len(form))
+	for k, vs := range form {
+		values[k] = slices.Clone(vs)
+	}
+	return values, nil
 }
 
 // decodeCallback types the fields of a verified callback.

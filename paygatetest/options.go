@@ -1,6 +1,7 @@
 package paygatetest
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -123,6 +124,15 @@ func WithCallbackRetry(attempts int, baseDelay time.Duration) Option {
 		}
 		c.callbackWaits = waits
 	}
+}
+
+// MarshalJSON encodes the project with its private key redacted, so that
+// encoding/json and slog's JSONHandler never show it.
+func (p Project) MarshalJSON() ([]byte, error) {
+	type fields Project // the fields without the methods: no recursion
+	v := fields(p)
+	v.Secret = "[redacted]"
+	return json.Marshal(v)
 }
 
 // Format prints the project without its private key, whatever the verb,

@@ -2,6 +2,7 @@ package paygatetest
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -153,6 +154,14 @@ func (s *Server) Close() {
 		s.hs.Close()
 		s.deliveries.close()
 	})
+}
+
+// MarshalJSON encodes the server's URL and project key, never its private
+// key, so that encoding/json and slog's JSONHandler never show it. (A copy
+// of a Server, which fmt could print field by field, is refused by go vet:
+// it holds a mutex.)
+func (s *Server) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct{ URL, ProjectKey string }{s.URL, s.ProjectKey})
 }
 
 // Format prints the server's URL and project key, never its private key,
