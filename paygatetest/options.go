@@ -40,6 +40,7 @@ type config struct {
 	timeouts        serverTimeouts
 	maxTokens       int
 	maxDeliveries   int
+	callbackQueue   int
 }
 
 // WithProject sets the public and private key of the server's project
