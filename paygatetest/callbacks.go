@@ -222,17 +222,28 @@ func (l *deliveryLog) update(seq int, f func(*Delivery)) {
 	}
 }
 
-// setRetry schedules the next automatic attempt of seq at at, or none when
-// at is zero.
-func (l *deliveryLog) setRetry(seq int, at time.Time) {
+// record applies f to callback seq and, when reschedule, schedules its
+// next automatic attempt at the NextAttempt f left (none when zero), in one
+// step, so that whoever sees NextAttempt can advance the clock past it. It
+// returns that time.
+func (l *deliveryLog) record(seq int, reschedule bool, f func(*Delivery)) time.Time {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	i, ok := l.at(seq)
-	if !ok || at.IsZero() {
-		delete(l.retries, seq)
-		return
+	if !ok {
+		return time.Time{}
 	}
-	l.retries[seq] = retry{seq: seq, target: l.list[i].URL, at: at}
+	d := &l.list[i]
+	f(d)
+	switch {
+	case !reschedule:
+	case d.NextAttempt.IsZero():
+		delete(l.retries, seq)
+	default:
+		l.retries[seq] = retry{seq: seq, target: d.URL, at: d.NextAttempt}
+	}
+	l.broadcast()
+	return d.NextAttempt
 }
 
 // takeDue removes and returns the retries due at now, oldest callback

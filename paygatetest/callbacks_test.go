@@ -401,3 +401,59 @@ func TestCallbacks_OnARealClockRetriesComeByThemselves(t *testing.T) {
 	assert.Equal(t, []int{500, 500, 200}, historyStatuses(d))
 	assert.GreaterOrEqual(t, d.History[2].At.Sub(d.History[0].At), 30*time.Millisecond, "waits of 10ms and 20ms")
 }
+
+// blockingReceiver answers 200 once released, and counts the callbacks it
+// got.
+func blockingReceiver(t *testing.T) (url string, release func(), got *atomic.Int32) {
+	gate := make(chan struct{})
+	got = new(atomic.Int32)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-gate:
+			got.Add(1)
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(hs.Close)
+	var once sync.Once
+	release = func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(release)
+	return hs.URL, release, got
+}
+
+func TestCallbacks_AFullQueueIsAFailedAttemptRetriedOnSchedule(t *testing.T) {
+	target, release, got := blockingReceiver(t)
+	s := newSandbox(t, paygatetest.WithCallbackURL(target), paygatetest.WithCallbackQueue(2))
+	uid := s.user("u")
+	for range 10 {
+		s.charge(uid, paygatetest.CardApproved, nil)
+	}
+	// 4 in flight and 2 waiting: the other 4 find the queue full.
+	refused := 0
+	for _, d := range s.srv.Deliveries() {
+		if d.Attempts == 1 {
+			refused++
+			assert.Contains(t, d.LastError, "queue is full")
+			assert.Equal(t, testStart.Add(time.Minute), d.NextAttempt)
+		}
+	}
+	assert.GreaterOrEqual(t, refused, 4)
+	require.Error(t, s.srv.Redeliver(1), "no room for a redelivery either")
+
+	deliveredCount := func(want int) func(paygatetest.Delivery) bool {
+		return func(paygatetest.Delivery) bool {
+			n := 0
+			for _, d := range s.srv.Deliveries() {
+				if d.Delivered {
+					n++
+				}
+			}
+			return n == want
+		}
+	}
+	release()
+	waitFor(t, s, deliveredCount(10-refused))
+	s.clock.Advance(time.Minute)
+	waitFor(t, s, deliveredCount(10))
+	assert.Equal(t, int32(10), got.Load())
+}

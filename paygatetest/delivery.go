@@ -19,7 +19,7 @@ import (
 // callbacks.
 const (
 	callbackWorkers = 4                // concurrent POSTs per destination (scheme and host)
-	callbackQueue   = 1000             // callbacks waiting per destination
+	callbackQueue   = 1000             // callbacks waiting per destination, besides those being sent
 	callbackTimeout = 10 * time.Second // per attempt, real time
 	maxDeliveries   = 10000            // callbacks kept in the log, the oldest dropped a tenth at a time
 	maxHistory      = 50               // attempts kept per callback, the oldest dropped first
@@ -33,14 +33,17 @@ var defaultCallbackWaits = []time.Duration{
 	time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour,
 }
 
-// errQueueFull answers a Redeliver whose destination has a full queue.
-var errQueueFull = errors.New("paygatetest: the callback queue of this destination is full; try again later")
+var (
+	errQueueFull = errors.New("paygatetest: the callback queue of this destination is full; try again later")
+	errClosed    = errors.New("paygatetest: the server is closed")
+)
 
 // deliverer sends callbacks: one bounded queue and at most callbackWorkers
 // goroutines per destination, retries on the sandbox's clock, every
 // attempt recorded in the log.
 type deliverer struct {
 	log    *deliveryLog
+	limit  int // of each destination's queue
 	clock  *Clock
 	waits  []time.Duration // between automatic attempts; len+1 attempts in all
 	sender *http.Client
@@ -58,6 +61,7 @@ type deliverer struct {
 type destination struct {
 	queue   []job
 	workers int
+	pending int // jobs queued or being sent
 }
 
 // job is one attempt to make.
@@ -67,10 +71,11 @@ type job struct {
 	manual bool // asked for by Redeliver
 }
 
-func newDeliverer(clock *Clock, waits []time.Duration, logLimit int) *deliverer {
+func newDeliverer(clock *Clock, waits []time.Duration, logLimit, queueLimit int) *deliverer {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &deliverer{
 		log:   newDeliveryLog(cmp.Or(logLimit, maxDeliveries)),
+		limit: cmp.Or(queueLimit, callbackQueue),
 		clock: clock,
 		waits: waits,
 		sender: &http.Client{
@@ -98,8 +103,14 @@ func (d *deliverer) send(target string, v url.Values) {
 	if target == "" {
 		return
 	}
-	if !d.enqueue(job{seq: seq, target: target}) {
-		d.finish(seq, false, 0, errors.New("not sent: the destination's queue is full"))
+	d.queue(job{seq: seq, target: target})
+}
+
+// queue enqueues an automatic attempt; one that finds the queue full counts
+// as a failed attempt, so that the schedule goes on.
+func (d *deliverer) queue(j job) {
+	if err := d.enqueue(j); errors.Is(err, errQueueFull) {
+		d.finish(j.seq, false, 0, errors.New("not sent: the destination's queue is full"))
 	}
 }
 
@@ -113,46 +124,50 @@ func (d *deliverer) redeliver(seq int) error {
 		return fmt.Errorf("paygatetest: callback %d has no URL to be sent to", seq)
 	}
 	d.log.update(seq, func(x *Delivery) { x.Done = false })
-	if !d.enqueue(job{seq: seq, target: dl.URL, manual: true}) {
+	if err := d.enqueue(job{seq: seq, target: dl.URL, manual: true}); err != nil {
 		d.log.update(seq, func(x *Delivery) { x.Done = x.Delivered || x.NextAttempt.IsZero() })
-		return errQueueFull
+		return err
 	}
 	return nil
 }
 
 // enqueue adds j to its destination's queue, starting a worker when fewer
-// than callbackWorkers run; false when the queue is full or the server is
-// closed.
-func (d *deliverer) enqueue(j job) bool {
+// than callbackWorkers run.
+func (d *deliverer) enqueue(j job) error {
 	key := destinationKey(j.target)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
-		return false
+		return errClosed
 	}
 	dst := d.dests[key]
 	if dst == nil {
 		dst = &destination{}
 		d.dests[key] = dst
 	}
-	if len(dst.queue) >= callbackQueue {
-		return false
+	if dst.pending >= d.limit+callbackWorkers {
+		return errQueueFull
 	}
+	dst.pending++
 	dst.queue = append(dst.queue, j)
 	if dst.workers < callbackWorkers {
 		dst.workers++
 		d.wg.Add(1)
 		go d.work(key, dst)
 	}
-	return true
+	return nil
 }
 
 // work makes the attempts queued for one destination until its queue is
 // empty.
 func (d *deliverer) work(key string, dst *destination) {
 	defer d.wg.Done()
+	sent := false
 	for {
 		d.mu.Lock()
+		if sent {
+			dst.pending--
+		}
 		if len(dst.queue) == 0 || d.closed {
 			dst.workers--
 			if dst.workers == 0 && d.dests[key] == dst {
@@ -166,6 +181,7 @@ func (d *deliverer) work(key string, dst *destination) {
 		dst.queue = dst.queue[1:]
 		d.mu.Unlock()
 		d.attempt(j)
+		sent = true
 	}
 }
 
@@ -187,8 +203,9 @@ func (d *deliverer) attempt(j job) {
 func (d *deliverer) finish(seq int, manual bool, status int, err error) {
 	now := d.clock.Now()
 	ok := err == nil && status >= 200 && status < 300
-	var next time.Time
-	d.log.update(seq, func(x *Delivery) {
+	// A failed redelivery leaves the schedule alone: its automatic attempt
+	// may already be queued.
+	next := d.log.record(seq, !manual || ok, func(x *Delivery) {
 		a := DeliveryAttempt{At: now, Status: status, Manual: manual}
 		if err != nil {
 			a.Error = err.Error()
@@ -210,9 +227,7 @@ func (d *deliverer) finish(seq int, manual bool, status int, err error) {
 			x.NextAttempt = time.Time{}
 		}
 		x.Done = x.Delivered || x.NextAttempt.IsZero()
-		next = x.NextAttempt
 	})
-	d.log.setRetry(seq, next)
 	if !next.IsZero() && d.clock.followsRealTime() {
 		d.wakeAt(seq, next.Sub(now))
 	}
@@ -240,9 +255,7 @@ func (d *deliverer) wakeAt(seq int, wait time.Duration) {
 // retryDue queues every retry whose time has come on the clock.
 func (d *deliverer) retryDue() {
 	for _, r := range d.log.takeDue(d.clock.Now()) {
-		if !d.enqueue(job{seq: r.seq, target: r.target}) {
-			d.finish(r.seq, false, 0, errors.New("not sent: the destination's queue is full"))
-		}
+		d.queue(job{seq: r.seq, target: r.target})
 	}
 }
 

@@ -103,8 +103,9 @@
 // 1 minute, 5 minutes, 30 minutes, 2 hours, 6 hours, 12 hours and 24 hours
 // later, 8 attempts over about 45 hours (WithCallbackRetry changes the
 // schedule). A redirect is an answer, never followed. Each destination is
-// served by at most 4 connections with a queue of 1000 callbacks, so a
-// receiver that never answers costs the sandbox nothing more. Deliveries
+// served by at most 4 connections with a queue of 1000 callbacks (one that
+// finds it full counts as a failed attempt), so a receiver that never
+// answers costs the sandbox nothing more. Deliveries
 // lists the callbacks with the History of their attempts, WaitForDelivery
 // waits for one, and Redeliver sends one again.
 //

@@ -20,3 +20,8 @@ func WithTemporaryTokenCap(n int) Option {
 func WithDeliveryLogLimit(n int) Option {
 	return func(c *config) { c.maxDeliveries = n }
 }
+
+// WithCallbackQueue sets how many callbacks may wait for each destination.
+func WithCallbackQueue(n int) Option {
+	return func(c *config) { c.callbackQueue = n }
+}

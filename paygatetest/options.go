@@ -43,6 +43,7 @@ type config struct {
 	maxTokens       int
 	maxDeliveries   int
 	publicURL       string
+	callbackQueue   int
 }
 
 // WithProject sets the public and private key of the server's project

@@ -197,7 +197,7 @@ func start(addr string, opts []Option) (*Server, error) {
 		st:              newState(),
 		timer:           make(map[int64]*time.Timer),
 		closed:          make(chan struct{}),
-		deliveries:      newDeliverer(cfg.clock, cfg.callbackWaits, cfg.maxDeliveries),
+		deliveries:      newDeliverer(cfg.clock, cfg.callbackWaits, cfg.maxDeliveries, cfg.callbackQueue),
 	}
 	p := cfg.project
 	s.st.addProject(p)
