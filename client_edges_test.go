@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -51,6 +52,15 @@ func TestRedirects_NeverFollowedWithAMerchantClient(t *testing.T) {
 					Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode})
 				return err
 			}},
+			{"GET payout-types", func(c *Client) error {
+				_, err := c.Payouts.Types(context.Background())
+				return err
+			}},
+			{"GET payout-parameters", func(c *Client) error {
+				_, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: PayoutType{ID: 5, Key: "SEPA", Label: "SEPA"},
+					Account: echoIBAN, Currency: "EUR"})
+				return err
+			}},
 		} {
 			t.Run(fmt.Sprintf("%d %s", status, call.name), func(t *testing.T) {
 				var elsewhere requestLog
@@ -65,9 +75,15 @@ func TestRedirects_NeverFollowedWithAMerchantClient(t *testing.T) {
 				}))
 				defer gw.Close()
 
-				// A client as a merchant writes it: it follows redirects.
+				// A client as a merchant writes it: it follows redirects, with
+				// a transport and a cookie jar of its own.
+				jar, err := cookiejar.New(nil)
+				require.NoError(t, err)
+				followed := 0
 				c, err := NewClient(testProject, testSecret, WithBaseURL(gw.URL),
-					WithHTTPClient(&http.Client{}), WithRetryPolicy(NoRetries))
+					WithHTTPClient(&http.Client{Transport: &http.Transport{}, Jar: jar,
+						CheckRedirect: func(*http.Request, []*http.Request) error { followed++; return nil }}),
+					WithRetryPolicy(NoRetries))
 				require.NoError(t, err)
 				err = call.do(c)
 
@@ -78,6 +94,8 @@ func TestRedirects_NeverFollowedWithAMerchantClient(t *testing.T) {
 				assert.NotContains(t, err.Error(), "/collect")
 				assert.NotContains(t, err.Error(), echoCardNumber)
 				assert.Zero(t, elsewhere.len(), "the redirect target must receive nothing (no body, no Referer)")
+				assert.Zero(t, followed, "the merchant's CheckRedirect is never asked")
+				assert.NotContains(t, err.Error(), echoIBAN)
 			})
 		}
 	}
