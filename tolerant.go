@@ -1,0 +1,383 @@
+package paygate
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/paygate/paygate-go/internal/jsonscalar"
+)
+
+// DecodeWarning is a field of an answer that could not be read and was left
+// at its zero value. Only informational fields are treated so: a field that
+// decides what happened (each answer type names them in its doc comment)
+// fails the call instead.
+//
+// Every warning is logged at warn level through the client's logger (see
+// WithLogger) and is visible on the result: in the Warnings field of the
+// struct results, and, for the calls that return a slice or an id, through
+// [WithDecodeWarnings].
+type DecodeWarning struct {
+	// Field is the field's path in the answer, for example card.expiresAt
+	// or transactions[2].fee.
+	Field string
+	// Problem says what was wrong with it, without quoting the value.
+	Problem string
+}
+
+// String returns "field: problem".
+func (w DecodeWarning) String() string { return w.Field + ": " + w.Problem }
+
+// WithDecodeWarnings appends the warnings of the call's answer to *dst. It
+// is the way to see them for calls whose result has no Warnings field
+// (Payouts.Types, Payouts.Parameters, Users.Resolve, and the calls that
+// return only an error).
+func WithDecodeWarnings(dst *[]DecodeWarning) CallOption {
+	return func(s *callSettings) { s.warnings = dst }
+}
+
+// decodeRules name, per answer type, the fields that decide what happened.
+// Paths are JSON paths with "[]" for any array index, for example
+// "transactions[].id"; "" is the body itself.
+type decodeRules struct {
+	// required fields must be present and not null; 0, "", false and
+	// "0.00" are values.
+	required []string
+	// essential fields, and everything inside them, must decode when
+	// present. Required fields are essential too.
+	essential []string
+}
+
+// ruled is implemented by the answer types decoded tolerantly.
+type ruled interface{ rules() *decodeRules }
+
+// warned is implemented by results that carry their decode warnings.
+type warned interface{ setWarnings([]DecodeWarning) }
+
+// fieldError is a required or essential field that is missing or cannot be
+// read: it fails the call.
+type fieldError struct {
+	field string
+	err   error
+}
+
+func (e *fieldError) Error() string { return e.err.Error() }
+func (e *fieldError) Unwrap() error { return e.err }
+
+// tolerantDecoder decodes an answer field by field: a field that cannot be
+// read is left zero and reported as a warning, unless the rules name it
+// essential; a required field that is absent or null fails the decoding.
+// Keys match in the field's own spelling, its snake or camel case twin
+// (order_id and orderId), or, like encoding/json, without regard to case.
+type tolerantDecoder struct {
+	rules    *decodeRules
+	warnings []DecodeWarning
+	fatal    *fieldError
+}
+
+// decodeTolerant decodes body into out (a pointer) under out's rules.
+func decodeTolerant(body []byte, out any) ([]DecodeWarning, error) {
+	d := &tolerantDecoder{rules: &decodeRules{}}
+	if r, ok := out.(ruled); ok {
+		d.rules = r.rules()
+	}
+	d.value("", "", json.RawMessage(body), reflect.ValueOf(out).Elem())
+	if d.fatal != nil {
+		return nil, d.fatal
+	}
+	return d.warnings, nil
+}
+
+// essential reports whether the field at pattern must decode: it is
+// essential or required, lies inside an essential field, or holds a
+// required one (an array element that is not an object cannot hold its
+// id).
+func (d *tolerantDecoder) essential(pattern string) bool {
+	if pattern == "" {
+		return true // a body that is not what the type expects at all
+	}
+	for _, e := range d.rules.essential {
+		if pattern == e || within(pattern, e) {
+			return true
+		}
+	}
+	for _, r := range d.rules.required {
+		if pattern == r || within(r, pattern) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether pattern names a field inside outer.
+func within(pattern, outer string) bool {
+	return len(pattern) > len(outer) && strings.HasPrefix(pattern, outer) &&
+		(pattern[len(outer)] == '.' || pattern[len(outer)] == '[')
+}
+
+func (d *tolerantDecoder) required(pattern string) bool {
+	for _, r := range d.rules.required {
+		if pattern == r {
+			return true
+		}
+	}
+	return false
+}
+
+// problem records a field that could not be read.
+func (d *tolerantDecoder) problem(path, pattern string, err error) {
+	if d.essential(pattern) {
+		if d.fatal == nil {
+			d.fatal = &fieldError{field: path, err: err}
+		}
+		return
+	}
+	d.warnings = append(d.warnings, DecodeWarning{Field: path, Problem: problemText(err)})
+}
+
+// problemText describes err without the value that caused it.
+func problemText(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return "cannot be read as " + te.Type.String()
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return "is not valid JSON"
+	}
+	return "cannot be read"
+}
+
+var (
+	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	errNotObject    = errors.New("is not a JSON object")
+	errNotArray     = errors.New("is not a JSON array")
+)
+
+// value decodes raw into v. raw is never null here for a field (the caller
+// leaves null fields zero) but may be for the body.
+func (d *tolerantDecoder) value(path, pattern string, raw json.RawMessage, v reflect.Value) {
+	t := v.Type()
+	switch {
+	case t.Kind() == reflect.Pointer:
+		if string(raw) == "null" {
+			return
+		}
+		elem := reflect.New(t.Elem())
+		d.value(path, pattern, raw, elem.Elem())
+		v.Set(elem)
+	case isObject(t):
+		d.object(path, pattern, raw, v)
+	case t.Kind() == reflect.Slice && !reflect.PointerTo(t).Implements(unmarshalerType):
+		d.array(path, pattern, raw, v)
+	default:
+		if err := decodeLeaf(raw, v); err != nil {
+			v.SetZero()
+			d.problem(path, pattern, err)
+		}
+	}
+}
+
+// isObject reports whether t is decoded field by field: a struct with JSON
+// fields. Structs that decode themselves from a scalar (Time, decimal) are
+// leaves.
+func isObject(t reflect.Type) bool {
+	return t.Kind() == reflect.Struct && len(tolerantFields(t)) > 0
+}
+
+func decodeLeaf(raw json.RawMessage, v reflect.Value) error {
+	if u, ok := v.Addr().Interface().(json.Unmarshaler); ok {
+		if err := u.UnmarshalJSON(raw); err != nil {
+			return err
+		}
+		if v.Type() == decimalType {
+			return checkDecodedAmount(decimalOf(v))
+		}
+		return nil
+	}
+	switch v.Kind() {
+	case reflect.String:
+		s, err := jsonscalar.Text(raw)
+		if err != nil {
+			return err
+		}
+		v.SetString(s)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, err := jsonscalar.Int64(raw)
+		if err != nil {
+			return err
+		}
+		if v.OverflowInt(n) {
+			return &json.UnmarshalTypeError{Value: "out-of-range number", Type: v.Type()}
+		}
+		v.SetInt(n)
+	case reflect.Bool:
+		b, err := jsonscalar.Bool(raw)
+		if err != nil {
+			return err
+		}
+		v.SetBool(b)
+	default:
+		return json.Unmarshal(raw, v.Addr().Interface())
+	}
+	return nil
+}
+
+func (d *tolerantDecoder) array(path, pattern string, raw json.RawMessage, v reflect.Value) {
+	if string(raw) == "null" {
+		return
+	}
+	var elems []json.RawMessage
+	if len(raw) == 0 || raw[0] != '[' {
+		d.problem(path, pattern, errNotArray)
+		return
+	}
+	if err := json.Unmarshal(raw, &elems); err != nil {
+		d.problem(path, pattern, err)
+		return
+	}
+	s := reflect.MakeSlice(v.Type(), len(elems), len(elems))
+	for i, e := range elems {
+		if string(e) == "null" {
+			continue
+		}
+		d.value(path+"["+strconv.Itoa(i)+"]", pattern+"[]", e, s.Index(i))
+	}
+	v.Set(s)
+}
+
+func (d *tolerantDecoder) object(path, pattern string, raw json.RawMessage, v reflect.Value) {
+	if string(raw) == "null" {
+		return
+	}
+	var members map[string]json.RawMessage
+	if len(raw) == 0 || raw[0] != '{' {
+		d.problem(path, pattern, errNotObject)
+		return
+	}
+	if err := json.Unmarshal(raw, &members); err != nil {
+		d.problem(path, pattern, err)
+		return
+	}
+	prefix, patPrefix := path, pattern
+	if prefix != "" {
+		prefix += "."
+		patPrefix += "."
+	}
+	for _, f := range tolerantFields(v.Type()) {
+		fpath, fpattern := prefix+f.name, patPrefix+f.name
+		member, ok := f.lookup(members)
+		if !ok || string(member) == "null" {
+			if d.required(fpattern) && d.fatal == nil {
+				d.fatal = &fieldError{field: fpath, err: missing(fpath)}
+			}
+			continue
+		}
+		d.value(fpath, fpattern, member, v.FieldByIndex(f.index))
+	}
+}
+
+// tolerantField is a JSON field of a struct: its name as tagged, the other
+// spelling of that name, and where it is (through embedded structs).
+type tolerantField struct {
+	name, twin string
+	index      []int
+}
+
+// lookup finds the field's member: by its name, its twin, or without
+// regard to case.
+func (f *tolerantField) lookup(members map[string]json.RawMessage) (json.RawMessage, bool) {
+	if m, ok := members[f.name]; ok {
+		return m, true
+	}
+	if f.twin != "" {
+		if m, ok := members[f.twin]; ok {
+			return m, true
+		}
+	}
+	for k, m := range members {
+		if strings.EqualFold(k, f.name) || (f.twin != "" && strings.EqualFold(k, f.twin)) {
+			return m, true
+		}
+	}
+	return nil, false
+}
+
+var fieldPlans sync.Map // reflect.Type -> []tolerantField
+
+// tolerantFields lists the JSON fields of struct type t, those of embedded
+// structs included; a field of the outer struct hides one of the same name
+// inside.
+func tolerantFields(t reflect.Type) []tolerantField {
+	if plan, ok := fieldPlans.Load(t); ok {
+		return plan.([]tolerantField)
+	}
+	var plan []tolerantField
+	seen := map[string]bool{}
+	var walk func(t reflect.Type, index []int)
+	walk = func(t reflect.Type, index []int) {
+		var embedded []reflect.StructField
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
+				embedded = append(embedded, f)
+				continue
+			}
+			if !f.IsExported() || tag == "-" || tag == "" || seen[tag] {
+				continue
+			}
+			seen[tag] = true
+			plan = append(plan, tolerantField{name: tag, twin: twinSpelling(tag), index: append(append([]int(nil), index...), i)})
+		}
+		for _, f := range embedded {
+			walk(f.Type, append(append([]int(nil), index...), f.Index...))
+		}
+	}
+	if t.Kind() == reflect.Struct {
+		walk(t, nil)
+	}
+	fieldPlans.Store(t, plan)
+	return plan
+}
+
+// twinSpelling returns the camel case spelling of a snake case name
+// (order_id: orderId) or the snake case spelling of a camel case one
+// (orderId: order_id), or "" when the name has no other spelling. Names
+// that start with a capital (PaReq) are left alone.
+func twinSpelling(name string) string {
+	if name == "" || !unicode.IsLower(rune(name[0])) {
+		return ""
+	}
+	var b strings.Builder
+	switch {
+	case strings.Contains(name, "_"):
+		up := false
+		for _, r := range name {
+			switch {
+			case r == '_':
+				up = true
+			case up:
+				b.WriteRune(unicode.ToUpper(r))
+				up = false
+			default:
+				b.WriteRune(r)
+			}
+		}
+	case strings.IndexFunc(name, unicode.IsUpper) > 0:
+		for _, r := range name {
+			if unicode.IsUpper(r) {
+				b.WriteByte('_')
+				r = unicode.ToLower(r)
+			}
+			b.WriteRune(r)
+		}
+	default:
+		return ""
+	}
+	return b.String()
+}
