@@ -311,4 +311,3 @@ func checkAttributes(attrs map[string]string) error {
 	}
 	return nil
 }
-

@@ -410,7 +410,9 @@ func TestCharge_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 		{"order id over 64", func(p *ChargeParams) { p.OrderID = strings.Repeat("o", 65) }, "order_id"},
 		{"recurring without interval", func(p *ChargeParams) { p.Recurring = true }, "recurring_interval"},
 		{"interval overflowing a time.Duration", func(p *ChargeParams) { p.Recurring, p.RecurringInterval = true, Days(MaxRecurringDays+1) }, "recurring_interval"},
-		{"trial overflowing a time.Duration", func(p *ChargeParams) { p.Recurring, p.RecurringInterval, p.RecurringTrial = true, Days(30), MaxRecurringDays+1 }, "recurring_trial"},
+		{"trial overflowing a time.Duration", func(p *ChargeParams) {
+			p.Recurring, p.RecurringInterval, p.RecurringTrial = true, Days(30), MaxRecurringDays+1
+		}, "recurring_trial"},
 		{"negative interval", func(p *ChargeParams) { p.Recurring, p.RecurringInterval = true, Days(-1) }, "recurring_interval"},
 		{"negative trial", func(p *ChargeParams) { p.Recurring, p.RecurringInterval, p.RecurringTrial = true, Days(30), -1 }, "recurring_trial"},
 		{"empty attribute name", func(p *ChargeParams) { p.Attributes = map[string]string{"": "x"} }, "attr_"},

@@ -121,8 +121,9 @@ func (s *PayoutsService) Parameters(ctx context.Context, p *PayoutParameterParam
 
 // PayoutParams creates a payout. Type, Amount and Currency are required.
 // For a card type give either Account (the card number) or CardToken (a
-// temporary card token); for any other type Account is required. When Type
-// has no Key (built by hand from an id), either of them is accepted.
+// temporary card token). For any other type Account is usually required,
+// as the spec says: payout-parameters and the gateway decide, so the SDK
+// does not.
 //
 // The other fields are the further parameters the gateway may ask for
 // (see [PayoutsService.Parameters]), with their wire names; parameters
@@ -365,15 +366,8 @@ func (p *PayoutParams) validate(Form) error {
 		if err := checkCardNumber("account", string(p.Account)); err != nil {
 			return err
 		}
-	case p.Type.Key == "" && p.Account == "" && p.CardToken == "":
-		return &ValidationError{Field: "account", Reason: "is required"}
-	case p.Type.Key != "" && !p.Type.IsCard():
-		if err := checkRequired("account", string(p.Account)); err != nil {
-			return err
-		}
-		if p.CardToken != "" {
-			return &ValidationError{Field: "cardToken", Reason: "is only for card payouts"}
-		}
+	case p.Type.Key != "" && !p.Type.IsCard() && p.CardToken != "":
+		return &ValidationError{Field: "cardToken", Reason: "is only for card payouts"}
 	}
 	if p.CardExpirationDate != "" && !validCardExpiry(p.CardExpirationDate) {
 		return &ValidationError{Field: "cardExpirationDate", Reason: "must be MM/YY"}
