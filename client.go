@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate-go/internal/form"
+	"github.com/paygate/paygate-go/internal/jsonscalar"
 	"github.com/paygate/paygate-go/internal/redact"
 )
 
@@ -613,11 +614,12 @@ func (c *Client) log(ctx context.Context, level slog.Level, msg string, ep endpo
 	c.logger.LogAttrs(ctx, level, msg, attrs...)
 }
 
-// errorEnvelope is the gateway's failure body.
+// errorEnvelope is the gateway's failure body. Only the code decides what
+// happened; a message that cannot be read is left empty.
 type errorEnvelope struct {
 	Error *struct {
 		Code    json.RawMessage `json:"code"`
-		Message string          `json:"message"`
+		Message json.RawMessage `json:"message"`
 	} `json:"error"`
 }
 
@@ -680,7 +682,8 @@ func parseGatewayError(status int, body []byte) *Error {
 	if err != nil || code == 0 {
 		return nil
 	}
-	return &Error{HTTPStatus: status, Code: code, Message: redact.Excerpt([]byte(env.Error.Message), 255)}
+	message, _ := jsonscalar.Text(env.Error.Message)
+	return &Error{HTTPStatus: status, Code: code, Message: redact.Excerpt([]byte(message), 255)}
 }
 
 func parseCode(raw json.RawMessage) (ErrorCode, error) {

@@ -528,14 +528,14 @@ func (c *PayoutParameter) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &aux); err != nil {
 		return err
 	}
-	switch string(aux.Required) {
-	case "", "null", "false", "0", `"0"`, `"false"`, `""`:
+	if len(aux.Required) == 0 {
 		c.Required = false
-	case "true", "1", `"1"`, `"true"`:
-		c.Required = true
-	default:
-		s, _ := jsonscalar.Text(aux.Required)
-		return fmt.Errorf("required: %q is not a boolean", s)
+		return nil
 	}
+	required, err := jsonscalar.Bool(aux.Required)
+	if err != nil {
+		return fmt.Errorf("required: %w", err)
+	}
+	c.Required = required
 	return nil
 }

@@ -216,6 +216,15 @@ func TestCharge_EssentialFieldsStillFail(t *testing.T) {
 	}
 }
 
+func TestError_OnlyTheCodeIsEssential(t *testing.T) {
+	c, mock := newMockClient(t)
+	record(t, mock, http.MethodPost, "card/process", httpmock.NewStringResponder(403,
+		`{"error":{"code":"40305","message":{"en":"Card token already used"}}}`))
+	_, err := c.Cards.Charge(context.Background(), validCharge())
+	require.ErrorIs(t, err, ErrCardTokenUsed, "an unreadable message does not hide the code")
+	require.NotErrorIs(t, err, ErrOutcomeUnknown)
+}
+
 func TestDecodeWarnings_ReachCallsWithoutAStructResult(t *testing.T) {
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "payout-types", httpmock.NewStringResponder(200,
