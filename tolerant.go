@@ -227,17 +227,27 @@ func decodeLeaf(raw json.RawMessage, v reflect.Value) error {
 	return nil
 }
 
-func (d *tolerantDecoder) array(path, pattern string, raw json.RawMessage, v reflect.Value) {
+// split reads raw, a JSON array or object (opening with open), into dst: a
+// slice or a map of raw members. null reads nothing; anything but the
+// expected shape is a problem at path.
+func (d *tolerantDecoder) split(path, pattern string, raw json.RawMessage, open byte, shapeErr error, dst any) bool {
 	if string(raw) == "null" {
-		return
+		return false
 	}
-	var elems []json.RawMessage
-	if len(raw) == 0 || raw[0] != '[' {
-		d.problem(path, pattern, errNotArray)
-		return
+	if len(raw) == 0 || raw[0] != open {
+		d.problem(path, pattern, shapeErr)
+		return false
 	}
-	if err := json.Unmarshal(raw, &elems); err != nil {
+	if err := json.Unmarshal(raw, dst); err != nil {
 		d.problem(path, pattern, err)
+		return false
+	}
+	return true
+}
+
+func (d *tolerantDecoder) array(path, pattern string, raw json.RawMessage, v reflect.Value) {
+	var elems []json.RawMessage
+	if !d.split(path, pattern, raw, '[', errNotArray, &elems) {
 		return
 	}
 	s := reflect.MakeSlice(v.Type(), len(elems), len(elems))
@@ -251,16 +261,8 @@ func (d *tolerantDecoder) array(path, pattern string, raw json.RawMessage, v ref
 }
 
 func (d *tolerantDecoder) object(path, pattern string, raw json.RawMessage, v reflect.Value) {
-	if string(raw) == "null" {
-		return
-	}
 	var members map[string]json.RawMessage
-	if len(raw) == 0 || raw[0] != '{' {
-		d.problem(path, pattern, errNotObject)
-		return
-	}
-	if err := json.Unmarshal(raw, &members); err != nil {
-		d.problem(path, pattern, err)
+	if !d.split(path, pattern, raw, '{', errNotObject, &members) {
 		return
 	}
 	prefix, patPrefix := path, pattern
