@@ -2,6 +2,7 @@ package paygate
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"net/http"
 	"slices"
@@ -219,6 +220,13 @@ func (r *paymentResponse) setWarnings(w []DecodeWarning) { r.Warnings = w }
 var tokenRules = decodeRules{required: []string{"id"}}
 
 func (t *Token) rules() *decodeRules { return &tokenRules }
+
+func (t *Token) check() error {
+	if t.ID == "" {
+		return &fieldError{field: "id", err: errors.New("the token id is empty")}
+	}
+	return nil
+}
 
 func (t *Token) setWarnings(w []DecodeWarning) { t.Warnings = w }
 

@@ -85,7 +85,7 @@ func decodeTolerant(body []byte, out any) ([]DecodeWarning, error) {
 	if r, ok := out.(ruled); ok {
 		d.rules = r.rules()
 	}
-	d.value("", "", json.RawMessage(body), reflect.ValueOf(out).Elem())
+	d.value(&fieldPath{}, json.RawMessage(body), reflect.ValueOf(out).Elem())
 	if d.fatal != nil {
 		return nil, d.fatal
 	}
@@ -129,14 +129,14 @@ func (d *tolerantDecoder) required(pattern string) bool {
 }
 
 // problem records a field that could not be read.
-func (d *tolerantDecoder) problem(path, pattern string, err error) {
-	if d.essential(pattern) {
+func (d *tolerantDecoder) problem(at *fieldPath, err error) {
+	if d.essential(at.pattern()) {
 		if d.fatal == nil {
-			d.fatal = &fieldError{field: path, err: err}
+			d.fatal = &fieldError{field: at.String(), err: err}
 		}
 		return
 	}
-	d.warnings = append(d.warnings, DecodeWarning{Field: path, Problem: problemText(err)})
+	d.warnings = append(d.warnings, DecodeWarning{Field: at.String(), Problem: problemText(err)})
 }
 
 // problemText describes err without the value that caused it.
@@ -152,6 +152,39 @@ func problemText(err error) string {
 	return "cannot be read"
 }
 
+// fieldPath is where a value sits in the answer: a member name, or (name
+// "") an array index, below its parent; the root has neither parent nor
+// name. It becomes a string only when a field is reported, so that an
+// answer read without problems builds none.
+type fieldPath struct {
+	parent *fieldPath
+	name   string
+	index  int
+}
+
+// String returns the path with indices, for example transactions[2].id.
+func (p *fieldPath) String() string { return p.render(true) }
+
+// pattern returns the path with "[]" for every index, as decodeRules
+// spell them.
+func (p *fieldPath) pattern() string { return p.render(false) }
+
+func (p *fieldPath) render(indices bool) string {
+	if p.parent == nil {
+		return ""
+	}
+	s := p.parent.render(indices)
+	switch {
+	case p.name == "" && indices:
+		return s + "[" + strconv.Itoa(p.index) + "]"
+	case p.name == "":
+		return s + "[]"
+	case s == "":
+		return p.name
+	}
+	return s + "." + p.name
+}
+
 var (
 	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 	errNotObject    = errors.New("is not a JSON object")
@@ -160,7 +193,7 @@ var (
 
 // value decodes raw into v. raw is never null here for a field (the caller
 // leaves null fields zero) but may be for the body.
-func (d *tolerantDecoder) value(path, pattern string, raw json.RawMessage, v reflect.Value) {
+func (d *tolerantDecoder) value(at *fieldPath, raw json.RawMessage, v reflect.Value) {
 	t := v.Type()
 	switch {
 	case t.Kind() == reflect.Pointer:
@@ -168,16 +201,16 @@ func (d *tolerantDecoder) value(path, pattern string, raw json.RawMessage, v ref
 			return
 		}
 		elem := reflect.New(t.Elem())
-		d.value(path, pattern, raw, elem.Elem())
+		d.value(at, raw, elem.Elem())
 		v.Set(elem)
 	case isObject(t):
-		d.object(path, pattern, raw, v)
+		d.object(at, raw, v)
 	case t.Kind() == reflect.Slice && !reflect.PointerTo(t).Implements(unmarshalerType):
-		d.array(path, pattern, raw, v)
+		d.array(at, raw, v)
 	default:
 		if err := decodeLeaf(raw, v); err != nil {
 			v.SetZero()
-			d.problem(path, pattern, err)
+			d.problem(at, err)
 		}
 	}
 }
@@ -230,24 +263,24 @@ func decodeLeaf(raw json.RawMessage, v reflect.Value) error {
 // split reads raw, a JSON array or object (opening with open), into dst: a
 // slice or a map of raw members. null reads nothing; anything but the
 // expected shape is a problem at path.
-func (d *tolerantDecoder) split(path, pattern string, raw json.RawMessage, open byte, shapeErr error, dst any) bool {
+func (d *tolerantDecoder) split(at *fieldPath, raw json.RawMessage, open byte, shapeErr error, dst any) bool {
 	if string(raw) == "null" {
 		return false
 	}
 	if len(raw) == 0 || raw[0] != open {
-		d.problem(path, pattern, shapeErr)
+		d.problem(at, shapeErr)
 		return false
 	}
 	if err := json.Unmarshal(raw, dst); err != nil {
-		d.problem(path, pattern, err)
+		d.problem(at, err)
 		return false
 	}
 	return true
 }
 
-func (d *tolerantDecoder) array(path, pattern string, raw json.RawMessage, v reflect.Value) {
+func (d *tolerantDecoder) array(at *fieldPath, raw json.RawMessage, v reflect.Value) {
 	var elems []json.RawMessage
-	if !d.split(path, pattern, raw, '[', errNotArray, &elems) {
+	if !d.split(at, raw, '[', errNotArray, &elems) {
 		return
 	}
 	s := reflect.MakeSlice(v.Type(), len(elems), len(elems))
@@ -255,31 +288,26 @@ func (d *tolerantDecoder) array(path, pattern string, raw json.RawMessage, v ref
 		if string(e) == "null" {
 			continue
 		}
-		d.value(path+"["+strconv.Itoa(i)+"]", pattern+"[]", e, s.Index(i))
+		d.value(&fieldPath{parent: at, index: i}, e, s.Index(i))
 	}
 	v.Set(s)
 }
 
-func (d *tolerantDecoder) object(path, pattern string, raw json.RawMessage, v reflect.Value) {
+func (d *tolerantDecoder) object(at *fieldPath, raw json.RawMessage, v reflect.Value) {
 	var members map[string]json.RawMessage
-	if !d.split(path, pattern, raw, '{', errNotObject, &members) {
+	if !d.split(at, raw, '{', errNotObject, &members) {
 		return
 	}
-	prefix, patPrefix := path, pattern
-	if prefix != "" {
-		prefix += "."
-		patPrefix += "."
-	}
 	for _, f := range tolerantFields(v.Type()) {
-		fpath, fpattern := prefix+f.name, patPrefix+f.name
+		fp := fieldPath{parent: at, name: f.name}
 		member, ok := f.lookup(members)
 		if !ok || string(member) == "null" {
-			if d.required(fpattern) && d.fatal == nil {
-				d.fatal = &fieldError{field: fpath, err: missing(fpath)}
+			if d.fatal == nil && d.required(fp.pattern()) {
+				d.fatal = &fieldError{field: fp.String(), err: missing(fp.String())}
 			}
 			continue
 		}
-		d.value(fpath, fpattern, member, v.FieldByIndex(f.index))
+		d.value(&fp, member, v.FieldByIndex(f.index))
 	}
 }
 
