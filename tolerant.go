@@ -149,6 +149,9 @@ func problemText(err error) string {
 	if errors.As(err, &se) {
 		return "is not valid JSON"
 	}
+	if errors.Is(err, errNotObject) || errors.Is(err, errNotArray) {
+		return err.Error()
+	}
 	return "cannot be read"
 }
 
@@ -191,28 +194,34 @@ var (
 	errNotArray     = errors.New("is not a JSON array")
 )
 
-// value decodes raw into v. raw is never null here for a field (the caller
-// leaves null fields zero) but may be for the body.
-func (d *tolerantDecoder) value(at *fieldPath, raw json.RawMessage, v reflect.Value) {
+// value decodes raw into v and reports whether it did. raw is never null
+// here for a field (the caller leaves null fields zero) but may be for the
+// body.
+func (d *tolerantDecoder) value(at *fieldPath, raw json.RawMessage, v reflect.Value) bool {
 	t := v.Type()
 	switch {
 	case t.Kind() == reflect.Pointer:
 		if string(raw) == "null" {
-			return
+			return false
 		}
+		// An object that is not one stays nil, not an empty object.
 		elem := reflect.New(t.Elem())
-		d.value(at, raw, elem.Elem())
+		if !d.value(at, raw, elem.Elem()) {
+			return false
+		}
 		v.Set(elem)
 	case isObject(t):
-		d.object(at, raw, v)
+		return d.object(at, raw, v)
 	case t.Kind() == reflect.Slice && !reflect.PointerTo(t).Implements(unmarshalerType):
-		d.array(at, raw, v)
+		return d.array(at, raw, v)
 	default:
 		if err := decodeLeaf(raw, v); err != nil {
 			v.SetZero()
 			d.problem(at, err)
+			return false
 		}
 	}
+	return true
 }
 
 // isObject reports whether t is decoded field by field: a struct with JSON
@@ -278,10 +287,10 @@ func (d *tolerantDecoder) split(at *fieldPath, raw json.RawMessage, open byte, s
 	return true
 }
 
-func (d *tolerantDecoder) array(at *fieldPath, raw json.RawMessage, v reflect.Value) {
+func (d *tolerantDecoder) array(at *fieldPath, raw json.RawMessage, v reflect.Value) bool {
 	var elems []json.RawMessage
 	if !d.split(at, raw, '[', errNotArray, &elems) {
-		return
+		return false
 	}
 	s := reflect.MakeSlice(v.Type(), len(elems), len(elems))
 	for i, e := range elems {
@@ -291,12 +300,13 @@ func (d *tolerantDecoder) array(at *fieldPath, raw json.RawMessage, v reflect.Va
 		d.value(&fieldPath{parent: at, index: i}, e, s.Index(i))
 	}
 	v.Set(s)
+	return true
 }
 
-func (d *tolerantDecoder) object(at *fieldPath, raw json.RawMessage, v reflect.Value) {
+func (d *tolerantDecoder) object(at *fieldPath, raw json.RawMessage, v reflect.Value) bool {
 	var members map[string]json.RawMessage
 	if !d.split(at, raw, '{', errNotObject, &members) {
-		return
+		return false
 	}
 	for _, f := range tolerantFields(v.Type()) {
 		fp := fieldPath{parent: at, name: f.name}
@@ -309,6 +319,7 @@ func (d *tolerantDecoder) object(at *fieldPath, raw json.RawMessage, v reflect.V
 		}
 		d.value(&fp, member, v.FieldByIndex(f.index))
 	}
+	return true
 }
 
 // tolerantField is a JSON field of a struct: its name as tagged, the other

@@ -186,6 +186,7 @@ func TestCharge_UnreadableInformationalFieldsDoNotFailTheCharge(t *testing.T) {
 	require.True(t, p.CreatedAt.IsZero())
 	require.Equal(t, 0, p.Card.ExpirationMonth)
 	require.Equal(t, 2030, p.Card.ExpirationYear, "the rest of the card is read")
+	require.Equal(t, "cust-8841", p.User.Identifier, "the rest of the user is read")
 
 	var records []map[string]any
 	for _, line := range bytes.Split(bytes.TrimSpace(logs.Bytes()), []byte("\n")) {
@@ -201,6 +202,16 @@ func TestCharge_UnreadableInformationalFieldsDoNotFailTheCharge(t *testing.T) {
 	}
 	require.NotContains(t, logs.String(), "4915123456789", "values are never logged")
 	require.NotContains(t, logs.String(), "12/30")
+}
+
+func TestCharge_AnObjectThatIsNotOneStaysNil(t *testing.T) {
+	body := editJSON(t, fixture(t, "card_process_extended.json"), "user", "100452")
+	c, mock := newMockClient(t)
+	record(t, mock, http.MethodPost, "card/process", httpmock.NewBytesResponder(200, body))
+	p, err := c.Cards.Charge(context.Background(), validCharge())
+	require.NoError(t, err)
+	require.Nil(t, p.User)
+	require.Equal(t, []DecodeWarning{{Field: "user", Problem: "is not a JSON object"}}, p.Warnings)
 }
 
 func TestCharge_EssentialFieldsStillFail(t *testing.T) {
