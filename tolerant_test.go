@@ -405,3 +405,26 @@ func FuzzChargeInformationalField(f *testing.F) {
 		}
 	})
 }
+
+func TestAll_TransactionIDZeroStillDetectsARepeatedPage(t *testing.T) {
+	c, mock := newMockClient(t)
+	calls := 0
+	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transactions", func(*http.Request) (*http.Response, error) {
+		if calls++; calls > 3 {
+			return httpmock.NewStringResponse(500, "the iteration should have stopped"), nil
+		}
+		return httpmock.NewStringResponse(200, `{"transactions":[{"id":0,"status":"completed","type":"payment"},{"id":1,"status":"failed","type":"payment"}]}`), nil
+	})
+	var ids []ID
+	var err error
+	for tx, e := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-1", Limit: 2}) {
+		if e != nil {
+			err = e
+			break
+		}
+		ids = append(ids, tx.ID)
+	}
+	require.ErrorContains(t, err, "page 2 equal to the page before it")
+	require.Equal(t, []ID{0, 1}, ids)
+	require.Equal(t, 2, calls)
+}

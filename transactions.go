@@ -317,7 +317,10 @@ func (s *TransactionsService) All(ctx context.Context, p *ListParams, opts ...Ca
 		}
 		pageSize := q.Limit
 		seen := 0
+		// prevFirst is the id of the previous page's first transaction;
+		// 0 is an id too, so whether there was one is kept apart.
 		var prevFirst ID
+		fetched := false
 		for {
 			page, err := s.List(ctx, &q, opts...)
 			if err != nil {
@@ -325,7 +328,7 @@ func (s *TransactionsService) All(ctx context.Context, p *ListParams, opts ...Ca
 				return
 			}
 			n := len(page.Transactions)
-			if n > 0 && prevFirst != 0 && page.Transactions[0].ID == prevFirst {
+			if n > 0 && fetched && page.Transactions[0].ID == prevFirst {
 				yield(Transaction{}, fmt.Errorf("paygate: GET transactions returned page %d equal to the page before it", q.Page))
 				return
 			}
@@ -334,7 +337,7 @@ func (s *TransactionsService) All(ctx context.Context, p *ListParams, opts ...Ca
 					return
 				}
 			}
-			if prevFirst == 0 {
+			if !fetched {
 				if pageSize == 0 {
 					pageSize = n
 				}
@@ -346,9 +349,7 @@ func (s *TransactionsService) All(ctx context.Context, p *ListParams, opts ...Ca
 			if n == 0 || n < pageSize || (page.TotalCount > 0 && seen >= page.TotalCount) {
 				return
 			}
-			if n > 0 {
-				prevFirst = page.Transactions[0].ID
-			}
+			prevFirst, fetched = page.Transactions[0].ID, true
 			q.Page++
 		}
 	}
