@@ -85,6 +85,12 @@ func decodeTolerant(body []byte, out any) ([]DecodeWarning, error) {
 	if r, ok := out.(ruled); ok {
 		d.rules = r.rules()
 	}
+	if !json.Valid(body) {
+		// The error of encoding/json says where, and the body is broken
+		// anyway: this path need not be cheap.
+		err := json.Unmarshal(body, new(struct{}))
+		return nil, &fieldError{err: err}
+	}
 	d.value(&fieldPath{}, json.RawMessage(body), reflect.ValueOf(out).Elem())
 	if d.fatal != nil {
 		return nil, d.fatal
@@ -269,10 +275,9 @@ func decodeLeaf(raw json.RawMessage, v reflect.Value) error {
 	return nil
 }
 
-// split reads raw, a JSON array or object (opening with open), into dst: a
-// slice or a map of raw members. null reads nothing; anything but the
-// expected shape is a problem at path.
-func (d *tolerantDecoder) split(at *fieldPath, raw json.RawMessage, open byte, shapeErr error, dst any) bool {
+// shaped reports whether raw, a valid JSON value, opens with open: a null
+// reads nothing, anything else but the expected shape is a problem at path.
+func (d *tolerantDecoder) shaped(at *fieldPath, raw json.RawMessage, open byte, shapeErr error) bool {
 	if string(raw) == "null" {
 		return false
 	}
@@ -280,18 +285,14 @@ func (d *tolerantDecoder) split(at *fieldPath, raw json.RawMessage, open byte, s
 		d.problem(at, shapeErr)
 		return false
 	}
-	if err := json.Unmarshal(raw, dst); err != nil {
-		d.problem(at, err)
-		return false
-	}
 	return true
 }
 
 func (d *tolerantDecoder) array(at *fieldPath, raw json.RawMessage, v reflect.Value) bool {
-	var elems []json.RawMessage
-	if !d.split(at, raw, '[', errNotArray, &elems) {
+	if !d.shaped(at, raw, '[', errNotArray) {
 		return false
 	}
+	elems := arrayElements(raw, make([][]byte, 0, 8))
 	s := reflect.MakeSlice(v.Type(), len(elems), len(elems))
 	for i, e := range elems {
 		if string(e) == "null" {
@@ -304,10 +305,11 @@ func (d *tolerantDecoder) array(at *fieldPath, raw json.RawMessage, v reflect.Va
 }
 
 func (d *tolerantDecoder) object(at *fieldPath, raw json.RawMessage, v reflect.Value) bool {
-	var members map[string]json.RawMessage
-	if !d.split(at, raw, '{', errNotObject, &members) {
+	if !d.shaped(at, raw, '{', errNotObject) {
 		return false
 	}
+	var buf [32]member
+	members := objectMembers(raw, buf[:0])
 	for _, f := range tolerantFields(v.Type()) {
 		fp := fieldPath{parent: at, name: f.name}
 		member, ok := f.lookup(members)
@@ -331,18 +333,18 @@ type tolerantField struct {
 
 // lookup finds the field's member: by its name, its twin, or without
 // regard to case.
-func (f *tolerantField) lookup(members map[string]json.RawMessage) (json.RawMessage, bool) {
-	if m, ok := members[f.name]; ok {
-		return m, true
-	}
-	if f.twin != "" {
-		if m, ok := members[f.twin]; ok {
-			return m, true
-		}
-	}
-	for k, m := range members {
-		if strings.EqualFold(k, f.name) || (f.twin != "" && strings.EqualFold(k, f.twin)) {
-			return m, true
+// A key sent twice counts by its last value, as in encoding/json.
+func (f *tolerantField) lookup(members []member) (json.RawMessage, bool) {
+	for _, fold := range [...]bool{false, true} {
+		for _, name := range [...]string{f.name, f.twin} {
+			if name == "" {
+				continue
+			}
+			for i := len(members) - 1; i >= 0; i-- {
+				if keyIs(members[i].key, name, fold) {
+					return members[i].value, true
+				}
+			}
 		}
 	}
 	return nil, false
