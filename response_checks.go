@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"reflect"
 
 	"github.com/shopspring/decimal"
 )
@@ -42,15 +41,6 @@ func screenBody(body []byte) error {
 		}
 	}
 	return nil
-}
-
-var decimalType = reflect.TypeFor[decimal.Decimal]()
-
-func decimalOf(v reflect.Value) decimal.Decimal {
-	if v.CanAddr() {
-		return *v.Addr().Interface().(*decimal.Decimal)
-	}
-	return v.Interface().(decimal.Decimal)
 }
 
 // checkDecodedAmount rejects an amount beyond the limits above. The

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/paygate/paygate-go/internal/jsonscalar"
 )
 
@@ -242,8 +244,8 @@ func decodeLeaf(raw json.RawMessage, v reflect.Value) error {
 		if err := u.UnmarshalJSON(raw); err != nil {
 			return err
 		}
-		if v.Type() == decimalType {
-			return checkDecodedAmount(decimalOf(v))
+		if amount, ok := u.(*decimal.Decimal); ok {
+			return checkDecodedAmount(*amount)
 		}
 		return nil
 	}
