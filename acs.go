@@ -2,6 +2,7 @@ package paygate
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"html/template"
@@ -84,13 +85,18 @@ func ReadACSReturn(r *http.Request) (*AuthenticateParams, error) {
 
 // checkURL refuses anything but an absolute http(s) address, so that a
 // tampered or broken answer cannot point the payer's browser at a
-// javascript: or data: URL.
+// javascript: or data: URL, and parameters without a TermUrl.
 func (a *ACS) checkURL() error {
 	if a == nil {
 		return errors.New("paygate: no ACS object: the payment needs no 3-D Secure redirect")
 	}
 	if _, ok := absoluteHTTPURL(a.URL); !ok {
 		return errors.New("paygate: the ACS URL is not an absolute http(s) URL")
+	}
+	if a.Parameters.TermURL == "" {
+		// The ACS would have nowhere to send the payer back to: the payment
+		// would stay authenticating, the payer stranded on the bank's page.
+		return errors.New("paygate: the ACS parameters carry no TermUrl; charge with an ACSReturnURL")
 	}
 	return nil
 }
@@ -119,3 +125,93 @@ var acsPageTemplate = template.Must(template.New("acs-page").Parse(`<!DOCTYPE ht
 </body>
 </html>
 `))
+
+// ErrACSReturnMismatch is matched (errors.Is) by an *ACSReturnMismatchError.
+var ErrACSReturnMismatch = errors.New("paygate: 3-D Secure return does not belong to this payment")
+
+// ACSReturnMismatchError is the error of a bound Authenticate (see
+// [CardsService.Authenticate]) whose 3-D Secure return does not belong to
+// the expected payment or order. Leave the order as it is.
+type ACSReturnMismatchError struct {
+	// PaymentID and OrderID are what the return was expected for.
+	PaymentID ID
+	OrderID   string
+	// FoundOrderID is the order of the payment looked up, when the payment
+	// belongs to another order (refused before anything was sent).
+	FoundOrderID string
+	// AuthenticatedID is the payment the gateway authenticated instead,
+	// when the return belonged to another payment (refused after the call:
+	// that other payment went on through its own 3-D Secure step).
+	AuthenticatedID ID
+}
+
+// Error implements the error interface.
+func (e *ACSReturnMismatchError) Error() string {
+	if e.AuthenticatedID != 0 {
+		return fmt.Sprintf("paygate: the 3-D Secure return belonged to transaction %s, not to payment %s", e.AuthenticatedID, e.PaymentID)
+	}
+	return fmt.Sprintf("paygate: payment %s belongs to order %q, not to order %q; nothing was sent", e.PaymentID, e.FoundOrderID, e.OrderID)
+}
+
+// Is makes errors.Is(err, ErrACSReturnMismatch) true.
+func (e *ACSReturnMismatchError) Is(target error) bool { return target == ErrACSReturnMismatch }
+
+// authenticateBound is Authenticate for a return bound to a payment or an
+// order: look the payment up, refuse another order's, report a settled one
+// as it stands, authenticate, and refuse an answer about another payment.
+func (s *CardsService) authenticateBound(ctx context.Context, p *AuthenticateParams, opts []CallOption) (*Payment, error) {
+	if err := p.validate(s.client.form); err != nil {
+		return nil, err
+	}
+	q := &StatusParams{ID: p.PaymentID}
+	if p.PaymentID == 0 {
+		q.OrderID = p.OrderID
+	}
+	before, err := s.client.Transactions.Status(ctx, q, opts...)
+	if err != nil {
+		return nil, err
+	}
+	expected := before.ID
+	switch {
+	case p.PaymentID != 0 && before.ID != p.PaymentID:
+		return nil, &ResponseError{Method: http.MethodGet, Path: "transaction/status", HTTPStatus: http.StatusOK,
+			Field: "id", Err: fmt.Errorf("asked for transaction %s, answered for %s", p.PaymentID, before.ID)}
+	case p.OrderID != "" && before.OrderID != p.OrderID:
+		return nil, &ACSReturnMismatchError{PaymentID: expected, OrderID: p.OrderID, FoundOrderID: before.OrderID}
+	case !awaitingAuthentication(before.Status):
+		return paymentFromStatus(before), nil
+	}
+	pay, err := s.payment(ctx, "card/authenticate", p, opts)
+	switch {
+	case errors.Is(err, ErrTransactionCompleted):
+		// A repeated return that raced the first: report where the payment
+		// stands, unless it is still waiting, in which case the completed
+		// transaction was another one.
+		now, lerr := s.client.Transactions.Status(ctx, &StatusParams{ID: expected}, opts...)
+		if lerr != nil || awaitingAuthentication(now.Status) {
+			return nil, err
+		}
+		return paymentFromStatus(now), nil
+	case err != nil:
+		return nil, err
+	case pay.ID != expected:
+		return nil, &ACSReturnMismatchError{PaymentID: expected, OrderID: p.OrderID, AuthenticatedID: pay.ID}
+	}
+	return pay, nil
+}
+
+// awaitingAuthentication reports whether a payment in status s can still
+// be completed by card/authenticate.
+func awaitingAuthentication(s Status) bool {
+	return s == StatusAuthenticating || s == StatusOpened
+}
+
+// paymentFromStatus reports a payment that needs no authentication any
+// more as the status endpoint sees it.
+func paymentFromStatus(st *TransactionStatus) *Payment {
+	return &Payment{
+		Success: st.Status != StatusFailed,
+		ID:      st.ID, OrderID: st.OrderID, Price: st.Price, Fee: st.Fee, Currency: st.Currency,
+		Type: st.Type, Status: st.Status, CreatedAt: st.CreatedAt, UpdatedAt: st.UpdatedAt,
+	}
+}

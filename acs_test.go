@@ -155,7 +155,7 @@ func TestRedirectForm_RejectsAnythingButAnAbsoluteHTTPURL(t *testing.T) {
 		require.Error(t, WriteACSRedirect(httptest.NewRecorder(), nil))
 	})
 	t.Run("http is accepted", func(t *testing.T) {
-		_, err := (&ACS{URL: "http://acs.bank.example/pareq"}).RedirectForm()
+		_, err := (&ACS{URL: "http://acs.bank.example/pareq", Parameters: ACSParameters{TermURL: "https://shop.example/r"}}).RedirectForm()
 		require.NoError(t, err)
 	})
 }

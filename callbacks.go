@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -97,6 +98,12 @@ type Callback struct {
 	Attrs map[string]string
 	// Form is FormBasic when the callback carried neither type nor reason.
 	Form Form
+	// Stale is set by [CallbackHandler] when its store keeps order (a
+	// [CallbackOrderStore]) and a later status of the same transaction was
+	// processed before this callback arrived: a completed delivered after
+	// the refund_completed of the same payment, for example. It is not
+	// news: do not fulfil the order on a stale callback.
+	Stale bool
 
 	raw url.Values
 }
@@ -146,7 +153,9 @@ func NewCallbackVerifier(privateKeys ...string) (*CallbackVerifier, error) {
 // most MaxCallbackBytes of the body (the query string plays no part),
 // verifies the signature over every field but signature (empty ones
 // included) before decoding anything, and returns the callback only when
-// all of that succeeded.
+// all of that succeeded. Behind middleware that already parsed the form
+// (r.ParseForm, r.FormValue), the body is consumed: then the parsed
+// r.PostForm is verified instead, under the same size limit.
 //
 // Errors match (errors.Is) [ErrCallbackMethod] for a method other than
 // POST, [ErrCallbackTooLarge], [ErrSignatureMissing] for an empty body or
@@ -161,6 +170,15 @@ func (v *CallbackVerifier) ParseRequest(r *http.Request) (*Callback, error) {
 	body, err := readCallbackBody(r)
 	if err != nil {
 		return nil, err
+	}
+	if len(body) == 0 && len(r.PostForm) > 0 {
+		// Middleware (r.ParseForm, r.FormValue) read the body before us:
+		// what it parsed is what was received.
+		values, err := postedForm(r.PostForm)
+		if err != nil {
+			return nil, err
+		}
+		return v.ParseValues(values)
 	}
 	if len(body) == 0 {
 		return nil, fmt.Errorf("paygate: empty callback body: %w", ErrSignatureMissing)
@@ -239,6 +257,25 @@ func readCallbackBody(r *http.Request) ([]byte, error) {
 		return nil, fmt.Errorf("%w: %v", ErrCallbackMalformed, err)
 	}
 	return body, nil
+}
+
+// postedForm returns a copy of a form that middleware already parsed from
+// the body, held to the same size limit as a body read here.
+func postedForm(form url.Values) (url.Values, error) {
+	size := 0
+	for k, vs := range form {
+		for _, v := range vs {
+			size += len(k) + len(v) + 2 // "k=v&", before escaping
+		}
+	}
+	if size > MaxCallbackBytes {
+		return nil, ErrCallbackTooLarge
+	}
+	values := make(url.Values, len(form))
+	for k, vs := range form {
+		values[k] = slices.Clone(vs)
+	}
+	return values, nil
 }
 
 // decodeCallback types the fields of a verified callback.

@@ -2,93 +2,144 @@ package paygate
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"strings"
 )
 
-// CallbackConfirmation compares a callback with what GET transaction/status
-// reports for its transaction id.
+// CallbackConfirmation compares a callback with the gateway's own record of
+// its transaction.
 type CallbackConfirmation struct {
-	// Transaction is what the status endpoint reported.
-	Transaction *TransactionStatus
-	// StatusAgrees reports whether the transaction's status or original
-	// status is one that the callback's status corresponds to (see
-	// [CallbackStatus.TransactionStatuses]). Checking the original status
-	// too keeps a completed payment that was refunded since confirmable.
-	StatusAgrees bool
-	// PriceAgrees reports whether the prices are equal as numbers (the
-	// callback sends four decimals, the status endpoint two).
-	PriceAgrees bool
-	// CurrencyAgrees reports whether the currencies are equal.
-	CurrencyAgrees bool
-	// OrderIDAgrees reports whether the order ids are equal (both empty
-	// included): the field a merchant fulfils by, and so the one most
-	// worth protecting.
-	OrderIDAgrees bool
+	// Transaction is the gateway's record: GET transactions/{id} in the
+	// extended form; in the basic form, which lacks that endpoint, GET
+	// transaction/status, which carries no reference id and no user.
+	Transaction *Transaction
+	// Mismatched lists the callback fields that disagree with the record,
+	// by their callback names, in the order id, reference_id, type, status,
+	// price, amount, currency, order_id, user; nil when all agree.
+	Mismatched []string
+	// Unconfirmed lists the fields the record could not confirm because it
+	// does not carry them (basic form: reference_id and user).
+	Unconfirmed []string
 }
 
-// Confirmed reports whether status, price, currency and order id all agree.
-func (c *CallbackConfirmation) Confirmed() bool {
-	return c.StatusAgrees && c.PriceAgrees && c.CurrencyAgrees && c.OrderIDAgrees
+// Confirmed reports whether every field the record carries agrees.
+func (c *CallbackConfirmation) Confirmed() bool { return len(c.Mismatched) == 0 }
+
+// Mismatches returns the callback fields that disagree with the record, or
+// nil.
+func (c *CallbackConfirmation) Mismatches() []string { return slices.Clone(c.Mismatched) }
+
+// ErrCallbackNotConfirmed is matched (errors.Is) by a *CallbackMismatchError.
+var ErrCallbackNotConfirmed = errors.New("paygate: callback not confirmed by the gateway's record")
+
+// CallbackMismatchError is the error of ConfirmCallback for a callback that
+// disagrees with the gateway's record of its transaction: a callback whose
+// values were moved between fields, one replayed after its transaction moved
+// on (a completed payment since refunded), or one read while the
+// transaction is still changing. Do not act on such a callback.
+type CallbackMismatchError struct {
+	// ID and Status are the callback's.
+	ID     ID
+	Status CallbackStatus
+	// Fields are the callback fields that disagree (see
+	// CallbackConfirmation.Mismatched).
+	Fields []string
 }
 
-// Mismatches returns the callback fields that disagree with the
-// transaction ("status", "price", "currency", "order_id"), or nil.
-func (c *CallbackConfirmation) Mismatches() []string {
-	var out []string
-	for _, m := range []struct {
-		ok   bool
-		name string
-	}{{c.StatusAgrees, "status"}, {c.PriceAgrees, "price"}, {c.CurrencyAgrees, "currency"}, {c.OrderIDAgrees, "order_id"}} {
-		if !m.ok {
-			out = append(out, m.name)
-		}
-	}
-	return out
+// Error implements the error interface. It names the fields, never their
+// values.
+func (e *CallbackMismatchError) Error() string {
+	return "paygate: " + string(e.Status) + " callback for transaction " + e.ID.String() +
+		" disagrees with the gateway's record on: " + strings.Join(e.Fields, ", ")
 }
 
-// ConfirmCallback looks up the callback's transaction (GET
-// transaction/status by id) and reports whether its status, price,
-// currency and order id agree with the callback.
+// Is makes errors.Is(err, ErrCallbackNotConfirmed) true.
+func (e *CallbackMismatchError) Is(target error) bool { return target == ErrCallbackNotConfirmed }
+
+// ConfirmCallback looks the callback's transaction up and compares every
+// field the gateway's record can confirm:
+//
+//   - id: the record is the callback's transaction;
+//   - reference_id: the record's reference transaction (extended form);
+//   - type: the callback type is "transaction" (or absent, basic form), and
+//     the record's transaction type is one the status is about: a
+//     refund_completed callback is about a refund, a payout_* one about a
+//     payout, a completed one about a payment (see
+//     [CallbackStatus.TransactionTypes]);
+//   - status: the record's current status, with the effects of later
+//     transactions, is what the callback status reports (see
+//     [CallbackStatus.TransactionStatuses]): a completed callback of a
+//     payment refunded since, or a processing one of a payment completed
+//     since, does not confirm;
+//   - price, and amount when sent: equal to the record's price as numbers
+//     (the callback sends four decimals, the record two; the gateway fills
+//     amount with the price);
+//   - currency, order_id;
+//   - user: the record's user id (extended form).
 //
 // The gateway signs the values of a callback but not their field names, so
-// a genuine callback whose values were moved between fields (an order id
-// into user, a status into reason) still verifies. Merchants who fulfil
-// high-value orders should confirm a callback before fulfilling: a
-// callback that does not confirm should not be acted on. A transaction
-// whose status moved on after the callback (a later refund, a payment
-// still processing) does not confirm either; the look-up tells which. An
-// error is returned only when the look-up fails.
+// a genuine callback whose values were moved between fields (id and
+// reference_id of a refund, amount and user) still verifies; the record
+// tells them apart. Confirm a callback before fulfilling an order, shipping
+// goods or recording a refund.
+//
+// When a field disagrees the confirmation is returned together with a
+// *CallbackMismatchError (errors.Is ErrCallbackNotConfirmed) listing the
+// fields; when the look-up fails only its error is returned (the
+// transaction may not exist: an id swapped in from elsewhere).
 func (c *Client) ConfirmCallback(ctx context.Context, cb *Callback, opts ...CallOption) (*CallbackConfirmation, error) {
 	if cb == nil || cb.ID == 0 {
 		return nil, &ValidationError{Field: "id", Reason: "the callback carries no transaction id"}
 	}
-	tx, err := c.Transactions.Status(ctx, &StatusParams{ID: cb.ID}, opts...)
-	if err != nil {
-		return nil, err
+	var conf *CallbackConfirmation
+	if c.form == FormBasic {
+		st, err := c.Transactions.Status(ctx, &StatusParams{ID: cb.ID}, opts...)
+		if err != nil {
+			return nil, err
+		}
+		conf = compareCallback(cb, &Transaction{
+			ID: st.ID, OrderID: st.OrderID, Price: st.Price, Fee: st.Fee, Currency: st.Currency, Type: st.Type,
+			Status: st.Status, OriginalStatus: st.OriginalStatus, CreatedAt: st.CreatedAt, UpdatedAt: st.UpdatedAt,
+		}, false)
+	} else {
+		tx, err := c.Transactions.Get(ctx, cb.ID, opts...)
+		if err != nil {
+			return nil, err
+		}
+		conf = compareCallback(cb, tx, true)
 	}
-	return confirmCallback(cb, tx), nil
+	if !conf.Confirmed() {
+		return conf, &CallbackMismatchError{ID: cb.ID, Status: cb.Status, Fields: conf.Mismatches()}
+	}
+	return conf, nil
 }
 
-// TransactionStatuses returns the transaction statuses that the status
-// endpoint reports for a transaction whose callback had status s, or nil
-// for a status the spec does not list:
+// TransactionStatuses returns the current transaction statuses (with the
+// effects of later transactions) that confirm a callback with status s, or
+// nil for a status the spec does not list:
 //
-//	completed                     completed
+//	completed, penalty_completed  completed
 //	waiting_approval              waiting_approval
 //	processing                    processing
 //	failed                        failed
 //	verified                      verified
-//	reversed                      reversed, refunded
-//	refund_completed              refunded; completed when the transaction is the refund itself
+//	reversed                      reversed, refunded (basic form: the payment itself)
+//	refund_completed              completed (the refund transaction itself)
 //	chargeback_completed          charged_back
 //	retrieval_completed           retrieved
-//	penalty_completed             completed (the penalty transaction)
 //	payout_completed              completed
 //	payout_failed                 failed
 //	payout_cancelled              cancelled
 //	payout_abandoned              abandoned
 func (s CallbackStatus) TransactionStatuses() []Status {
 	return slices.Clone(callbackTransactionStatuses[s])
+}
+
+// TransactionTypes returns the transaction types a callback with status s
+// can be about, or nil for a status that does not tell.
+func (s CallbackStatus) TransactionTypes() []TransactionType {
+	return slices.Clone(callbackTransactionTypes[s])
 }
 
 var callbackTransactionStatuses = map[CallbackStatus][]Status{
@@ -98,7 +149,7 @@ var callbackTransactionStatuses = map[CallbackStatus][]Status{
 	CallbackFailed:              {StatusFailed},
 	CallbackVerified:            {StatusVerified},
 	CallbackReversed:            {StatusReversed, StatusRefunded},
-	CallbackRefundCompleted:     {StatusRefunded},
+	CallbackRefundCompleted:     {StatusCompleted},
 	CallbackChargebackCompleted: {StatusChargedBack},
 	CallbackRetrievalCompleted:  {StatusRetrieved},
 	CallbackPenaltyCompleted:    {StatusCompleted},
@@ -108,19 +159,58 @@ var callbackTransactionStatuses = map[CallbackStatus][]Status{
 	CallbackPayoutAbandoned:     {StatusAbandoned},
 }
 
-func confirmCallback(cb *Callback, tx *TransactionStatus) *CallbackConfirmation {
-	want := callbackTransactionStatuses[cb.Status]
-	sameTx := tx.ID == cb.ID
-	// A refund_completed callback is about the refund transaction (its
-	// reference_id is the refunded payment), whose own status is completed;
-	// requiring type refund keeps a payment's id, swapped in from
-	// reference_id, from confirming it.
-	refundItself := cb.Status == CallbackRefundCompleted && tx.Type == TypeRefund && tx.Status == StatusCompleted
-	return &CallbackConfirmation{
-		Transaction:    tx,
-		StatusAgrees:   sameTx && (slices.Contains(want, tx.Status) || slices.Contains(want, tx.OriginalStatus) || refundItself),
-		PriceAgrees:    sameTx && tx.Price.Equal(cb.Price),
-		CurrencyAgrees: sameTx && tx.Currency == cb.Currency,
-		OrderIDAgrees:  sameTx && tx.OrderID == cb.OrderID,
+// charges are the types of a transaction that takes funds from a payer
+// (deposit is the basic form's name for a payment).
+var charges = []TransactionType{TypePayment, TypeDeposit}
+
+var callbackTransactionTypes = map[CallbackStatus][]TransactionType{
+	CallbackCompleted:           charges,
+	CallbackWaitingApproval:     charges,
+	CallbackFailed:              {TypePayment, TypeDeposit, TypeVerification},
+	CallbackVerified:            {TypeVerification, TypePayment, TypeDeposit},
+	CallbackReversed:            charges,
+	CallbackRefundCompleted:     {TypeRefund},
+	CallbackChargebackCompleted: {TypePayment, TypeDeposit, TypeChargeback},
+	CallbackRetrievalCompleted:  {TypePayment, TypeDeposit, TypeRetrieval},
+	CallbackPenaltyCompleted:    {TypePenalty},
+	CallbackPayoutCompleted:     {TypePayout},
+	CallbackPayoutFailed:        {TypePayout},
+	CallbackPayoutCancelled:     {TypePayout},
+	CallbackPayoutAbandoned:     {TypePayout},
+}
+
+// compareCallback compares cb with the record tx; full tells whether the
+// record carries the reference id and the user.
+func compareCallback(cb *Callback, tx *Transaction, full bool) *CallbackConfirmation {
+	conf := &CallbackConfirmation{Transaction: tx}
+	check := func(field string, ok bool) {
+		if !ok {
+			conf.Mismatched = append(conf.Mismatched, field)
+		}
 	}
+	sameTx := tx.ID == cb.ID
+	check("id", sameTx)
+	if full {
+		check("reference_id", sameTx && tx.ReferenceID == cb.ReferenceID)
+	}
+	types := callbackTransactionTypes[cb.Status]
+	check("type", sameTx && (cb.Type == "" || cb.Type == CallbackTypeTransaction) &&
+		(types == nil || slices.Contains(types, tx.Type)))
+	check("status", sameTx && slices.Contains(callbackTransactionStatuses[cb.Status], tx.Status))
+	check("price", sameTx && tx.Price.Equal(cb.Price))
+	if cb.Value("amount") != "" {
+		check("amount", sameTx && tx.Price.Equal(cb.Amount))
+	}
+	check("currency", sameTx && tx.Currency == cb.Currency)
+	check("order_id", sameTx && tx.OrderID == cb.OrderID)
+	if full {
+		var user UserID
+		if tx.User != nil {
+			user = tx.User.ID
+		}
+		check("user", sameTx && user == cb.User)
+	} else {
+		conf.Unconfirmed = []string{"reference_id", "user"}
+	}
+	return conf
 }

@@ -10,44 +10,64 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestConfirmCallback_ComparesWithTransactionStatus(t *testing.T) {
+func TestConfirmCallback_ComparesWithTheGatewaysRecord(t *testing.T) {
 	tests := []struct {
 		name           string
 		form           Form
 		status         CallbackStatus
 		fields         url.Values
-		statusFixture  string
-		wantConfirmed  bool
+		fixture        string // by-id record (extended) or status record (basic)
 		wantMismatches []string
 	}{
-		{"completed agrees", FormExtended, CallbackCompleted, nil, "transaction_status_completed.json", true, nil},
-		{"basic completed agrees", FormBasic, CallbackCompleted, nil, "transaction_status_completed.json", true, nil},
-		{"completed then refunded still agrees by original status", FormExtended, CallbackCompleted, nil, "transaction_status_refunded.json", true, nil},
-		{"reversed agrees with refunded", FormBasic, CallbackReversed, url.Values{"id": {"9007199254740993"}}, "transaction_status_refunded.json", true, nil},
-		{"refund_completed agrees with the completed refund transaction", FormExtended, CallbackRefundCompleted, nil, "transaction_status_refund.json", true, nil},
-		{"refund_completed with the refunded payment's id swapped in", FormExtended, CallbackRefundCompleted, url.Values{"id": {"9007199254740993"}}, "transaction_status_completed.json", false, []string{"status"}},
-		{"completed while still processing", FormExtended, CallbackCompleted, nil, "transaction_status_processing.json", false, []string{"status"}},
-		{"failed callback for a completed payment", FormExtended, CallbackFailed, nil, "transaction_status_completed.json", false, []string{"status"}},
-		{"unknown status never agrees", FormExtended, "on_hold", nil, "transaction_status_completed.json", false, []string{"status"}},
-		{"price differs", FormExtended, CallbackCompleted, url.Values{"price": {"1000.0000"}}, "transaction_status_completed.json", false, []string{"price"}},
-		{"currency differs", FormExtended, CallbackCompleted, url.Values{"currency": {"USD"}}, "transaction_status_completed.json", false, []string{"currency"}},
-		{"order id differs", FormExtended, CallbackCompleted, url.Values{"order_id": {"order-2002"}}, "transaction_status_completed.json", false, []string{"order_id"}},
+		{"completed agrees", FormExtended, CallbackCompleted, nil, "transaction_completed.json", nil},
+		{"basic completed agrees", FormBasic, CallbackCompleted, nil, "transaction_status_completed.json", nil},
+		{"completed after a full refund is stale", FormExtended, CallbackCompleted, nil, "transaction_refunded.json", []string{"status"}},
+		{"basic completed after a full refund is stale", FormBasic, CallbackCompleted, nil, "transaction_status_refunded.json", []string{"status"}},
+		{"reversed agrees with refunded", FormBasic, CallbackReversed, url.Values{"id": {"9007199254740993"}}, "transaction_status_refunded.json", nil},
+		{"refund_completed agrees with the completed refund", FormExtended, CallbackRefundCompleted, nil, "transaction_refund.json", nil},
+		{"refund_completed with id and reference_id swapped", FormExtended, CallbackRefundCompleted,
+			url.Values{"id": {"9007199254740993"}, "reference_id": {"9007199254740994"}}, "transaction_refunded.json",
+			[]string{"reference_id", "type", "status"}},
+		{"completed while still processing", FormExtended, CallbackCompleted, nil, "transaction_processing.json", []string{"status"}},
+		{"failed callback for a completed payment", FormExtended, CallbackFailed, nil, "transaction_completed.json", []string{"status"}},
+		{"unknown status never agrees", FormExtended, "on_hold", nil, "transaction_completed.json", []string{"status"}},
+		{"callback type other than transaction", FormExtended, CallbackCompleted, url.Values{"type": {"completed"}}, "transaction_completed.json", []string{"type"}},
+		{"price differs", FormExtended, CallbackCompleted, url.Values{"price": {"1000.0000"}}, "transaction_completed.json", []string{"price"}},
+		{"amount and user swapped", FormExtended, CallbackCompleted, url.Values{"amount": {"7301"}, "user": {"10.00"}}, "transaction_completed.json", []string{"amount", "user"}},
+		{"currency differs", FormExtended, CallbackCompleted, url.Values{"currency": {"USD"}}, "transaction_completed.json", []string{"currency"}},
+		{"order id differs", FormExtended, CallbackCompleted, url.Values{"order_id": {"order-2002"}}, "transaction_completed.json", []string{"order_id"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			cb, err := testVerifier(t).ParseValues(NewTestCallbackSigner(testSecret, tt.form).Values(tt.status, tt.fields))
 			require.NoError(t, err)
-			c, mock := newMockClient(t)
-			rec := record(t, mock, http.MethodGet, "transaction/status", fixtureResponder(t, 200, "callbacks/"+tt.statusFixture))
+			c, mock := newMockClient(t, WithForm(tt.form))
+			path := "transactions/" + cb.ID.String()
+			if tt.form == FormBasic {
+				path = "transaction/status"
+			}
+			rec := record(t, mock, http.MethodGet, path, fixtureResponder(t, 200, "callbacks/"+tt.fixture))
 
 			conf, err := c.ConfirmCallback(context.Background(), cb)
-			require.NoError(t, err)
-			assert.Equal(t, tt.wantConfirmed, conf.Confirmed())
+			require.NotNil(t, conf)
 			assert.Equal(t, tt.wantMismatches, conf.Mismatches())
+			assert.Equal(t, tt.wantMismatches == nil, conf.Confirmed())
+			if tt.wantMismatches == nil {
+				require.NoError(t, err)
+			} else {
+				require.ErrorIs(t, err, ErrCallbackNotConfirmed)
+				var me *CallbackMismatchError
+				require.ErrorAs(t, err, &me)
+				assert.Equal(t, tt.wantMismatches, me.Fields)
+			}
 			assert.Equal(t, cb.ID, conf.Transaction.ID)
-
-			r := rec.Only(t)
-			requireSignedFields(t, r, map[string]string{"id": cb.ID.String()})
+			if tt.form == FormBasic {
+				assert.Equal(t, []string{"reference_id", "user"}, conf.Unconfirmed)
+				requireSignedFields(t, rec.Only(t), map[string]string{"id": cb.ID.String()})
+			} else {
+				assert.Empty(t, conf.Unconfirmed)
+				rec.Only(t)
+			}
 		})
 	}
 }
@@ -56,32 +76,34 @@ func TestConfirmCallback_OtherTransactionNeverAgrees(t *testing.T) {
 	cb, err := testVerifier(t).ParseValues(NewTestCallbackSigner(testSecret, FormExtended).Values(CallbackCompleted, url.Values{"id": {"42"}}))
 	require.NoError(t, err)
 	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "transaction/status", fixtureResponder(t, 200, "callbacks/transaction_status_completed.json"))
+	record(t, mock, http.MethodGet, "transactions/42", fixtureResponder(t, 200, "callbacks/transaction_completed.json"))
 	conf, err := c.ConfirmCallback(context.Background(), cb)
-	require.NoError(t, err)
-	assert.Equal(t, []string{"status", "price", "currency", "order_id"}, conf.Mismatches())
+	require.ErrorIs(t, err, ErrCallbackNotConfirmed)
+	assert.Equal(t, []string{"id", "reference_id", "type", "status", "price", "amount", "currency", "order_id", "user"}, conf.Mismatches())
+	assert.Equal(t, "paygate: completed callback for transaction 42 disagrees with the gateway's record on: "+
+		"id, reference_id, type, status, price, amount, currency, order_id, user", err.Error())
 }
 
 func TestConfirmCallback_LookUpErrorIsReturned(t *testing.T) {
 	cb, err := testVerifier(t).ParseValues(NewTestCallbackSigner(testSecret, FormExtended).Values(CallbackCompleted, nil))
 	require.NoError(t, err)
 	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "transaction/status", fixtureResponder(t, 404, "callbacks/error_transaction_not_found.json"))
+	record(t, mock, http.MethodGet, "transactions/"+cb.ID.String(), fixtureResponder(t, 404, "callbacks/error_transaction_not_found.json"))
 	conf, err := c.ConfirmCallback(context.Background(), cb)
 	assert.ErrorIs(t, err, ErrTransactionNotFound)
+	assert.NotErrorIs(t, err, ErrCallbackNotConfirmed)
 	assert.Nil(t, conf)
 }
 
 func TestConfirmCallback_WithoutIDIsAValidationErrorAndSendsNothing(t *testing.T) {
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transaction/status", fixtureResponder(t, 200, "callbacks/transaction_status_completed.json"))
+	c, mock := newSilentMock(t)
 	for _, cb := range []*Callback{nil, {}} {
 		_, err := c.ConfirmCallback(context.Background(), cb)
 		var ve *ValidationError
 		require.ErrorAs(t, err, &ve)
 		assert.Equal(t, "id", ve.Field)
 	}
-	assert.Empty(t, rec.Requests())
+	assert.Zero(t, mock.GetTotalCallCount())
 }
 
 func TestCallbackStatus_TransactionStatusesCoverEveryCallbackStatus(t *testing.T) {
@@ -90,8 +112,13 @@ func TestCallbackStatus_TransactionStatusesCoverEveryCallbackStatus(t *testing.T
 		for _, ts := range s.TransactionStatuses() {
 			assert.True(t, ts.Known(), "%s maps to %s", s, ts)
 		}
+		if s != CallbackProcessing {
+			assert.NotEmpty(t, s.TransactionTypes(), "%s names the transaction types it is about", s)
+		}
 	}
 	assert.Len(t, callbackTransactionStatuses, 14)
-	assert.Equal(t, []Status{StatusRefunded}, CallbackRefundCompleted.TransactionStatuses())
+	assert.Len(t, callbackTransactionTypes, 13, "processing is about any type")
+	assert.Equal(t, []Status{StatusCompleted}, CallbackRefundCompleted.TransactionStatuses())
+	assert.Equal(t, []TransactionType{TypeRefund}, CallbackRefundCompleted.TransactionTypes())
 	assert.Nil(t, CallbackStatus("on_hold").TransactionStatuses())
 }

@@ -2,6 +2,7 @@ package paygate_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"net/http"
@@ -19,7 +20,9 @@ func ExampleNewCallbackHandler() {
 	handler, err := paygate.NewCallbackHandler([]string{"sk_live_private"},
 		func(ctx context.Context, cb *paygate.Callback) error {
 			if cb.Status == paygate.CallbackCompleted {
-				// Fulfil cb.OrderID here; return an error to be called again.
+				// The signature does not bind values to field names:
+				// confirm the callback first (see ExampleClient_ConfirmCallback),
+				// then fulfil cb.OrderID; return an error to be called again.
 				fmt.Println("fulfil", cb.OrderID, cb.Price.StringFixed(2), cb.Currency)
 			}
 			return nil
@@ -43,8 +46,8 @@ func ExampleNewCallbackHandler() {
 	// 200 OK
 }
 
-// ExampleClient_ConfirmCallback confirms a callback against the
-// transaction's status before fulfilling a high-value order, because the
+// ExampleClient_ConfirmCallback confirms a callback against the gateway's
+// record of its transaction before fulfilling an order, because the
 // callback's signature does not cover which field a value was sent in.
 func ExampleClient_ConfirmCallback() {
 	client := exampleClient()
@@ -52,13 +55,16 @@ func ExampleClient_ConfirmCallback() {
 		if cb.Status != paygate.CallbackCompleted {
 			return nil
 		}
-		conf, err := client.ConfirmCallback(ctx, cb)
-		if err != nil {
-			return err // answered 500: the gateway delivers again
-		}
-		if !conf.Confirmed() {
-			log.Printf("callback for transaction %s disagrees on %v; not fulfilling", cb.ID, conf.Mismatches())
+		_, err := client.ConfirmCallback(ctx, cb)
+		var mismatch *paygate.CallbackMismatchError
+		switch {
+		case errors.As(err, &mismatch):
+			// Moved between fields, replayed after a refund, or read
+			// while the payment is still changing: acknowledge, never act.
+			log.Printf("callback for transaction %s disagrees on %v; not fulfilling", cb.ID, mismatch.Fields)
 			return nil
+		case err != nil:
+			return err // answered 500: the gateway delivers again
 		}
 		// Fulfil cb.OrderID.
 		return nil

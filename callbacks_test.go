@@ -549,9 +549,9 @@ func TestCallback_SwappedValuesStillVerify(t *testing.T) {
 	assert.Equal(t, "order-2002", cb.OrderID)
 
 	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "transaction/status", fixtureResponder(t, 200, "callbacks/transaction_status_completed.json"))
+	record(t, mock, http.MethodGet, "transactions/"+cb.ID.String(), fixtureResponder(t, 200, "callbacks/transaction_completed.json"))
 	conf, err := c.ConfirmCallback(context.Background(), cb)
-	require.NoError(t, err)
+	require.ErrorIs(t, err, ErrCallbackNotConfirmed)
 	assert.False(t, conf.Confirmed())
 	assert.Equal(t, []string{"order_id"}, conf.Mismatches())
 }

@@ -31,9 +31,22 @@ type Token struct {
 }
 
 // Tokenize exchanges card data for a temporary token (GET card/getToken).
-// The gateway meant this call for the payer's browser, so it is sent
-// unsigned; merchant servers and tests may call it too. The JSONP callback
-// parameter is not supported: the answer is always plain JSON.
+//
+// The gateway designed this call for the payer's browser (JSONP or AJAX):
+// it is unsigned, and the card number, expiry and security code travel in
+// the query string of a GET. A query string is what web servers, proxies
+// and load balancers write to their access logs, and what a browser puts in
+// a Referer header. So tokenize in the browser wherever you can, straight
+// to the gateway, and send your server only the token: the card never
+// reaches your systems and their logs. When a server must tokenize (tests,
+// a card-present terminal), the SDK keeps the query out of its own errors
+// and logs, refuses plain http:// to any host that is not loopback (see
+// WithBaseURL and WithInsecureHTTP), and never follows a redirect, which
+// would repeat the query to another host and in a Referer; what the
+// network between you and the gateway logs is beyond its reach.
+//
+// The JSONP callback parameter is not supported: the answer is always plain
+// JSON.
 func (s *CardsService) Tokenize(ctx context.Context, p *TokenizeParams, opts ...CallOption) (*Token, error) {
 	if p == nil {
 		return nil, &ValidationError{Field: "number", Reason: "is required"}
@@ -92,7 +105,7 @@ type ChargeParams struct {
 	OrderID string `url:"order_id,omitempty"`
 
 	// ThreeDS asks for 3-D Secure; it has no effect when the project
-	// enforces 3-D Secure anyway.
+	// enforces 3-D Secure anyway. It requires ACSReturnURL.
 	ThreeDS bool `url:"3ds,omitempty"`
 	// ACSReturnURL is the absolute http(s) address the access control
 	// server sends the payer back to, with PaRes and MD (see
@@ -138,19 +151,46 @@ func (s *CardsService) Charge(ctx context.Context, p *ChargeParams, opts ...Call
 // AuthenticateParams carry what the access control server sent back to the
 // merchant's ACS return URL (POST card/authenticate). ReadACSReturn reads
 // them from that request.
+//
+// Set PaymentID (or at least OrderID) to bind the return to the order whose
+// return URL received it: the ACS return arrives from the payer's browser,
+// and nothing in PaRes or MD tells the merchant which payment they belong
+// to. See Authenticate.
 type AuthenticateParams struct {
 	// PaRes is the payer authentication response. Required.
 	PaRes string `url:"PaRes"`
 	// MD is the merchant data. Required.
 	MD string `url:"MD"`
+	// PaymentID is the payment this return is expected for: the id Charge
+	// returned for the order. Not sent.
+	PaymentID ID `url:"-"`
+	// OrderID is the order this return is expected for. With PaymentID the
+	// payment must belong to it; alone, the order's payment is looked up by
+	// it. Not sent.
+	OrderID string `url:"-"`
 }
 
 // Authenticate completes a payment after 3-D Secure (POST
 // card/authenticate). Check the payment's status afterwards, as after
 // Charge.
+//
+// Bind the return to its order with PaymentID (or OrderID): the PaRes and
+// MD of one order can be posted to another order's return URL, and without
+// a binding Authenticate completes whichever payment they belong to. With a
+// binding, Authenticate first looks the expected payment up (GET
+// transaction/status): a payment of another order is refused before
+// anything is sent, and a payment that is no longer waiting for 3-D Secure
+// (a repeated return: the payer went back and resubmitted) is reported with
+// its current status instead of failing with ErrTransactionCompleted. After
+// the call, an answer for another payment is refused. Both refusals are an
+// *ACSReturnMismatchError (errors.Is ErrACSReturnMismatch): do not change
+// the order.
 func (s *CardsService) Authenticate(ctx context.Context, p *AuthenticateParams, opts ...CallOption) (*Payment, error) {
 	if p == nil {
 		return nil, &ValidationError{Field: "PaRes", Reason: "is required"}
+	}
+	if p.PaymentID != 0 || p.OrderID != "" {
+		return s.authenticateBound(ctx, p, opts)
 	}
 	return s.payment(ctx, "card/authenticate", p, opts)
 }
@@ -242,6 +282,7 @@ func (p *ChargeParams) validate(f Form) error {
 		checkCurrency("currency", p.Currency),
 		checkRequired("description", p.Description),
 		checkMaxLen("order_id", p.OrderID, MaxOrderIDLength),
+		p.checkThreeDS(),
 		p.checkRecurring(),
 		checkAttributes(p.Attributes),
 	)
@@ -280,6 +321,16 @@ func (p *ChargeParams) checkCard(f Form) error {
 	return nil
 }
 
+// checkThreeDS requires a return address when 3-D Secure is asked for:
+// without one the access control server cannot send the payer back, and
+// the payment stays authenticating.
+func (p *ChargeParams) checkThreeDS() error {
+	if p.ThreeDS && p.ACSReturnURL == "" {
+		return &ValidationError{Field: "acs_return_url", Reason: "is required with 3ds: the access control server sends the payer back to it"}
+	}
+	return nil
+}
+
 // checkPrice requires a price; with verify_card it may be 0, because the
 // gateway then charges its 1 EUR hold instead of the price.
 func (p *ChargeParams) checkPrice() error {
@@ -297,7 +348,11 @@ func (p *ChargeParams) checkRecurring() error {
 }
 
 func (p *AuthenticateParams) validate(Form) error {
-	return firstError(checkRequired("PaRes", p.PaRes), checkRequired("MD", p.MD))
+	return firstError(
+		checkRequired("PaRes", p.PaRes),
+		checkRequired("MD", p.MD),
+		checkMaxLen("order_id", p.OrderID, MaxOrderIDLength),
+	)
 }
 
 func (p *ChargeRecurringParams) validate(Form) error {

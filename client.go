@@ -89,7 +89,9 @@ type Client struct {
 	headerWait  time.Duration // response-header timeout of the default transport
 	maxBody     int64
 	appInfo     string
-	baseURL     string
+	baseURL     string        // without credentials: safe to print
+	baseUser    *url.Userinfo // credentials the base URL carried, sent as basic auth
+	insecure    bool          // WithInsecureHTTP
 }
 
 type service struct{ client *Client }
@@ -100,13 +102,32 @@ type Option func(*Client) error
 // WithBaseURL sets the gateway's base address ({base_url} in the API
 // documentation), without the /v1 prefix, for example
 // "https://gateway.example.com". It is required.
+//
+// The address must use https unless its host is loopback (127.0.0.1, ::1,
+// localhost, where the sandbox runs) or WithInsecureHTTP is given: card
+// data must never cross a network in clear text. Credentials in the
+// address (https://user:pass@host) are sent as HTTP basic authentication
+// and never appear in an error, in Client.String or in an address given to
+// a payer.
 func WithBaseURL(base string) Option {
 	return func(c *Client) error {
 		u, err := parseHTTPURL(base)
 		if err != nil {
 			return fmt.Errorf("paygate: base URL: %w", err)
 		}
+		c.baseUser, u.User = u.User, nil
 		c.baseURL = strings.TrimRight(u.String(), "/")
+		return nil
+	}
+}
+
+// WithInsecureHTTP allows a plain http:// base URL whose host is not
+// loopback. Card data, signed requests and the gateway's answers then cross
+// the network in clear text: use it only on a private test network (a
+// sandbox in another container), never in production.
+func WithInsecureHTTP() Option {
+	return func(c *Client) error {
+		c.insecure = true
 		return nil
 	}
 }
@@ -120,6 +141,10 @@ func WithCheckoutURL(checkout string) Option {
 		if err != nil {
 			return fmt.Errorf("paygate: checkout URL: %w", err)
 		}
+		if u.User != nil {
+			// Payers' browsers are sent to this address.
+			return errors.New("paygate: checkout URL: must not carry credentials: payers are sent to it")
+		}
 		c.checkoutURL = strings.TrimRight(u.String(), "/")
 		return nil
 	}
@@ -127,6 +152,11 @@ func WithCheckoutURL(checkout string) Option {
 
 // WithHTTPClient sets the HTTP client. The default has connection, TLS and
 // response-header timeouts and keeps up to 64 idle connections per host.
+//
+// The client is used through a shallow copy whose CheckRedirect refuses
+// every redirect: a followed redirect would send a signed, card-bearing
+// body (or, for a GET, the card in the query string and the Referer) to
+// wherever the answer points. The given client itself is not changed.
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *Client) error {
 		if hc == nil {
@@ -253,6 +283,13 @@ func NewClient(projectKey, privateKey string, opts ...Option) (*Client, error) {
 		c.httpClient = defaultHTTPClient(cmp.Or(c.headerWait, DefaultResponseHeaderTimeout))
 	case c.headerWait != 0:
 		return nil, errors.New("paygate: WithResponseHeaderTimeout configures the default transport; set ResponseHeaderTimeout on the transport given to WithHTTPClient")
+	default:
+		hc := *c.httpClient
+		hc.CheckRedirect = refuseRedirect
+		c.httpClient = &hc
+	}
+	if err := c.checkCleartext(); err != nil {
+		return nil, err
 	}
 	c.userAgent = "paygate-go/" + Version + " go/" + runtime.Version()
 	if c.appInfo != "" {
@@ -290,23 +327,27 @@ func (c *Client) LogValue() slog.Value {
 	return slog.GroupValue(slog.String("project", c.projectKey), slog.String("base_url", c.baseURL))
 }
 
+// parseHTTPURL parses an absolute http(s) address without query or
+// fragment. Its errors quote the address without its credentials.
 func parseHTTPURL(s string) (*url.URL, error) {
 	u, ok := absoluteHTTPURL(s)
 	if !ok {
+		if strings.Contains(s, "@") {
+			return nil, errors.New("the address is not an absolute http(s) URL")
+		}
 		return nil, fmt.Errorf("%q is not an absolute http(s) URL", s)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("%q must not carry a query or fragment", s)
+		bare := *u
+		bare.User = nil
+		return nil, fmt.Errorf("%q must not carry a query or fragment", bare.String())
 	}
 	return u, nil
 }
 
 func defaultHTTPClient(headerWait time.Duration) *http.Client {
 	return &http.Client{
-		// A redirect would re-send a signed body (card data included) to
-		// wherever it points, or turn a POST into a GET: a 3xx is returned
-		// as an *Error instead.
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		CheckRedirect: refuseRedirect,
 		Transport: &http.Transport{
 			Proxy:                 http.ProxyFromEnvironment,
 			DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -406,7 +447,13 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 		}
 		return &NetworkError{Method: ep.method, Path: ep.path, Attempts: attempts, Err: err}
 	}
+	if isRedirect(status) {
+		return &Error{HTTPStatus: status, Message: redirectRefused(r.location), Attempts: attempts}
+	}
 	warnings, err := c.decode(ep, status, body, out)
+	if err != nil {
+		err = secretsOf(encoded).scrub(err)
+	}
 	for _, w := range warnings {
 		c.log(ctx, slog.LevelWarn, "paygate unreadable field left zero", ep, status, 0, attempts, nil,
 			slog.String("field", w.Field), slog.String("problem", w.Problem))
@@ -476,6 +523,8 @@ type attempt struct {
 	// mayHaveReached is set once an attempt ended in a way that does not
 	// prove the request never arrived.
 	mayHaveReached bool
+	// location is the Location header of a redirect answer.
+	location string
 }
 
 func (a *attempt) sendWithRetries(ctx context.Context, policy RetryPolicy) (status int, body []byte, attempts int, err error) {
@@ -540,18 +589,27 @@ func (a *attempt) send(ctx context.Context, n int) (status int, header http.Head
 	if err != nil {
 		return 0, nil, nil, false, scrubURL(err, c.apiPrefix+a.ep.path)
 	}
+	req.URL.User = c.baseUser
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
 
 	start := time.Now()
 	resp, err := c.httpClient.Do(req)
 	if err != nil {
-		err = scrubURL(err, c.apiPrefix+a.ep.path)
+		// Before logging: a transport error can quote the answer, which
+		// may echo the request.
+		err = secretsOf(a.encoded).scrub(scrubURL(err, c.apiPrefix+a.ep.path))
 		c.log(ctx, slog.LevelDebug, "paygate request", a.ep, 0, time.Since(start), n, err)
 		return 0, nil, nil, gotConn.Load(), err
 	}
 	defer resp.Body.Close()
+	if isRedirect(resp.StatusCode) {
+		a.location = resp.Header.Get("Location")
+	}
 	body, err = readLimited(resp.Body, c.maxBody)
+	if err != nil {
+		err = secretsOf(a.encoded).scrub(err)
+	}
 	c.log(ctx, slog.LevelDebug, "paygate request", a.ep, resp.StatusCode, time.Since(start), n, err)
 	if err != nil {
 		return resp.StatusCode, resp.Header, nil, true, err

@@ -143,10 +143,17 @@ type Error struct {
 	// Code is the gateway's five-digit code; zero when the body held no
 	// gateway error object.
 	Code ErrorCode
-	// Message is the gateway's message, or a description of the failure.
+	// Message is the gateway's message, or a description of the failure
+	// (a refused redirect, a withheld body). For a request that carried
+	// card data, every value the request sent but those that identify it
+	// (project, order id, price, amount, currency, signature) is masked in
+	// it.
 	Message string
 	// Body is a short excerpt of a body that was not a gateway error object,
-	// with anything that looks like a card number masked.
+	// with anything that looks like a card number masked. It is always
+	// empty for a request that carried card data (a charge with a card or a
+	// token, Tokenize, a payout, Authenticate) or for a redirect: such a
+	// body may echo the request.
 	Body string
 	// Attempts is how many times the request was sent.
 	Attempts int
@@ -156,6 +163,9 @@ type Error struct {
 func (e *Error) Error() string {
 	if e.Code == 0 {
 		s := fmt.Sprintf("paygate: HTTP %d without a gateway error object", e.HTTPStatus)
+		if e.Message != "" {
+			s += ": " + e.Message
+		}
 		if e.Body != "" {
 			s += ": " + strconv.Quote(e.Body)
 		}

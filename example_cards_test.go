@@ -16,8 +16,11 @@ import (
 func ExampleCardsService_Tokenize() {
 	client := exampleClient()
 
-	// Browsers normally tokenize; servers and tests can too. The card data
-	// never shows in logs: CardNumber and SecurityCode redact themselves.
+	// Tokenize in the payer's browser where you can: the card then never
+	// reaches your server, and the query string that carries it (the
+	// gateway's design) never passes through your proxies and their logs.
+	// Servers and tests can tokenize too; CardNumber and SecurityCode
+	// redact themselves in logs and errors.
 	token, err := client.Cards.Tokenize(context.Background(), &paygate.TokenizeParams{
 		Number:          "4242424242424242",
 		ExpirationMonth: 12,
@@ -40,14 +43,15 @@ func ExampleCardsService_Charge() {
 	// card is enrolled in 3-D Secure, sends the payer on to the bank.
 	mux.HandleFunc("POST /checkout", func(w http.ResponseWriter, r *http.Request) {
 		payment, err := client.Cards.Charge(r.Context(), &paygate.ChargeParams{
-			User:         customerOf(r),
-			CardToken:    r.PostFormValue("card_token"),
-			Price:        decimal.RequireFromString("24.90"),
-			Currency:     "EUR",
-			Description:  "Order ord-20261122-0001",
-			OrderID:      "ord-20261122-0001",
-			ThreeDS:      true,
-			ACSReturnURL: "https://shop.example/checkout/3ds-return",
+			User:        customerOf(r),
+			CardToken:   r.PostFormValue("card_token"),
+			Price:       decimal.RequireFromString("24.90"),
+			Currency:    "EUR",
+			Description: "Order ord-20261122-0001",
+			OrderID:     "ord-20261122-0001",
+			ThreeDS:     true,
+			// One return URL per order: see ExampleCardsService_Authenticate.
+			ACSReturnURL: "https://shop.example/orders/ord-20261122-0001/3ds-return",
 		})
 		switch {
 		case errors.Is(err, paygate.ErrCardTokenUsed), errors.Is(err, paygate.ErrCardTokenExpired):
@@ -87,31 +91,40 @@ func ExampleCardsService_Authenticate() {
 	client := exampleClient()
 
 	mux := http.NewServeMux()
-	// The ACS return URL given in the charge receives the payer back from
-	// the bank with PaRes and MD, which complete the payment.
-	mux.HandleFunc("POST /checkout/3ds-return", func(w http.ResponseWriter, r *http.Request) {
+	// The ACS return URL given in the charge (one per order) receives the
+	// payer back from the bank with PaRes and MD, which complete the
+	// payment. Anyone can post another order's PaRes and MD here: bind the
+	// return to this order, so that the SDK refuses a return that belongs
+	// to another payment and reports a repeated one as the payment stands.
+	mux.HandleFunc("POST /orders/{order}/3ds-return", func(w http.ResponseWriter, r *http.Request) {
 		params, err := paygate.ReadACSReturn(r)
 		if err != nil {
 			http.Error(w, "bad 3-D Secure return", http.StatusBadRequest)
 			return
 		}
+		params.OrderID = r.PathValue("order")
+		// params.PaymentID = the payment id Charge returned, kept with the order
 		payment, err := client.Cards.Authenticate(r.Context(), params)
-		if err != nil {
+		switch {
+		case errors.Is(err, paygate.ErrACSReturnMismatch):
+			http.Error(w, "this verification belongs to another payment", http.StatusBadRequest)
+			return
+		case err != nil:
 			http.Error(w, "payment failed", http.StatusBadGateway)
 			return
 		}
 		if payment.Completed() {
-			fmt.Fprintln(w, "paid")
+			fmt.Fprintln(w, "paid", payment.OrderID)
 			return
 		}
-		fmt.Fprintln(w, "payment", payment.ID, "is being processed")
+		fmt.Fprintln(w, "payment", payment.ID, "is", payment.Status)
 	})
 
 	// Serve mux as usual, for example with http.ListenAndServe. Here the
 	// payer's browser comes back from the bank.
-	payerReturnsFromACS(mux, "/checkout/3ds-return")
+	payerReturnsFromACS(mux, "/orders/ord-20261122-0003/3ds-return", "ord-20261122-0003")
 	// Output:
-	// 200 paid
+	// 200 paid ord-20261122-0003
 }
 
 func ExampleCardsService_ChargeRecurring() {
@@ -152,6 +165,9 @@ func ExampleACS_RedirectForm() {
 			Currency:    "EUR",
 			Description: "Order ord-20261122-0002",
 			OrderID:     "ord-20261122-0002",
+			// Where the bank sends the payer back (see
+			// ExampleCardsService_Authenticate).
+			ACSReturnURL: "https://shop.example/orders/ord-20261122-0002/3ds-return",
 		})
 		if err != nil {
 			http.Error(w, "payment failed", http.StatusBadGateway)

@@ -98,12 +98,13 @@ func payerPosts(h http.Handler, path string, form url.Values) {
 // payerReturnsFromACS charges the seeded customer with a card enrolled in
 // 3-D Secure, passes the ACS with the right password, and posts what the
 // ACS sends back to path of the shop's handler h, as the payer's browser
-// does; it prints the answer as payerPosts does.
-func payerReturnsFromACS(h http.Handler, path string) {
+// does; it prints the answer as payerPosts does. The charge is for order
+// orderID.
+func payerReturnsFromACS(h http.Handler, path, orderID string) {
 	pay, err := exampleSandbox.Client().Cards.Charge(context.Background(), &paygate.ChargeParams{
 		User: exampleCustomerID, CardToken: exampleToken(paygatetest.Card3DSecure),
-		Price: decimal.RequireFromString("24.90"), Currency: "EUR", Description: "Order ord-20261122-0001",
-		OrderID: "ord-20261122-0001", ACSReturnURL: "https://shop.example" + path,
+		Price: decimal.RequireFromString("24.90"), Currency: "EUR", Description: "Order " + orderID,
+		OrderID: orderID, ACSReturnURL: "https://shop.example" + path,
 	})
 	if err != nil || !pay.NeedsAuthentication() {
 		log.Fatal("charge with 3-D Secure: ", err)

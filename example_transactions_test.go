@@ -90,14 +90,15 @@ func ExampleTransactionsService_Reconcile() {
 	if !errors.As(err, &unknown) {
 		return
 	}
-	// The request may have reached the gateway: ask what it recorded
-	// before deciding whether to send it again.
+	// The request may have reached the gateway: never send it again
+	// blindly; ask what the gateway recorded.
 	rec, err := client.Transactions.Reconcile(ctx, unknown.OrderID)
 	switch {
 	case err != nil:
 		fmt.Println("still unknown; keep the order pending and reconcile later:", err)
 	case !rec.Found:
-		fmt.Println("nothing recorded for", rec.OrderID, "- safe to send again")
+		// Not proof that it never arrived: it may still be in flight.
+		fmt.Println("nothing recorded yet for", rec.OrderID, "- keep the order pending and look again later")
 	default:
 		for _, tx := range rec.Transactions {
 			fmt.Println(tx.ID, tx.Type, tx.Status)

@@ -18,7 +18,8 @@ import (
 // Every status change the sandbox reports by callback reaches the
 // merchant's CallbackHandler once, verifies with the SDK's verifier, and
 // ConfirmCallback agrees with it, unless the transaction has moved on
-// since (a processing callback read after the payment completed).
+// since (a processing callback read after the payment completed, a
+// completed one read after the payment was fully refunded).
 func TestIntegration_EveryCallbackVerifiesAndConfirms(t *testing.T) {
 	wantStatuses := map[paygate.Form][]paygate.CallbackStatus{
 		paygate.FormExtended: {
@@ -75,12 +76,17 @@ func TestIntegration_EveryCallbackVerifiesAndConfirms(t *testing.T) {
 			assert.Equal(t, cb.Values(), got.Values(), "delivery %d as received", d.Seq)
 
 			conf, err := sb.client.ConfirmCallback(testCtx(t), got)
-			require.NoError(t, err)
-			if cb.Status == paygate.CallbackProcessing {
+			switch {
+			case cb.Status == paygate.CallbackProcessing:
+				require.ErrorIs(t, err, paygate.ErrCallbackNotConfirmed)
 				assert.Equal(t, []string{"status"}, conf.Mismatches(), "a processing callback read after completion")
-				continue
+			case cb.Status == paygate.CallbackCompleted && cb.ID == paid.ID:
+				require.ErrorIs(t, err, paygate.ErrCallbackNotConfirmed)
+				assert.Equal(t, []string{"status"}, conf.Mismatches(), "a completed callback read after the full refund")
+			default:
+				require.NoError(t, err, "delivery %d (%s)", d.Seq, cb.Status)
+				assert.True(t, conf.Confirmed())
 			}
-			assert.True(t, conf.Confirmed(), "delivery %d (%s): mismatches %v", d.Seq, cb.Status, conf.Mismatches())
 		}
 		for _, status := range wantStatuses[form] {
 			assert.True(t, seen[status], "no %s callback", status)
@@ -156,6 +162,9 @@ func TestIntegration_FailedCallbackIsDeliveredAgain(t *testing.T) {
 	sb := newSandbox(t, paygate.FormExtended, paygatetest.WithCallbackURL(hs.URL), paygatetest.WithCallbackRetry(3, 10*time.Millisecond))
 
 	pay := sb.charge(t, paygatetest.CardApproved, "10.00", "ord-1")
+	_, err = sb.srv.WaitForDelivery(testCtx(t), func(d paygatetest.Delivery) bool { return d.Attempts == 1 })
+	require.NoError(t, err)
+	sb.srv.Advance(10 * time.Millisecond) // retries follow the sandbox's clock
 	select {
 	case cb := <-processed:
 		assert.Equal(t, pay.ID, cb.ID)

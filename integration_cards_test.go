@@ -311,18 +311,16 @@ func TestIntegration_RecurringPayments(t *testing.T) {
 		user := sb.user(t, "cust-1")
 		params := sb.chargeParams(t, user, paygatetest.CardApproved, "9.99", "sub-1")
 		params.Recurring = true
-		params.RecurringInterval = paygate.Days(0) // manual recurring only: at most daily
+		params.RecurringInterval = paygate.Days(2)
 		first, err := sb.client.Cards.Charge(testCtx(t), params)
 		require.NoError(t, err)
 		require.NotNil(t, first.Recurring)
-		assert.Equal(t, 1, first.Recurring.Frequency)
+		assert.Equal(t, 2, first.Recurring.Frequency, "the frequency is the interval")
 		assert.Equal(t, sandboxStart.AddDate(0, 0, 365), first.Recurring.EndsAt.Time)
 
+		// A manual charge is outside the interval: the subscribing charge
+		// does not hold it back, only a previous manual charge does.
 		again := &paygate.ChargeRecurringParams{User: user, Price: dec("9.99"), Currency: "EUR", OrderID: "sub-1-2"}
-		_, err = sb.client.Cards.ChargeRecurring(testCtx(t), again)
-		require.ErrorIs(t, err, paygate.ErrRecurringTooFrequent)
-
-		sb.srv.Advance(24 * time.Hour)
 		pay, err := sb.client.Cards.ChargeRecurring(testCtx(t), again)
 		require.NoError(t, err)
 		assert.True(t, pay.Success)
@@ -330,12 +328,19 @@ func TestIntegration_RecurringPayments(t *testing.T) {
 		assert.Equal(t, paygate.StatusCompleted, st.Status)
 		assert.Equal(t, "sub-1-2", st.OrderID)
 
+		again.OrderID = "sub-1-3"
+		_, err = sb.client.Cards.ChargeRecurring(testCtx(t), again)
+		require.ErrorIs(t, err, paygate.ErrRecurringTooFrequent)
+		sb.srv.Advance(48 * time.Hour)
+		_, err = sb.client.Cards.ChargeRecurring(testCtx(t), again)
+		require.NoError(t, err)
+
 		require.NoError(t, sb.client.Users.ChangeRecurring(testCtx(t), &paygate.ChangeRecurringParams{
 			User: user, Interval: paygate.Days(0), Price: dec("19.99"), Currency: "EUR",
 		}))
 		require.NoError(t, sb.client.Users.CancelRecurring(testCtx(t), &paygate.CancelRecurringParams{User: user}))
 		sb.srv.Advance(48 * time.Hour)
-		again.OrderID = "sub-1-3"
+		again.OrderID = "sub-1-4"
 		_, err = sb.client.Cards.ChargeRecurring(testCtx(t), again)
 		require.ErrorIs(t, err, paygate.ErrRecurringDisabled)
 	})

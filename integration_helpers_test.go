@@ -162,8 +162,9 @@ type receiver struct {
 	changed chan struct{}
 }
 
-// newReceiver starts a callback endpoint verifying with privateKey.
-func newReceiver(t testing.TB, privateKey string) *receiver {
+// newReceiver starts a callback endpoint verifying with privateKey, behind
+// the middleware given, if any.
+func newReceiver(t testing.TB, privateKey string, middleware ...func(http.Handler) http.Handler) *receiver {
 	t.Helper()
 	rc := &receiver{changed: make(chan struct{})}
 	h, err := paygate.NewCallbackHandler([]string{privateKey}, func(_ context.Context, cb *paygate.Callback) error {
@@ -175,7 +176,11 @@ func newReceiver(t testing.TB, privateKey string) *receiver {
 		return nil
 	})
 	require.NoError(t, err)
-	hs := httptest.NewServer(h)
+	var handler http.Handler = h
+	for _, m := range middleware {
+		handler = m(handler)
+	}
+	hs := httptest.NewServer(handler)
 	t.Cleanup(hs.Close)
 	rc.URL = hs.URL
 	return rc

@@ -190,7 +190,7 @@ func TestIntegration_Reconcile(t *testing.T) {
 
 		rec, err = sb.client.Transactions.Reconcile(testCtx(t), "ord-never-sent")
 		require.NoError(t, err)
-		assert.False(t, rec.Found, "nothing recorded: safe to send again")
+		assert.False(t, rec.Found, "nothing recorded yet")
 	})
 }
 

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"html/template"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"github.com/paygate/paygate-go"
@@ -28,11 +27,6 @@ func (s *Server) createAlternative(c *call) (any, *apiError) {
 	}
 	for _, name := range []string{"description", "success_url", "fail_url"} {
 		if c.get(name) == "" {
-			return nil, errMerchantData(name)
-		}
-	}
-	for _, name := range []string{"success_url", "fail_url"} {
-		if u, perr := url.Parse(c.get(name)); perr != nil || u.Scheme == "" || u.Host == "" {
 			return nil, errMerchantData(name)
 		}
 	}

@@ -12,12 +12,12 @@ const baseCurrency = "EUR"
 // keeps no rolling reserve; base_amount is the total of every currency in
 // EUR at fixed rates.
 func (s *Server) balance(c *call) (any, *apiError) {
-	cur := c.get("currency")
-	if cur == "" {
-		cur = baseCurrency
-	}
-	if !isCurrency(cur) {
-		return nil, errMerchantData("currency")
+	cur := baseCurrency
+	if v := c.get("currency"); v != "" {
+		var ok bool
+		if cur, ok = readCurrency(v); !ok {
+			return nil, errMerchantData("currency")
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()

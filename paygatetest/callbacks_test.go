@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -96,20 +97,77 @@ func TestCallbacks_CarryEveryEventFieldSigned(t *testing.T) {
 	assert.Equal(t, d.Values, rcv.got[0], "what was recorded is what was sent")
 }
 
-func TestCallbacks_AreRetriedUntil2xx(t *testing.T) {
-	rcv := newReceiver(t, 2)
-	s := newSandbox(t, paygatetest.WithCallbackURL(rcv.URL), paygatetest.WithCallbackRetry(5, time.Millisecond))
-	pay := s.charge(s.user("u"), paygatetest.CardApproved, nil)
-	d := waitFor(t, s, delivered(idOf(pay), "completed"))
-	assert.Equal(t, 3, d.Attempts)
-	assert.Equal(t, http.StatusOK, d.LastStatus)
+// attempted waits until the callback of transaction id has had n
+// attempts.
+func attempted(t *testing.T, s *sandbox, id string, n int) paygatetest.Delivery {
+	t.Helper()
+	return waitFor(t, s, func(d paygatetest.Delivery) bool { return d.Values.Get("id") == id && d.Attempts >= n })
 }
 
-func TestCallbacks_RetriesAreBounded(t *testing.T) {
+func historyStatuses(d paygatetest.Delivery) []int {
+	var out []int
+	for _, a := range d.History {
+		out = append(out, a.Status)
+	}
+	return out
+}
+
+func TestCallbacks_AreRetriedOnTheSandboxClockUntil2xx(t *testing.T) {
+	rcv := newReceiver(t, 2)
+	s := newSandbox(t, paygatetest.WithCallbackURL(rcv.URL))
+	pay := idOf(s.charge(s.user("u"), paygatetest.CardApproved, nil))
+	d := attempted(t, s, pay, 1)
+	assert.Equal(t, testStart.Add(time.Minute), d.NextAttempt, "the first retry comes a minute later")
+	assert.False(t, d.Done)
+
+	s.clock.Advance(59 * time.Second)
+	assert.Equal(t, 1, s.srv.Deliveries()[0].Attempts, "not before its time")
+	s.clock.Advance(time.Second)
+	d = attempted(t, s, pay, 2)
+	assert.Equal(t, testStart.Add(time.Minute+5*time.Minute), d.NextAttempt)
+	s.clock.Advance(5 * time.Minute)
+	d = waitFor(t, s, delivered(pay, "completed"))
+
+	assert.Equal(t, 3, d.Attempts)
+	assert.Equal(t, http.StatusOK, d.LastStatus)
+	assert.True(t, d.Done)
+	assert.True(t, d.NextAttempt.IsZero())
+	assert.Equal(t, []int{500, 500, 200}, historyStatuses(d))
+	assert.Equal(t, []time.Time{testStart, testStart.Add(time.Minute), testStart.Add(6 * time.Minute)},
+		[]time.Time{d.History[0].At, d.History[1].At, d.History[2].At})
+}
+
+func TestCallbacks_GiveUpAfterTheScheduleOfSimulatedHours(t *testing.T) {
 	rcv := newReceiver(t, 1000)
-	s := newSandbox(t, paygatetest.WithCallbackURL(rcv.URL), paygatetest.WithCallbackRetry(3, time.Millisecond))
-	pay := s.charge(s.user("u"), paygatetest.CardApproved, nil)
-	d := waitFor(t, s, func(d paygatetest.Delivery) bool { return d.Done && d.Values.Get("id") == idOf(pay) })
+	s := newSandbox(t, paygatetest.WithCallbackURL(rcv.URL))
+	pay := idOf(s.charge(s.user("u"), paygatetest.CardApproved, nil))
+	waits := []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour}
+	at := testStart
+	for n, wait := range waits {
+		d := attempted(t, s, pay, n+1)
+		require.Equal(t, at.Add(wait), d.NextAttempt, "attempt %d", n+1)
+		s.clock.Advance(wait)
+		at = at.Add(wait)
+	}
+	d := waitFor(t, s, func(d paygatetest.Delivery) bool { return d.Done })
+	assert.False(t, d.Delivered)
+	assert.Equal(t, paygatetest.DefaultCallbackAttempts, d.Attempts)
+	assert.Len(t, d.History, paygatetest.DefaultCallbackAttempts)
+	assert.Equal(t, at, d.History[len(d.History)-1].At, "the last attempt about 45 simulated hours later")
+	s.clock.Advance(30 * 24 * time.Hour)
+	assert.Equal(t, paygatetest.DefaultCallbackAttempts, s.srv.Deliveries()[0].Attempts, "no attempt after the schedule")
+	assert.Equal(t, http.StatusInternalServerError, d.LastStatus)
+}
+
+func TestCallbacks_WithCallbackRetrySetsTheScheduleOnTheClock(t *testing.T) {
+	rcv := newReceiver(t, 1000)
+	s := newSandbox(t, paygatetest.WithCallbackURL(rcv.URL), paygatetest.WithCallbackRetry(3, time.Second))
+	pay := idOf(s.charge(s.user("u"), paygatetest.CardApproved, nil))
+	attempted(t, s, pay, 1)
+	s.clock.Advance(time.Second)
+	attempted(t, s, pay, 2)
+	s.clock.Advance(2 * time.Second)
+	d := waitFor(t, s, func(d paygatetest.Delivery) bool { return d.Done && d.Values.Get("id") == pay })
 	assert.False(t, d.Delivered)
 	assert.Equal(t, 3, d.Attempts)
 	assert.Equal(t, http.StatusInternalServerError, d.LastStatus)
@@ -119,11 +177,102 @@ func TestCallbacks_UnreachableReceiverIsRecordedWithTheError(t *testing.T) {
 	rcv := newReceiver(t, 0)
 	rcv.Close()
 	s := newSandbox(t, paygatetest.WithCallbackURL(rcv.URL), paygatetest.WithCallbackRetry(2, time.Millisecond))
-	s.charge(s.user("u"), paygatetest.CardApproved, nil)
+	pay := idOf(s.charge(s.user("u"), paygatetest.CardApproved, nil))
+	attempted(t, s, pay, 1)
+	s.clock.Advance(time.Millisecond)
 	d := waitFor(t, s, func(d paygatetest.Delivery) bool { return d.Done })
 	assert.Equal(t, 2, d.Attempts)
 	assert.Zero(t, d.LastStatus)
 	assert.NotEmpty(t, d.LastError)
+	require.Len(t, d.History, 2)
+	assert.NotEmpty(t, d.History[1].Error)
+}
+
+func TestCallbacks_AreNeverRedirected(t *testing.T) {
+	var followed atomic.Int32
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { followed.Add(1) }))
+	t.Cleanup(elsewhere.Close)
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(redirecting.Close)
+	s := newSandbox(t, paygatetest.WithCallbackURL(redirecting.URL), paygatetest.WithCallbackRetry(1, 0))
+	pay := idOf(s.charge(s.user("u"), paygatetest.CardApproved, nil))
+	d := waitFor(t, s, func(d paygatetest.Delivery) bool { return d.Done && d.Values.Get("id") == pay })
+	assert.Equal(t, http.StatusTemporaryRedirect, d.LastStatus, "the redirect is the receiver's answer")
+	assert.False(t, d.Delivered)
+	assert.Zero(t, followed.Load(), "the signed callback went nowhere else")
+}
+
+func TestRedeliver_SendsOnceMoreAndRecordsTheAttempt(t *testing.T) {
+	rcv := newReceiver(t, 1)
+	s := newSandbox(t, paygatetest.WithCallbackURL(rcv.URL), paygatetest.WithCallbackRetry(1, 0))
+	pay := idOf(s.charge(s.user("u"), paygatetest.CardApproved, nil))
+	d := waitFor(t, s, func(d paygatetest.Delivery) bool { return d.Done })
+	require.False(t, d.Delivered)
+
+	s.clock.Advance(time.Hour)
+	require.NoError(t, s.srv.Redeliver(d.Seq))
+	d = waitFor(t, s, delivered(pay, "completed"))
+	assert.Equal(t, 2, d.Attempts)
+	assert.Equal(t, []int{500, 200}, historyStatuses(d))
+	assert.False(t, d.History[0].Manual)
+	assert.True(t, d.History[1].Manual)
+	assert.Equal(t, testStart.Add(time.Hour), d.History[1].At)
+
+	require.NoError(t, s.srv.Redeliver(d.Seq), "a delivered callback can be sent again")
+	d = attempted(t, s, pay, 3)
+	assert.Equal(t, []int{500, 200, 200}, historyStatuses(d))
+	rcv.mu.Lock()
+	assert.Len(t, rcv.got, 2)
+	rcv.mu.Unlock()
+
+	require.Error(t, s.srv.Redeliver(99), "unknown seq")
+	require.Error(t, s.srv.Redeliver(0))
+	quiet := newSandbox(t)
+	quiet.charge(quiet.user("u"), paygatetest.CardApproved, nil)
+	require.Error(t, quiet.srv.Redeliver(1), "a callback without URL cannot be sent")
+}
+
+// TestCallbacks_ABlockedReceiverGetsABoundedNumberOfConnections: callbacks
+// to a receiver that does not answer wait in a queue; only a few
+// connections are open to it at any time.
+func TestCallbacks_ABlockedReceiverGetsABoundedNumberOfConnections(t *testing.T) {
+	release := make(chan struct{})
+	var open, most atomic.Int32
+	blocked := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := open.Add(1)
+		defer open.Add(-1)
+		for {
+			m := most.Load()
+			if n <= m || most.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(blocked.Close)
+	s := newSandbox(t, paygatetest.WithCallbackURL(blocked.URL))
+	uid := s.user("u")
+	const charges = 40
+	for range charges {
+		s.charge(uid, paygatetest.CardApproved, nil)
+	}
+	require.Eventually(t, func() bool { return open.Load() > 0 }, 5*time.Second, time.Millisecond)
+	close(release)
+	waitFor(t, s, func(paygatetest.Delivery) bool {
+		for _, d := range s.srv.Deliveries() {
+			if !d.Delivered {
+				return false
+			}
+		}
+		return true
+	})
+	assert.LessOrEqual(t, most.Load(), int32(4), "at most 4 connections to one receiver")
+	assert.Len(t, s.srv.Deliveries(), charges)
 }
 
 func TestCallbacks_WithoutCallbackURLAreRecordedOnly(t *testing.T) {
@@ -225,4 +374,86 @@ func TestWaitForDelivery_ReturnsTheContextErrorWhenNothingMatches(t *testing.T) 
 	defer cancel()
 	_, err := s.srv.WaitForDelivery(ctx, func(paygatetest.Delivery) bool { return false })
 	require.ErrorIs(t, err, context.DeadlineExceeded)
+}
+
+func TestDeliveries_TheLogDropsItsOldestTenthWhenFull(t *testing.T) {
+	s := newSandbox(t, paygatetest.WithDeliveryLogLimit(10))
+	uid := s.user("u")
+	for range 10 {
+		s.charge(uid, paygatetest.CardApproved, nil)
+	}
+	require.Len(t, s.srv.Deliveries(), 10)
+	s.charge(uid, paygatetest.CardApproved, nil)
+	ds := s.srv.Deliveries()
+	require.Len(t, ds, 10, "11 is a tenth over the limit: the oldest is dropped")
+	assert.Equal(t, 2, ds[0].Seq)
+	assert.Equal(t, 11, ds[9].Seq)
+	require.Error(t, s.srv.Redeliver(1), "dropped")
+}
+
+func TestCallbacks_OnARealClockRetriesComeByThemselves(t *testing.T) {
+	rcv := newReceiver(t, 2)
+	srv := paygatetest.NewServer(paygatetest.WithCallbackURL(rcv.URL), paygatetest.WithCallbackRetry(3, 10*time.Millisecond))
+	t.Cleanup(srv.Close)
+	s := &sandbox{t: t, srv: srv, clock: srv.Clock(), hc: http.DefaultClient}
+	pay := idOf(s.charge(s.user("u"), paygatetest.CardApproved, nil))
+	d := waitFor(t, s, delivered(pay, "completed"))
+	assert.Equal(t, []int{500, 500, 200}, historyStatuses(d))
+	assert.GreaterOrEqual(t, d.History[2].At.Sub(d.History[0].At), 30*time.Millisecond, "waits of 10ms and 20ms")
+}
+
+// blockingReceiver answers 200 once released, and counts the callbacks it
+// got.
+func blockingReceiver(t *testing.T) (url string, release func(), got *atomic.Int32) {
+	gate := make(chan struct{})
+	got = new(atomic.Int32)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-gate:
+			got.Add(1)
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(hs.Close)
+	var once sync.Once
+	release = func() { once.Do(func() { close(gate) }) }
+	t.Cleanup(release)
+	return hs.URL, release, got
+}
+
+func TestCallbacks_AFullQueueIsAFailedAttemptRetriedOnSchedule(t *testing.T) {
+	target, release, got := blockingReceiver(t)
+	s := newSandbox(t, paygatetest.WithCallbackURL(target), paygatetest.WithCallbackQueue(2))
+	uid := s.user("u")
+	for range 10 {
+		s.charge(uid, paygatetest.CardApproved, nil)
+	}
+	// 4 in flight and 2 waiting: the other 4 find the queue full.
+	refused := 0
+	for _, d := range s.srv.Deliveries() {
+		if d.Attempts == 1 {
+			refused++
+			assert.Contains(t, d.LastError, "queue is full")
+			assert.Equal(t, testStart.Add(time.Minute), d.NextAttempt)
+		}
+	}
+	assert.GreaterOrEqual(t, refused, 4)
+	require.Error(t, s.srv.Redeliver(1), "no room for a redelivery either")
+
+	deliveredCount := func(want int) func(paygatetest.Delivery) bool {
+		return func(paygatetest.Delivery) bool {
+			n := 0
+			for _, d := range s.srv.Deliveries() {
+				if d.Delivered {
+					n++
+				}
+			}
+			return n == want
+		}
+	}
+	release()
+	waitFor(t, s, deliveredCount(10-refused))
+	s.clock.Advance(time.Minute)
+	waitFor(t, s, deliveredCount(10))
+	assert.Equal(t, int32(10), got.Load())
 }

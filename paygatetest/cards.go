@@ -1,6 +1,7 @@
 package paygatetest
 
 import (
+	"cmp"
 	"fmt"
 	"strconv"
 	"strings"
@@ -51,18 +52,29 @@ type token struct {
 	permanent bool
 }
 
+// Bounds of temporary tokens, which anyone who knows a project key can
+// make (card/getToken is unsigned): a token is forgotten an hour after it
+// expired (it is then 40402 rather than 40304), and beyond
+// maxTemporaryTokens the oldest is forgotten first.
+const (
+	maxTemporaryTokens = 100000
+	expiredTokenMemory = time.Hour
+)
+
 // getToken serves card/getToken: validates the card (40003 to 40007, 40012,
 // 40013) and returns a temporary token valid for 10 minutes, once.
 func (s *Server) getToken(c *call) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	now := s.clock.Now()
 	cd, err := parseCard(c.params, "", now)
 	if err != nil {
 		return nil, err
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.forgetTokens(now)
 	t := s.st.newToken(c.project, cd, false)
 	t.expiresAt = now.Add(temporaryTokenLifetime)
+	s.st.temporary = append(s.st.temporary, t)
 	return map[string]any{"id": t.id, "expiresAt": formatTime(t.expiresAt), "card": cardJSON(cd, false)}, nil
 }
 
@@ -75,6 +87,27 @@ func (s *state) newToken(p *Project, cd *cardData, permanent bool) *token {
 	s.nextToken++
 	s.tokens[t.id] = t
 	return t
+}
+
+// forgetTokens drops the temporary tokens that expired over an hour ago,
+// and the oldest beyond maxTemporaryTokens - 1, making room for one more.
+// Tokens are made in expiry order, so the oldest are at the front; the
+// queue is compacted once half of it is dropped, so each token costs O(1).
+func (s *state) forgetTokens(now time.Time) {
+	q := s.temporary
+	for s.tempHead < len(q) {
+		t := q[s.tempHead]
+		if len(q)-s.tempHead < cmp.Or(s.maxTokens, maxTemporaryTokens) && now.Before(t.expiresAt.Add(expiredTokenMemory)) {
+			break
+		}
+		delete(s.tokens, t.id)
+		q[s.tempHead] = nil
+		s.tempHead++
+	}
+	if s.tempHead > len(q)/2 {
+		s.temporary = append(q[:0:0], q[s.tempHead:]...)
+		s.tempHead = 0
+	}
 }
 
 // useToken consumes a temporary token or reads a permanent one: 40402 when

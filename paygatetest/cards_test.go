@@ -220,7 +220,9 @@ func TestCharge_Errors(t *testing.T) {
 			v.Set("card[number]", "1234")
 		}, paygate.CodeCardNumberInvalid},
 		{"no price is 40014", nil, func(v url.Values) { v.Del("price") }, paygate.CodeMerchantDataMissing},
-		{"lowercase currency is 40014", nil, func(v url.Values) { v.Set("currency", "eur") }, paygate.CodeMerchantDataMissing},
+		{"a currency of two letters is 40014", nil, func(v url.Values) { v.Set("currency", "EU") }, paygate.CodeMerchantDataMissing},
+		{"a negative price is 40014", nil, func(v url.Values) { v.Set("price", "-1") }, paygate.CodeMerchantDataMissing},
+		{"a price beyond any payment is 40014", nil, func(v url.Values) { v.Set("price", "1e999999999") }, paygate.CodeMerchantDataMissing},
 		{"no description is 40014", nil, func(v url.Values) { v.Del("description") }, paygate.CodeMerchantDataMissing},
 		{"order_id over 64 is 40014", nil, func(v url.Values) { v.Set("order_id", strings.Repeat("o", 65)) }, paygate.CodeMerchantDataMissing},
 		{"recurring without interval is 40014", nil, func(v url.Values) { v.Set("recurring", "1") }, paygate.CodeMerchantDataMissing},
@@ -234,6 +236,16 @@ func TestCharge_Errors(t *testing.T) {
 			s.fails("card/process", v, tc.code)
 		})
 	}
+}
+
+func TestCharge_CurrencyInEitherLetterCase(t *testing.T) {
+	s := newSandbox(t)
+	uid := s.user("u")
+	out := s.charge(uid, paygatetest.CardApproved, url.Values{"currency": {"eur"}})
+	assert.Equal(t, "EUR", out["currency"])
+	s.charge(uid, paygatetest.CardApproved, url.Values{"currency": {"Usd"}})
+	assert.Equal(t, "9.71", s.ok("balance", url.Values{"currency": {"eur"}})["amount"])
+	assert.Equal(t, "9.71", s.ok("balance", url.Values{"currency": {"USD"}})["amount"])
 }
 
 func TestCharge_RememberIssuesAReusablePermanentToken(t *testing.T) {
@@ -256,6 +268,16 @@ func TestCharge_VerifyCardHoldsOneEuroAndEndsVerified(t *testing.T) {
 	assert.Equal(t, "1.00", out["price"])
 	assert.Equal(t, "EUR", out["currency"])
 	assert.Equal(t, "0.00", s.ok("balance", url.Values{"currency": {"EUR"}})["amount"], "a verification does not move the balance")
+}
+
+func TestCharge_VerifyCardTakesAPriceOfZero(t *testing.T) {
+	s := newSandbox(t)
+	uid := s.user("u")
+	out := s.charge(uid, paygatetest.CardApproved, url.Values{"verify_card": {"1"}, "price": {"0"}})
+	assert.Equal(t, "verified", out["status"])
+	assert.Equal(t, "1.00", out["price"])
+	s.fails("card/process", url.Values{"user": {uid}, "card_token": {s.token(paygatetest.CardApproved)}, "price": {"0"},
+		"currency": {"EUR"}, "description": {"d"}}, paygate.CodeMerchantDataMissing)
 }
 
 func TestCharge_Forced3DSSendsEveryCardThroughTheACS(t *testing.T) {

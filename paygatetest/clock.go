@@ -1,6 +1,7 @@
 package paygatetest
 
 import (
+	"math"
 	"sync"
 	"time"
 )
@@ -30,6 +31,9 @@ func NewClock(start time.Time) *Clock {
 // newRealClock returns a clock that follows the real time.
 func newRealClock() *Clock { return &Clock{} }
 
+// followsRealTime reports whether the clock moves by itself.
+func (c *Clock) followsRealTime() bool { return !c.frozen }
+
 // Now returns the current time in UTC.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
@@ -40,13 +44,18 @@ func (c *Clock) Now() time.Time {
 	return time.Now().UTC().Add(c.offset)
 }
 
-// Advance moves the clock forward by d. Every server using the clock then
+// Advance moves the clock forward by d; a clock moved beyond what a
+// time.Duration holds stays in the far future. Every server using the clock then
 // settles its processing payments and payouts at once, as if their short
 // processing delay had passed, and makes the automatic recurring payments
 // that have come due.
 func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
-	c.offset += d
+	if d > 0 && c.offset > math.MaxInt64-d {
+		c.offset = math.MaxInt64 // the far future, not a wrap into the past
+	} else {
+		c.offset += d
+	}
 	fns := make([]func(), 0, len(c.listeners))
 	for _, f := range c.listeners {
 		fns = append(fns, f)

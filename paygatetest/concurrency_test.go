@@ -1,6 +1,7 @@
 package paygatetest_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -46,41 +47,17 @@ func TestConcurrency_ManyGoroutinesChargeReverseAndList(t *testing.T) {
 // chargeReverseList runs one merchant flow over raw HTTP without touching
 // the test's t (which must not fail from another goroutine).
 func chargeReverseList(s *sandbox, i int) error {
+	ctx := context.Background()
 	post := func(method string, v url.Values) (map[string]any, error) {
-		req, err := http.NewRequest(httpMethodOf(method), s.srv.URL+"/v1/"+method, nil)
-		if err != nil {
-			return nil, err
-		}
-		signed := s.signed(v)
-		if req.Method == http.MethodGet {
-			req.URL.RawQuery = signed.Encode()
-		} else {
-			req, _ = http.NewRequest(http.MethodPost, s.srv.URL+"/v1/"+method, stringsReader(signed.Encode()))
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			return nil, err
-		}
-		defer resp.Body.Close()
-		out, err := decodeReader(resp.Body)
-		if err == nil && resp.StatusCode != http.StatusOK {
-			err = fmt.Errorf("%s: HTTP %d: %v", method, resp.StatusCode, out)
-		}
-		return out, err
+		return s.send(ctx, http.DefaultClient, method, s.signed(v))
 	}
 	order := fmt.Sprintf("order-%d", i)
 	user, err := post("user/resolve", url.Values{"identifier": {order}, "ip": {"192.0.2.1"}})
 	if err != nil {
 		return err
 	}
-	tokResp, err := http.Get(s.srv.URL + "/v1/card/getToken?" + url.Values{"project": {s.srv.ProjectKey},
-		"number": {paygatetest.CardApproved}, "expiration_month": {"12"}, "expiration_year": {"2030"}, "security_code": {"123"}}.Encode())
-	if err != nil {
-		return err
-	}
-	tok, err := decodeReader(tokResp.Body)
-	tokResp.Body.Close()
+	tok, err := s.send(ctx, http.DefaultClient, "card/getToken", url.Values{"project": {s.srv.ProjectKey},
+		"number": {paygatetest.CardApproved}, "expiration_month": {"12"}, "expiration_year": {"2030"}, "security_code": {"123"}})
 	if err != nil {
 		return err
 	}

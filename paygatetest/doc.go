@@ -14,8 +14,8 @@
 // signature, 40301 wrong signature; card/getToken, payout-types and
 // payout-parameters are accepted unsigned), answers in the extended or the
 // basic form of the project, and POSTs a signed callback to the project's
-// callback URL on every status change, retrying until the receiver answers
-// 2xx.
+// callback URL on every status change, retrying on a schedule until the
+// receiver answers 2xx.
 //
 // # Test cards
 //
@@ -43,41 +43,151 @@
 // transaction/create opens a payment that the payer approves or declines
 // at {URL}/confirm/{id}/; the page redirects to success_url or fail_url.
 //
+// # Events, faults and the control plane
+//
+// Server.Trigger applies what the world outside the merchant's code does
+// to a transaction (a chargeback, its retrieval, a penalty, a payer's
+// approval, a payout completed or cancelled; see Event), with the
+// transactions, statuses, balance moves and callbacks the gateway makes.
+// Server.InjectFault makes the next calls of a method fail (see Fault),
+// among them the unknown outcome: processed, then no answer. The same
+// operations, with the clock, the delivery log, the callback URL and
+// Reset, are served as JSON under {URL}/sandbox/ to a request carrying
+// "Authorization: Bearer <private key>", and {URL}/sandbox/ in a browser
+// is a dashboard of it all.
+//
 // # Time
 //
-// Token expiry and recurring frequency read the server's Clock. Pass a
-// frozen one with WithClock(NewClock(start)) and move it with Advance.
-// Payments on the processing card and payouts settle after a short real
-// delay (WithProcessingDelay, default 200ms), at once when the clock is
+// Token expiry, recurring frequency, automatic recurring charges and
+// callback retries read the server's Clock. Pass a frozen one with
+// WithClock(NewClock(start)) and move it with Advance. Payments on the
+// processing card and payouts settle after a short real delay
+// (WithProcessingDelay, default 200ms), at once when the clock is
 // advanced, or when SettlePending is called.
+//
+// # Recurring
+//
+// A charge with recurring=1 subscribes its user for 365 days. The
+// Recurring object's frequency is the interval in days (0 for
+// recurring_interval 0). With an interval above 0 the sandbox charges the
+// subscription by itself every interval days, the first time after the
+// trial if that is longer, as its clock passes the dates: a payment
+// referencing the subscribing charge, carrying that charge's order_id and
+// price (or the price set by user/changeRecurring). Manual charges
+// (card/processRecurring) are "outside the interval": neither the
+// subscribing charge nor the trial holds them back, and only a manual
+// charge sooner than frequency days after the previous manual charge is
+// 40502 (never with frequency 0).
+//
+// # JSON bodies
+//
+// Besides form bodies, a POST may carry a JSON object (Content-Type
+// application/json), as some existing clients send it. It is read as the
+// form fields a PHP client would send: nested objects and arrays become
+// bracket keys ({"card":{"number":..}} is card[number]), numbers keep
+// their literal text (a 19-digit id is exact), true is "1", false and null
+// are "". project and signature are inside the object, and the signature
+// is checked over those strings.
 //
 // # Callbacks
 //
 // Each status change with a callback status (processing, completed, failed,
-// verified, reversed, refund_completed, payout_completed, payout_failed) is
+// verified, reversed, refund_completed, payout_completed, payout_failed, and
+// through events waiting_approval, chargeback_completed,
+// retrieval_completed, penalty_completed, payout_cancelled and
+// payout_abandoned) is
 // recorded as a Delivery and, when the project has a callback URL, POSTed
 // there form-encoded with every field of the gateway's Events table, signed
-// with the project's private key. Failed attempts are retried with a
-// doubling delay (WithCallbackRetry). Deliveries lists them and
-// WaitForDelivery waits for one.
+// with the project's private key. The first attempt is made at once; one
+// the receiver does not answer with 2xx is retried on the sandbox's clock
+// 1 minute, 5 minutes, 30 minutes, 2 hours, 6 hours, 12 hours and 24 hours
+// later, 8 attempts over about 45 hours (WithCallbackRetry changes the
+// schedule). A redirect is an answer, never followed. Each destination is
+// served by at most 4 connections with a queue of 1000 callbacks (one that
+// finds it full counts as a failed attempt), so a receiver that never
+// answers costs the sandbox nothing more. Deliveries
+// lists the callbacks with the History of their attempts, WaitForDelivery
+// waits for one, and Redeliver sends one again.
+//
+// # Bounds
+//
+// The sandbox is meant to run for days and may be reachable by others, so
+// what any caller can make it spend is bounded:
+//
+//   - Connections: read-header 10s, read 30s, write 30s, idle 2 minutes.
+//   - Requests: a body of 1 MiB, 256 parameters of 4 KiB each, JSON
+//     nested 8 levels: 40000 beyond, before anything is parsed or locked.
+//   - Amounts: 32 characters, 12 decimal places, below 10^15.
+//   - Temporary tokens (card/getToken is unsigned): forgotten an hour after
+//     they expire (then 40402 instead of 40304), and beyond 100,000 the
+//     oldest first.
+//   - Callbacks: the delivery log drops its oldest 1,000 when it holds
+//     11,000; each keeps its last 50 attempts.
+//   - GET transactions answers at most 1000 transactions a page.
+//   - The control plane: a body of 64 KiB, values of 2 KiB, a clock
+//     advance of at most 10 years, faults for at most 1000 calls.
+//
+// Look-ups by id, token, order id and 3-D Secure merchant data are
+// indexed. Users, transactions and permanent tokens come only from signed
+// requests and are kept for the server's life.
+//
+// # Rules beyond the spec
+//
+// The sandbox is never stricter than the spec: where the spec leaves a
+// value open it takes what a real gateway plausibly takes, and a
+// basic-form project never gets a code the spec gives only to the extended
+// form (40014, 40015, 42201, 50001: it gets 40000 with the same message).
+// The rules it adds, each for a reason:
+//
+//   - The bounds above, answered 40000 (40014 for an amount): a sandbox
+//     must not be made to spend unbounded memory or time.
+//   - A price of 0 (except with verify_card=1, which charges 1 EUR
+//     anyway), a negative price or a negative amount is 40014: a payment
+//     moves money.
+//   - A list time filter that is no time at all is 40014 naming it:
+//     ignoring it would list the wrong transactions without a word.
+//   - A card whose expiry month has passed on the sandbox's clock is 40005
+//     when tokenized or charged by its number, as an issuer would refuse
+//     it; a permanent token whose card expired since is charged.
+//   - The JSONP callback name of card/getToken is a JavaScript name of at
+//     most 128 characters: anything else would let a page inject script.
+//   - payout-parameters for CREDIT_CARD takes the card's 6-digit BIN, as
+//     the spec describes, because the parameters depend on it; SEPA
+//     payouts are in EUR only (42201), to model a project's configuration.
 //
 // # Decisions where the gateway's documentation is silent
 //
 //   - A parameter that is missing or malformed and has no code of its own
 //     (price, currency, description, amount, order_id over 64 characters,
 //     list filters, payout parameters) is 40014, the message naming it.
-//   - An unknown path, and an extended-only method (transaction/create,
-//     payout, balance, transactions) asked of a basic-form project, is
-//     40400 "method not found" with HTTP 404. payout-types and
-//     payout-parameters answer in both forms, as the spec does not take
-//     them from the basic form.
+//   - 40000 "malformed request" (HTTP 400) answers a body that cannot be
+//     read. An unknown path, and an extended-only method
+//     (transaction/create, payout, balance, transactions) asked of a
+//     basic-form project, is 40400 "method not found" with HTTP 404.
+//     payout-types and payout-parameters answer in both forms, as the spec
+//     does not take them from the basic form.
+//   - Currencies are read in either letter case and answered in upper
+//     case.
+//   - GET transactions: page counts from 1 (0, a negative or unreadable
+//     page is the first; one beyond any int is past the end), limit
+//     defaults to 20. Time filters are inclusive and read RFC 3339, the
+//     ISO 8601 forms the SDK decodes (+03:00, +0300, Z, with or without
+//     fraction, the compact 20150522T11:21:37+03:00, 2006-01-02
+//     15:04:05), a date alone (midnight UTC) and Unix seconds.
+//   - user/changeRecurring and user/cancelRecurring for a user without a
+//     subscription succeed: there is nothing to change.
 //   - Transaction ids are 19 digits from 1000000000000000001, user ids from
 //     1, per server. The fee is 2.9% of the price to four decimals; payouts
 //     and verifications have none.
-//   - A recurring subscription lasts 365 days; its frequency is its
-//     interval in days (at least 1), and the first repeated payment is
-//     allowed after the trial or the frequency, whichever is longer. The
-//     sandbox never charges a subscription by itself.
 //   - JSONP answers (card/getToken with callback) always have HTTP 200, so
 //     that a browser runs the callback with an error object too.
+//   - Events: a chargeback takes what reversals left of the payment, and
+//     no reversal follows it; a penalty is PenaltyAmount in the currency of
+//     the chargeback or refund it fines, once. The sandbox keeps no rolling
+//     reserve, so both leave the available amount, which may go below zero.
+//     A cancelled or abandoned payment gets no callback: the Events table
+//     has no status for it. An event that does not apply is 40900 (HTTP
+//     409); the control plane answers 40300 without the key, 40400 for no
+//     such operation, 40500 for another HTTP method and 41300 for a body
+//     over its bound.
 package paygatetest

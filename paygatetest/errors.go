@@ -18,6 +18,7 @@ const (
 type apiError struct {
 	code    paygate.ErrorCode
 	message string
+	detail  string
 }
 
 func newError(code paygate.ErrorCode, detail string) *apiError {
@@ -27,11 +28,36 @@ func newError(code paygate.ErrorCode, detail string) *apiError {
 		msg = "malformed request"
 	case codeMethodNotFound:
 		msg = "method not found"
+	case codeForbidden:
+		msg = "forbidden"
+	case codeNotAllowed:
+		msg = "HTTP method not allowed"
+	case codeEventNotApplies:
+		msg = "conflict"
+	case codeBodyTooLarge:
+		msg = "request body too large"
 	}
 	if detail != "" {
 		msg += ": " + detail
 	}
-	return &apiError{code: code, message: msg}
+	return &apiError{code: code, message: msg, detail: detail}
+}
+
+// extendedOnlyCodes are the codes the spec marks "(extended form)": the
+// basic form's error list lacks them.
+var extendedOnlyCodes = map[paygate.ErrorCode]bool{40014: true, 40015: true, 42201: true, 50001: true}
+
+// inBasicForm is e as a basic-form project gets it: a code the basic form
+// lacks becomes 40000 with the same detail.
+func (e *apiError) inBasicForm() *apiError {
+	if !extendedOnlyCodes[e.code] {
+		return e
+	}
+	detail := e.detail
+	if detail == "" {
+		detail = e.code.String()
+	}
+	return newError(codeMalformedRequest, detail)
 }
 
 // errMerchantData is the sandbox's answer to a missing or malformed

@@ -2,7 +2,9 @@ package paygatetest_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -68,6 +70,36 @@ func (s *sandbox) do(httpMethod, path string, v url.Values) (int, []byte) {
 	body, err := io.ReadAll(resp.Body)
 	require.NoError(s.t, err)
 	return resp.StatusCode, body
+}
+
+// send sends v as is to /v1/<method> with hc (GET for reads, POST for the
+// rest) and decodes the answer; an answer other than HTTP 200 is an error.
+// It does not touch the test's t, so any goroutine may use it.
+func (s *sandbox) send(ctx context.Context, hc *http.Client, method string, v url.Values) (map[string]any, error) {
+	var body io.Reader
+	target := s.srv.URL + "/v1/" + method
+	if httpMethodOf(method) == http.MethodGet {
+		target += "?" + v.Encode()
+	} else {
+		body = strings.NewReader(v.Encode())
+	}
+	req, err := http.NewRequestWithContext(ctx, httpMethodOf(method), target, body)
+	if err != nil {
+		return nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out, err := decodeReader(resp.Body)
+	if err == nil && resp.StatusCode != http.StatusOK {
+		err = fmt.Errorf("%s: HTTP %d: %v", method, resp.StatusCode, out)
+	}
+	return out, err
 }
 
 // call signs v and sends it to /v1/<method> (GET for reads, POST for the
@@ -171,8 +203,6 @@ func withValue(base url.Values, k, v string) url.Values {
 	}
 	return out
 }
-
-func stringsReader(s string) io.Reader { return strings.NewReader(s) }
 
 func idOf(m map[string]any) string {
 	switch v := m["id"].(type) {

@@ -4,8 +4,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/paygate/paygate-go"
 )
 
@@ -18,10 +16,11 @@ func (s *Server) transition(t *txn, status paygate.Status) {
 		status = paygate.StatusVerified
 	}
 	t.status, t.updatedAt = status, s.clock.Now()
+	t.history = append(t.history, statusChange{Status: status, At: t.updatedAt})
 	switch {
 	case status == paygate.StatusCompleted && (t.typ == paygate.TypePayment):
 		s.st.credit(t.project, t.currency, t.price.Sub(t.fee))
-	case status == paygate.StatusFailed && t.typ == paygate.TypePayout:
+	case payoutReturns(status) && t.typ == paygate.TypePayout:
 		s.st.credit(t.project, t.currency, t.price) // the reserved amount returns
 	}
 	switch status {
@@ -109,10 +108,7 @@ func (s *Server) settle(t *txn) {
 	if t.status != paygate.StatusProcessing {
 		return
 	}
-	if tm := s.timer[t.id]; tm != nil {
-		tm.Stop()
-		delete(s.timer, t.id)
-	}
+	s.stopTimer(t)
 	if t.typ == paygate.TypePayout && t.card != nil && t.card.number == CardDeclined {
 		t.reason = "payout declined by the card issuer"
 		s.transition(t, paygate.StatusFailed)
@@ -134,13 +130,21 @@ func callbackStatus(t *txn) paygate.CallbackStatus {
 			return paygate.CallbackPayoutCompleted
 		case paygate.StatusFailed:
 			return paygate.CallbackPayoutFailed
+		case paygate.StatusCancelled:
+			return paygate.CallbackPayoutCancelled
+		case paygate.StatusAbandoned:
+			return paygate.CallbackPayoutAbandoned
+		case paygate.StatusWaitingApproval:
+			return paygate.CallbackWaitingApproval
 		}
-	case paygate.TypeRefund:
+	case paygate.TypeRefund, paygate.TypeChargeback, paygate.TypeRetrieval, paygate.TypePenalty:
 		if t.status == paygate.StatusCompleted {
-			return paygate.CallbackRefundCompleted
+			return completedCallback[t.typ]
 		}
 	default:
 		switch t.status {
+		case paygate.StatusWaitingApproval:
+			return paygate.CallbackWaitingApproval
 		case paygate.StatusCompleted:
 			return paygate.CallbackCompleted
 		case paygate.StatusFailed:
@@ -154,30 +158,23 @@ func callbackStatus(t *txn) paygate.CallbackStatus {
 	return ""
 }
 
-// readMoney reads a positive amount parameter and the currency (three
-// uppercase letters): 40014 naming the parameter otherwise.
-func readMoney(c *call, amountParam string) (decimal.Decimal, string, *apiError) {
-	amount, err := decimal.NewFromString(c.get(amountParam))
-	if err != nil || !amount.IsPositive() {
-		return decimal.Zero, "", errMerchantData(amountParam)
-	}
-	cur := c.get("currency")
-	if !isCurrency(cur) {
-		return decimal.Zero, "", errMerchantData("currency")
-	}
-	return amount, cur, nil
+// completedCallback is the callback status of a completed refund or
+// dispute transaction.
+var completedCallback = map[paygate.TransactionType]paygate.CallbackStatus{
+	paygate.TypeRefund:     paygate.CallbackRefundCompleted,
+	paygate.TypeChargeback: paygate.CallbackChargebackCompleted,
+	paygate.TypeRetrieval:  paygate.CallbackRetrievalCompleted,
+	paygate.TypePenalty:    paygate.CallbackPenaltyCompleted,
 }
 
-func isCurrency(s string) bool {
-	if len(s) != 3 {
-		return false
+// payoutReturns reports whether a payout taking status gives its amount
+// back to the balance.
+func payoutReturns(status paygate.Status) bool {
+	switch status {
+	case paygate.StatusFailed, paygate.StatusCancelled, paygate.StatusAbandoned:
+		return true
 	}
-	for i := 0; i < 3; i++ {
-		if s[i] < 'A' || s[i] > 'Z' {
-			return false
-		}
-	}
-	return true
+	return false
 }
 
 func checkOrderID(id string) *apiError {

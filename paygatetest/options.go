@@ -1,7 +1,10 @@
 package paygatetest
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
+	"strings"
 	"time"
 
 	"github.com/paygate/paygate-go"
@@ -35,12 +38,12 @@ type config struct {
 	project         Project
 	clock           *Clock
 	processingDelay time.Duration
-	callbacks       callbackSettings
-}
-
-type callbackSettings struct {
-	attempts  int
-	baseDelay time.Duration
+	callbackWaits   []time.Duration
+	timeouts        serverTimeouts
+	maxTokens       int
+	maxDeliveries   int
+	publicURL       string
+	callbackQueue   int
 }
 
 // WithProject sets the public and private key of the server's project
@@ -60,6 +63,14 @@ func WithForm(f paygate.Form) Option {
 // are recorded (see Server.Deliveries) but not sent.
 func WithCallbackURL(u string) Option {
 	return func(c *config) { c.project.CallbackURL = u }
+}
+
+// WithPublicURL sets the address at which browsers reach the server (for
+// example http://localhost:8080 when it listens on 0.0.0.0:8080, or the
+// address of a proxy in front of it): the acs.url of 3-D Secure charges is
+// built on it. Default: the server's URL.
+func WithPublicURL(u string) Option {
+	return func(c *config) { c.publicURL = strings.TrimRight(u, "/") }
 }
 
 // WithForced3DS makes 3-D Secure mandatory for the project: every charge
@@ -94,17 +105,35 @@ func WithProcessingDelay(d time.Duration) Option {
 	return func(c *config) { c.processingDelay = d }
 }
 
-// WithCallbackRetry sets how many times a callback is sent at most (default
-// 5) and the first wait between attempts (default 20ms, doubling up to 1s).
+// WithCallbackRetry sets how many times a callback is sent at most and
+// the wait after the first failed attempt, doubling after each further
+// one, on the sandbox's clock: with a clock made by NewClock, retries come
+// when the test advances it. The default is DefaultCallbackAttempts
+// attempts: at once, then after 1m, 5m, 30m, 2h, 6h, 12h and 24h.
+// attempts below 1 or baseDelay below 0 leave the default.
 func WithCallbackRetry(attempts int, baseDelay time.Duration) Option {
 	return func(c *config) {
-		if attempts > 0 {
-			c.callbacks.attempts = attempts
+		if attempts < 1 || baseDelay < 0 {
+			return
 		}
-		if baseDelay > 0 {
-			c.callbacks.baseDelay = baseDelay
+		waits := make([]time.Duration, attempts-1)
+		for i := range waits {
+			waits[i] = baseDelay
+			if baseDelay < time.Duration(math.MaxInt64)/2 {
+				baseDelay *= 2
+			}
 		}
+		c.callbackWaits = waits
 	}
+}
+
+// MarshalJSON encodes the project with its private key redacted, so that
+// encoding/json and slog's JSONHandler never show it.
+func (p Project) MarshalJSON() ([]byte, error) {
+	type fields Project // the fields without the methods: no recursion
+	v := fields(p)
+	v.Secret = "[redacted]"
+	return json.Marshal(v)
 }
 
 // Format prints the project without its private key, whatever the verb,

@@ -15,7 +15,10 @@ import (
 // card completes. verify_card=1 makes it a 1.00 EUR verification that ends
 // verified.
 func (s *Server) processCard(c *call) (any, *apiError) {
-	price, currency, err := readMoney(c, "price")
+	// The gateway charges a verification 1 EUR whatever the price, so a
+	// price of 0 is no mistake there.
+	verify := c.get("verify_card") == "1"
+	price, currency, err := readMoneyFrom(c, "price", verify)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +64,7 @@ func (s *Server) processCard(c *call) (any, *apiError) {
 	t.price, t.currency, t.fee = price, currency, fee(price)
 	t.remember, t.recurring, t.recurInterval, t.recurTrial = remember, recurring, interval, trial
 	t.attrs = attributes(c.params)
-	if c.get("verify_card") == "1" {
+	if verify {
 		t.typ, t.price, t.currency, t.fee = paygate.TypeVerification, decimal.RequireFromString(verificationPrice), "EUR", decimal.Zero
 	}
 	outcome := cardOutcome(cd.number)
@@ -165,12 +168,12 @@ func (s *Server) paymentJSON(t *txn, basic bool, acsReturnURL string) map[string
 	}
 	if t.status == paygate.StatusAuthenticating {
 		out["acs"] = map[string]any{
-			"url":        s.URL + "/acs",
+			"url":        s.publicURL + "/acs",
 			"parameters": map[string]any{"PaReq": "PAREQ-" + t.md, "MD": t.md, "TermUrl": acsReturnURL},
 		}
 	}
 	if sub := s.st.recurring[userID(t.user)]; t.recurring && sub != nil {
-		out["recurring"] = map[string]any{"frequency": sub.frequency, "endsAt": formatTime(sub.endsAt)}
+		out["recurring"] = map[string]any{"frequency": sub.frequency(), "endsAt": formatTime(sub.endsAt)}
 	}
 	if basic {
 		return out

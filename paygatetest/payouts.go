@@ -50,10 +50,11 @@ func (s *Server) payoutParameters(c *call) (any, *apiError) {
 	if account == "" {
 		return nil, errMerchantData("account")
 	}
-	if !isCurrency(c.get("currency")) {
+	currency, ok := readCurrency(c.get("currency"))
+	if !ok {
 		return nil, errMerchantData("currency")
 	}
-	return payoutControls(typ, account, c.get("currency"))
+	return payoutControls(typ, account, currency)
 }
 
 // createPayout serves POST payout: the common parameters and every

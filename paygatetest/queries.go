@@ -1,17 +1,21 @@
 package paygatetest
 
 import (
+	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/jsonscalar"
 )
 
 // Paging of GET transactions when page and limit are not given, and the
-// largest limit.
+// largest page it answers: a larger limit is served as this one, silently
+// (totalCount still counts every match).
 const (
 	defaultListLimit = 20
-	maxListLimit     = 100
+	maxListLimit     = 1000
 )
 
 // transactionStatus serves transaction/status: by id or the latest with
@@ -50,10 +54,11 @@ func (s *Server) transactionByID(c *call) (any, *apiError) {
 
 // listTransactions serves GET transactions: the project's transactions
 // with orderId (required), filtered by status (the status including later
-// effects), type, created[from|to] and updated[from|to] (inclusive; RFC
-// 3339, "2006-01-02 15:04:05" or "2006-01-02", UTC), oldest first, paged by
-// page (from 1) and limit (default 20, at most 100). totalCount counts every
-// match, not only the page.
+// effects), type, created[from|to] and updated[from|to] (inclusive; see
+// parseFilterTime), oldest first, paged by page (from 1; 0, a negative or
+// unreadable page is the first) and limit (default 20; 0, a negative or
+// unreadable limit is the default, a limit above 1000 is served as 1000).
+// totalCount counts every match, not only the page.
 func (s *Server) listTransactions(c *call) (any, *apiError) {
 	orderID := c.get("orderId")
 	if orderID == "" {
@@ -69,30 +74,16 @@ func (s *Server) listTransactions(c *call) (any, *apiError) {
 			bounds[i] = t
 		}
 	}
-	page, limit := 1, defaultListLimit
-	if v := c.get("page"); v != "" {
-		n, ok := atoiParam(v)
-		if !ok || n < 1 {
-			return nil, errMerchantData("page")
-		}
-		page = n
-	}
-	if v := c.get("limit"); v != "" {
-		n, ok := atoiParam(v)
-		if !ok || n < 1 || n > maxListLimit {
-			return nil, errMerchantData("limit")
-		}
-		limit = n
-	}
+	page, beyond := listPage(c.get("page"))
+	limit := listLimit(c.get("limit"))
 	status, typ := c.get("status"), c.get("type")
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var matched []*txn
-	for _, t := range s.st.order {
+	for _, t := range s.st.byOrderID(c.project, orderID) {
 		switch {
-		case t.project != c.project || t.orderID != orderID,
-			status != "" && string(t.effectiveStatus()) != status,
+		case status != "" && string(t.effectiveStatus()) != status,
 			typ != "" && string(t.typ) != typ,
 			!within(t.createdAt, bounds[0], bounds[1]),
 			!within(t.updatedAt, bounds[2], bounds[3]):
@@ -101,10 +92,38 @@ func (s *Server) listTransactions(c *call) (any, *apiError) {
 		matched = append(matched, t)
 	}
 	list := []map[string]any{}
-	for i := (page - 1) * limit; i < len(matched) && i < page*limit; i++ {
-		list = append(list, transactionFields(matched[i], true))
+	if !beyond && page-1 < (len(matched)+limit-1)/limit {
+		for i := (page - 1) * limit; i < len(matched) && i < page*limit; i++ {
+			list = append(list, transactionFields(matched[i], true))
+		}
 	}
 	return map[string]any{"totalCount": len(matched), "transactions": list}, nil
+}
+
+// listPage reads page: 1 when absent, unreadable or below 1; beyond when
+// it is a number too large for an int (a page past any end).
+func listPage(v string) (page int, beyond bool) {
+	n, err := strconv.Atoi(v)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return 1, !strings.HasPrefix(v, "-")
+	case err != nil || n < 1:
+		return 1, false
+	}
+	return n, false
+}
+
+// listLimit reads limit: the default when absent, unreadable or below 1,
+// at most maxListLimit.
+func listLimit(v string) int {
+	n, err := strconv.Atoi(v)
+	switch {
+	case errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(v, "-"):
+		return maxListLimit
+	case err != nil || n < 1:
+		return defaultListLimit
+	}
+	return min(n, maxListLimit)
 }
 
 // transactionFields are the camel-case fields of a transaction; listing
@@ -145,11 +164,24 @@ func wireType(t *txn) paygate.TransactionType {
 	return t.typ
 }
 
+// parseFilterTime reads a list filter's time: RFC 3339 and the ISO 8601
+// forms the SDK reads (jsonscalar.ParseTime), numeric offsets without a
+// colon (+0300), a date alone (midnight UTC), and Unix seconds. A "+" that
+// a query string turned into a space is read as the "+" it was.
 func parseFilterTime(v string) (time.Time, bool) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02"} {
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return time.Unix(n, 0).UTC(), true
+	}
+	if t, err := jsonscalar.ParseTime(v); err == nil {
+		return t.UTC(), true
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05.999999999Z0700", "2006-01-02 15:04:05.999999999Z0700"} {
 		if t, err := time.Parse(layout, v); err == nil {
 			return t.UTC(), true
 		}
+	}
+	if i := strings.LastIndexByte(v, ' '); i > len("2006-01-02") {
+		return parseFilterTime(v[:i] + "+" + v[i+1:])
 	}
 	return time.Time{}, false
 }

@@ -1,6 +1,7 @@
 package paygatetest_test
 
 import (
+	"fmt"
 	"net/url"
 	"testing"
 	"time"
@@ -24,32 +25,82 @@ func TestRecurring_ChargeReturnsTheSubscription(t *testing.T) {
 	assert.Equal(t, map[string]any{"frequency": jsonNumber(30), "endsAt": testStart.Add(365 * day).Format(time.RFC3339)}, out["recurring"])
 }
 
-func TestRecurring_FrequencyIsEnforced(t *testing.T) {
+func TestRecurring_FrequencyIsTheIntervalAndZeroForIntervalZero(t *testing.T) {
+	s := newSandbox(t)
+	out := s.charge(s.user("m"), paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"0"}})
+	assert.Equal(t, jsonNumber(0), out["recurring"].(map[string]any)["frequency"])
+	out = s.charge(s.user("w"), paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"7"}, "recurring_trial": {"30"}})
+	assert.Equal(t, jsonNumber(7), out["recurring"].(map[string]any)["frequency"])
+}
+
+func TestRecurring_FirstManualChargeMayFollowTheSubscribingChargeAtOnce(t *testing.T) {
 	s := newSandbox(t)
 	uid := s.user("u")
 	first := s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"7"}})
-	s.fails("card/processRecurring", recurringCharge(s, uid), paygate.CodeRecurringTooFrequent)
-	s.clock.Advance(7 * day)
 	out := s.ok("card/processRecurring", recurringCharge(s, uid))
 	assert.Equal(t, true, out["success"])
 	assert.Equal(t, "completed", out["status"])
 	assert.Equal(t, "4.99", out["price"])
 	assert.Equal(t, jsonNumber(idOf(first)), out["referenceId"])
 	assert.NotContains(t, out, "acs")
+}
+
+func TestRecurring_ManualChargesCloserThanTheFrequencyAre40502(t *testing.T) {
+	s := newSandbox(t)
+	uid := s.user("u")
+	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"7"}})
+	s.ok("card/processRecurring", recurringCharge(s, uid))
+	s.fails("card/processRecurring", recurringCharge(s, uid), paygate.CodeRecurringTooFrequent)
 	s.clock.Advance(6 * day)
 	s.fails("card/processRecurring", recurringCharge(s, uid), paygate.CodeRecurringTooFrequent)
 	s.clock.Advance(day)
 	s.ok("card/processRecurring", recurringCharge(s, uid))
+	s.fails("card/processRecurring", recurringCharge(s, uid), paygate.CodeRecurringTooFrequent)
 }
 
-func TestRecurring_TrialDelaysTheFirstRepeatedPayment(t *testing.T) {
+func TestRecurring_ManualChargesWithIntervalZeroAreNeverTooFrequent(t *testing.T) {
+	s := newSandbox(t)
+	uid := s.user("u")
+	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"0"}})
+	for range 3 {
+		s.ok("card/processRecurring", recurringCharge(s, uid))
+	}
+	// A frequency set later counts from the last manual charge.
+	s.ok("user/changeRecurring", url.Values{"user": {uid}, "interval": {"3"}})
+	s.fails("card/processRecurring", recurringCharge(s, uid), paygate.CodeRecurringTooFrequent)
+	s.clock.Advance(3 * day)
+	s.ok("card/processRecurring", recurringCharge(s, uid))
+}
+
+func TestRecurring_TrialDoesNotHoldBackManualCharges(t *testing.T) {
 	s := newSandbox(t)
 	uid := s.user("u")
 	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"1"}, "recurring_trial": {"14"}})
-	s.clock.Advance(13 * day)
-	s.fails("card/processRecurring", recurringCharge(s, uid), paygate.CodeRecurringTooFrequent)
+	s.ok("card/processRecurring", recurringCharge(s, uid))
 	s.clock.Advance(day)
 	s.ok("card/processRecurring", recurringCharge(s, uid))
+}
+
+func TestRecurring_HugeIntervalsNeverChargeAndAdvanceReturns(t *testing.T) {
+	s := newSandbox(t)
+	for i, v := range []url.Values{
+		{"recurring_interval": {"106752"}},              // just beyond what a time.Duration holds in days
+		{"recurring_interval": {"9223372036854775807"}}, // the largest int
+		{"recurring_interval": {"1"}, "recurring_trial": {"9223372036854775807"}},
+	} {
+		uid := s.user(fmt.Sprint("u", i))
+		v.Set("recurring", "1")
+		v.Set("order_id", fmt.Sprint("huge-", i))
+		first := idOf(s.charge(uid, paygatetest.CardApproved, v))
+		done := make(chan struct{})
+		go func() { s.clock.Advance(400 * day); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Advance did not return with %v", v)
+		}
+		assert.Empty(t, recurringPayments(t, s, fmt.Sprint("huge-", i), first))
+	}
 }
 
 func TestRecurring_CancelledIs40310AndExpiredIs40311(t *testing.T) {
@@ -69,16 +120,26 @@ func TestRecurring_ChangeRecurringSetsANewFrequency(t *testing.T) {
 	s := newSandbox(t)
 	uid := s.user("u")
 	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"30"}})
-	s.clock.Advance(30 * day)
 	s.ok("card/processRecurring", recurringCharge(s, uid))
 	out := s.ok("user/changeRecurring", url.Values{"user": {uid}, "interval": {"2"}, "price": {"9.99"}, "currency": {"EUR"}})
 	assert.Equal(t, map[string]any{"success": true}, out)
 	s.clock.Advance(30 * day)
 	s.ok("card/processRecurring", recurringCharge(s, uid))
-	s.clock.Advance(2 * day)
-	s.ok("card/processRecurring", recurringCharge(s, uid))
 	s.clock.Advance(day)
 	s.fails("card/processRecurring", recurringCharge(s, uid), paygate.CodeRecurringTooFrequent)
+	s.clock.Advance(day)
+	s.ok("card/processRecurring", recurringCharge(s, uid))
+
+	s.ok("user/changeRecurring", url.Values{"user": {uid}, "interval": {"0"}})
+	s.ok("card/processRecurring", recurringCharge(s, uid))
+}
+
+func TestRecurring_ChangeAndCancelWithoutASubscriptionSucceed(t *testing.T) {
+	s := newSandbox(t)
+	plain := s.user("plain")
+	assert.Equal(t, map[string]any{"success": true}, s.ok("user/changeRecurring", url.Values{"user": {plain}, "interval": {"3"}}))
+	assert.Equal(t, map[string]any{"success": true}, s.ok("user/cancelRecurring", url.Values{"user": {plain}}))
+	s.fails("card/processRecurring", recurringCharge(s, plain), paygate.CodeReferenceTransactionNotFound)
 }
 
 func TestRecurring_Errors(t *testing.T) {
@@ -94,7 +155,6 @@ func TestRecurring_Errors(t *testing.T) {
 		{"unknown user is 40406", "card/processRecurring", recurringCharge(s, "42"), paygate.CodeUserNotFound},
 		{"no user is 40002", "card/processRecurring", url.Values{"price": {"1"}, "currency": {"EUR"}}, paygate.CodeUserIdentifierMissing},
 		{"no price is 40014", "card/processRecurring", url.Values{"user": {plain}, "currency": {"EUR"}}, paygate.CodeMerchantDataMissing},
-		{"cancel without subscription is 40405", "user/cancelRecurring", url.Values{"user": {plain}}, paygate.CodeReferenceTransactionNotFound},
 		{"change for unknown user is 40406", "user/changeRecurring", url.Values{"user": {"42"}, "interval": {"3"}}, paygate.CodeUserNotFound},
 		{"change price without currency is 40014", "user/changeRecurring", url.Values{"user": {plain}, "price": {"3"}}, paygate.CodeMerchantDataMissing},
 	} {
@@ -106,7 +166,6 @@ func TestRecurring_BasicFormAnswersOnlyTheBasicFields(t *testing.T) {
 	s := newSandbox(t, paygatetest.WithForm(paygate.FormBasic))
 	uid := s.user("u")
 	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"1"}})
-	s.clock.Advance(day)
 	out := s.ok("card/processRecurring", recurringCharge(s, uid))
 	require.Contains(t, out, "card")
 	assert.Equal(t, true, out["success"])

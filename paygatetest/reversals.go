@@ -13,8 +13,8 @@ import (
 // is left the payment reads refunded (basic form: reversed, with a
 // "reversed" callback).
 func (s *Server) reverse(c *call) (any, *apiError) {
-	amount, err := decimal.NewFromString(c.get("amount"))
-	if err != nil || !amount.IsPositive() {
+	amount, ok := parseAmount(c.get("amount"))
+	if !ok || !amount.IsPositive() {
 		return nil, errMerchantData("amount")
 	}
 	s.mu.Lock()

@@ -55,7 +55,8 @@ func (c *call) get(name string) string { return c.params.Get(name) }
 
 func (c *call) basic() bool { return c.project.Form == paygate.FormBasic }
 
-// ServeHTTP serves the API, the ACS page and the confirm pages. Paths are
+// ServeHTTP serves the API, the ACS page, the confirm pages and the
+// control plane under /sandbox/. Paths are
 // matched decoded, so /v1/user%2Fresolve is user/resolve.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
@@ -65,19 +66,21 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(path, "/confirm/"):
 		s.serveConfirm(w, r, strings.Trim(strings.TrimPrefix(path, "/confirm/"), "/"))
 	case strings.HasPrefix(path, "/v1/"):
-		s.serveAPI(w, r, strings.TrimPrefix(path, "/v1/"))
+		s.serveAPIWithFaults(w, r, strings.TrimPrefix(path, "/v1/"))
+	case path == "/sandbox" || strings.HasPrefix(path, "/sandbox/"):
+		s.serveControl(w, r)
 	default:
 		writeError(w, "", newError(codeMethodNotFound, ""))
 	}
 }
 
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxRequestBody)
-	if err := r.ParseForm(); err != nil {
-		writeError(w, "", newError(codeMalformedRequest, "the form cannot be parsed"))
+	params, perr := readParams(w, r)
+	if perr != nil {
+		s.writeAPIError(w, "", r.URL.Query(), perr)
 		return
 	}
-	c := &call{params: r.Form}
+	c := &call{params: params}
 	if id, ok := strings.CutPrefix(method, "transactions/"); ok && id != "" && !strings.Contains(id, "/") {
 		method, c.pathID = "transactions/{id}", id
 	}
@@ -85,7 +88,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string)
 	if method == "card/getToken" {
 		jsonp = c.get("callback")
 		if jsonp != "" && !jsonpName.MatchString(jsonp) {
-			writeError(w, "", errMerchantData("callback"))
+			s.writeAPIError(w, "", params, errMerchantData("callback"))
 			return
 		}
 	}
@@ -95,15 +98,28 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string)
 		return
 	}
 	if err := s.authenticateRequest(c, rt); err != nil {
-		writeError(w, jsonp, err)
+		s.writeAPIError(w, jsonp, params, err)
 		return
 	}
 	out, err := rt.handle(s, c)
 	if err != nil {
-		writeError(w, jsonp, err)
+		s.writeAPIError(w, jsonp, params, err)
 		return
 	}
 	writeJSON(w, jsonp, http.StatusOK, out)
+}
+
+// writeAPIError writes e as the form of the project the request names
+// speaks: the basic form has none of the codes the spec gives only to the
+// extended form.
+func (s *Server) writeAPIError(w http.ResponseWriter, jsonp string, params url.Values, e *apiError) {
+	s.mu.Lock()
+	p := s.st.projects[params.Get("project")]
+	s.mu.Unlock()
+	if p != nil && p.Form == paygate.FormBasic {
+		e = e.inBasicForm()
+	}
+	writeError(w, jsonp, e)
 }
 
 // authenticateRequest finds the project and checks the signature over every

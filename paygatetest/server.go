@@ -1,7 +1,8 @@
 package paygatetest
 
 import (
-	"context"
+	"cmp"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -21,14 +22,15 @@ const (
 
 // Default timings; see WithProcessingDelay and WithCallbackRetry.
 const (
-	DefaultProcessingDelay   = 200 * time.Millisecond
-	DefaultCallbackAttempts  = 5
-	DefaultCallbackBaseDelay = 20 * time.Millisecond
+	DefaultProcessingDelay = 200 * time.Millisecond
+	// DefaultCallbackAttempts is how many times a callback is sent at most
+	// by default: at once, then 1 minute, 5 minutes, 30 minutes, 2 hours,
+	// 6 hours, 12 hours and 24 hours after each failed attempt, on the
+	// sandbox's clock.
+	DefaultCallbackAttempts = 8
 )
 
 const (
-	maxCallbackDelay             = time.Second     // the longest wait between callback attempts
-	callbackTimeout              = 5 * time.Second // per callback attempt
 	maxRequestBody               = 1 << 20
 	temporaryTokenLifetime       = 10 * time.Minute
 	firstTransactionID     int64 = 1000000000000000001
@@ -47,11 +49,13 @@ type Server struct {
 	ProjectKey string
 	PrivateKey string
 
+	publicURL string     // written into acs.url; URL unless WithPublicURL
+	faults    faultTable // see InjectFault
+
 	hs              *httptest.Server
 	clock           *Clock
 	unsubscribe     func()
 	processingDelay time.Duration
-	callbacks       callbackSettings
 
 	mu    sync.Mutex // guards st, timers and closed
 	st    *state
@@ -59,11 +63,21 @@ type Server struct {
 
 	closed     chan struct{}
 	closeOnce  sync.Once
-	deliveries *deliveryLog
-	inflight   sync.WaitGroup
-	sender     *http.Client
-	ctx        context.Context
-	cancel     context.CancelFunc
+	deliveries *deliverer
+}
+
+// serverTimeouts bound how long a client may hold a connection: a client
+// that sends its headers or body slowly, or reads the answer slowly, or
+// keeps an idle connection open, is cut off.
+type serverTimeouts struct {
+	readHeader, read, write, idle time.Duration
+}
+
+var defaultTimeouts = serverTimeouts{readHeader: 10 * time.Second, read: 30 * time.Second, write: 30 * time.Second, idle: 2 * time.Minute}
+
+func (t serverTimeouts) apply(hs *http.Server) {
+	hs.ReadHeaderTimeout, hs.ReadTimeout, hs.WriteTimeout, hs.IdleTimeout = t.readHeader, t.read, t.write, t.idle
+	hs.MaxHeaderBytes = maxHeaderBytes
 }
 
 // Option configures a Server.
@@ -138,10 +152,16 @@ func (s *Server) Close() {
 		}
 		s.mu.Unlock()
 		s.hs.Close()
-		s.cancel()
-		s.inflight.Wait()
-		s.sender.CloseIdleConnections()
+		s.deliveries.close()
 	})
+}
+
+// MarshalJSON encodes the server's URL and project key, never its private
+// key, so that encoding/json and slog's JSONHandler never show it. (A copy
+// of a Server, which fmt could print field by field, is refused by go vet:
+// it holds a mutex.)
+func (s *Server) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct{ URL, ProjectKey string }{s.URL, s.ProjectKey})
 }
 
 // Format prints the server's URL and project key, never its private key,
@@ -160,7 +180,8 @@ func start(addr string, opts []Option) (*Server, error) {
 			Form:            paygate.FormExtended,
 		},
 		processingDelay: DefaultProcessingDelay,
-		callbacks:       callbackSettings{attempts: DefaultCallbackAttempts, baseDelay: DefaultCallbackBaseDelay},
+		callbackWaits:   defaultCallbackWaits,
+		timeouts:        defaultTimeouts,
 	}
 	for _, opt := range opts {
 		opt(&cfg)
@@ -168,28 +189,24 @@ func start(addr string, opts []Option) (*Server, error) {
 	if cfg.clock == nil {
 		cfg.clock = newRealClock()
 	}
-	ctx, cancel := context.WithCancel(context.Background())
 	s := &Server{
 		ProjectKey:      cfg.project.Key,
 		PrivateKey:      cfg.project.Secret,
 		clock:           cfg.clock,
 		processingDelay: cfg.processingDelay,
-		callbacks:       cfg.callbacks,
 		st:              newState(),
 		timer:           make(map[int64]*time.Timer),
 		closed:          make(chan struct{}),
-		deliveries:      newDeliveryLog(),
-		sender:          &http.Client{Timeout: callbackTimeout},
-		ctx:             ctx,
-		cancel:          cancel,
+		deliveries:      newDeliverer(cfg.clock, cfg.callbackWaits, cfg.maxDeliveries, cfg.callbackQueue),
 	}
 	p := cfg.project
 	s.st.addProject(p)
+	s.st.maxTokens = cfg.maxTokens
 	s.hs = httptest.NewUnstartedServer(s)
+	cfg.timeouts.apply(s.hs.Config)
 	if addr != "" {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
-			cancel()
 			return nil, err
 		}
 		s.hs.Listener.Close()
@@ -197,7 +214,10 @@ func start(addr string, opts []Option) (*Server, error) {
 	}
 	// URL is set before the first request can arrive: handlers read it.
 	s.URL = "http://" + s.hs.Listener.Addr().String()
+	s.publicURL = cmp.Or(cfg.publicURL, s.URL)
 	s.hs.Start()
-	s.unsubscribe = s.clock.subscribe(s.clockAdvanced)
+	unsubState := s.clock.subscribe(s.clockAdvanced)
+	unsubRetries := s.clock.subscribe(s.deliveries.retryDue)
+	s.unsubscribe = func() { unsubState(); unsubRetries() }
 	return s, nil
 }

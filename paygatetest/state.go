@@ -18,9 +18,14 @@ type state struct {
 	users       map[string]*user // by internal id
 	identifiers map[string]*user // by project key + "\x00" + identifier
 	tokens      map[string]*token
+	temporary   []*token // temporary tokens in the order they were made, from tempHead; see forgetTokens
+	tempHead    int
+	maxTokens   int // of temporary tokens kept; 0 is maxTemporaryTokens
 	txns        map[int64]*txn
-	order       []*txn          // in creation order
-	byMD        map[string]*txn // 3-D Secure merchant data to payment
+	order       []*txn            // in creation order
+	orders      map[string][]*txn // by project key + "\x00" + order id, in creation order; see byOrderID
+	indexed     int               // how much of order is in orders
+	byMD        map[string]*txn   // 3-D Secure merchant data to payment
 	balances    map[string]map[string]decimal.Decimal
 	recurring   map[string]*subscription // by internal user id
 }
@@ -35,6 +40,7 @@ func newState() *state {
 		identifiers: make(map[string]*user),
 		tokens:      make(map[string]*token),
 		txns:        make(map[int64]*txn),
+		orders:      make(map[string][]*txn),
 		byMD:        make(map[string]*txn),
 		balances:    make(map[string]map[string]decimal.Decimal),
 		recurring:   make(map[string]*subscription),
@@ -74,6 +80,12 @@ type txn struct {
 
 	// alternative-method payments
 	successURL, failURL string
+
+	// disputes (see events.go): the chargeback of a payment, the retrieval
+	// of a chargeback, the penalty of a chargeback or refund
+	chargebackID, retrievalID, penaltyID int64
+	// history is every status change, oldest first, for the dashboard
+	history []statusChange
 }
 
 // effectiveStatus is the status including later effects of other
@@ -109,12 +121,29 @@ func (s *state) lookupTxn(p *Project, id, orderID string) (*txn, *apiError) {
 		}
 		return t, nil
 	}
-	for i := len(s.order) - 1; i >= 0; i-- {
-		if t := s.order[i]; t.project == p && t.orderID == orderID && t.typ != paygate.TypeRefund {
+	list := s.byOrderID(p, orderID)
+	for i := len(list) - 1; i >= 0; i-- {
+		if t := list[i]; t.typ != paygate.TypeRefund {
 			return t, nil
 		}
 	}
 	return nil, newError(paygate.CodeTransactionNotFound, "")
+}
+
+// byOrderID returns project p's transactions with orderID, oldest first.
+// The index catches up with the transactions made since the last look-up:
+// a transaction's order id is set in the same critical section that makes
+// it and never changes, so every transaction a look-up can see is
+// complete.
+func (s *state) byOrderID(p *Project, orderID string) []*txn {
+	for _, t := range s.order[s.indexed:] {
+		if t.orderID != "" {
+			k := t.project.Key + "\x00" + t.orderID
+			s.orders[k] = append(s.orders[k], t)
+		}
+	}
+	s.indexed = len(s.order)
+	return s.orders[p.Key+"\x00"+orderID]
 }
 
 func idString(n int64) string { return strconv.FormatInt(n, 10) }

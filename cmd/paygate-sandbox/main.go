@@ -1,18 +1,27 @@
 // Command paygate-sandbox serves the paygate sandbox (package paygatetest)
 // as a standalone gateway, for merchants whose tests are not written in Go.
 //
-//	paygate-sandbox -addr 127.0.0.1:8080 -project KEY -secret KEY [-callback-url URL] [-form extended|basic]
+//	paygate-sandbox -addr 127.0.0.1:8080 -project KEY -secret KEY [-callback-url URL]
+//	    [-form extended|basic] [-public-url URL]
 //
-// It prints the project's keys to standard error and the line
-// "listening on http://ADDR" to standard output once it accepts
-// connections, and shuts down gracefully on SIGINT or SIGTERM.
+// It serves the API under /v1/, the 3-D Secure and confirm pages, and the
+// control plane and dashboard under /sandbox/ (authorised with
+// "Authorization: Bearer <private key>"; see the README). It prints the
+// project's public key and form to standard error (never the private key)
+// and the line "listening on http://ADDR" to standard output once it
+// accepts connections, and shuts down gracefully on SIGINT or SIGTERM.
+// -public-url is the address browsers reach it at, written into acs.url,
+// for a sandbox listening on 0.0.0.0 or behind a proxy. -h prints the
+// usage and exits 0.
 package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
@@ -24,7 +33,11 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return // the usage was printed; asking for it is no failure
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "paygate-sandbox:", err)
 		os.Exit(1)
 	}
@@ -39,6 +52,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	secret := fs.String("secret", paygatetest.DefaultPrivateKey, "the project's private key")
 	callbackURL := fs.String("callback-url", "", "URL that receives the signed callbacks")
 	formName := fs.String("form", "extended", "form of the interface: extended or basic")
+	publicURL := fs.String("public-url", "", "address browsers reach the sandbox at, written into acs.url (default: the listening address)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -54,10 +68,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *project == "" || *secret == "" {
 		return fmt.Errorf("-project and -secret must not be empty")
 	}
+	if *publicURL != "" {
+		if u, err := url.Parse(*publicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("-public-url must be an absolute http(s) URL, not %q", *publicURL)
+		}
+	}
 	srv, err := paygatetest.Listen(*addr,
 		paygatetest.WithProject(*project, *secret),
 		paygatetest.WithCallbackURL(*callbackURL),
 		paygatetest.WithForm(form),
+		paygatetest.WithPublicURL(*publicURL),
 	)
 	if err != nil {
 		return err
@@ -65,6 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	defer srv.Close()
 	// The private key is never printed: developers do pass real-looking keys.
 	fmt.Fprintf(stderr, "project %s, %s form (private key from -secret)\n", *project, form)
+	fmt.Fprintf(stderr, "control plane and dashboard at %s/sandbox/ (Authorization: Bearer <private key>)\n", srv.URL)
 	fmt.Fprintf(stdout, "listening on %s\n", srv.URL)
 	<-ctx.Done()
 	return nil

@@ -4,13 +4,17 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -59,12 +63,100 @@ func TestRun_ServesTheSandboxUntilCancelled(t *testing.T) {
 	assert.Contains(t, stderr.String(), "project demo")
 }
 
+// startRun runs the command with args until the test ends and returns
+// its base URL.
+func startRun(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out, w := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), w, io.Discard)
+		w.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		require.NoError(t, <-done)
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	require.NoError(t, err)
+	base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	require.True(t, ok, "first line: %q", line)
+	go io.Copy(io.Discard, out)
+	return base
+}
+
+func TestRun_PublicURLIsTheACSAddress(t *testing.T) {
+	base := startRun(t, "-project", "demo", "-secret", "demo-secret", "-public-url", "http://sandbox.example:8080/")
+	client, err := paygate.NewClient("demo", "demo-secret", paygate.WithBaseURL(base))
+	require.NoError(t, err)
+	ctx := context.Background()
+	user, err := client.Users.Resolve(ctx, &paygate.ResolveUserParams{Identifier: "u", IP: "192.0.2.1"})
+	require.NoError(t, err)
+	tok, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: "4000000000003220", ExpirationMonth: 12,
+		ExpirationYear: 2099, SecurityCode: "123"})
+	require.NoError(t, err)
+	pay, err := client.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: tok.ID,
+		Price: decimal.RequireFromString("5.00"), Currency: "EUR", Description: "3-D Secure"})
+	require.NoError(t, err)
+	require.NotNil(t, pay.ACS)
+	assert.Equal(t, "http://sandbox.example:8080/acs", pay.ACS.URL)
+}
+
+func TestRun_ServesTheControlPlane(t *testing.T) {
+	base := startRun(t, "-secret", "demo-secret")
+	req, err := http.NewRequest(http.MethodPost, base+"/sandbox/clock", strings.NewReader("advance=1h"))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode, "without the key")
+
+	req, err = http.NewRequest(http.MethodPost, base+"/sandbox/clock", strings.NewReader("advance=1h"))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Authorization", "Bearer demo-secret")
+	resp, err = http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var out struct{ Now time.Time }
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+	assert.WithinDuration(t, time.Now().Add(time.Hour), out.Now, time.Minute)
+}
+
+func TestRun_HelpPrintsTheUsage(t *testing.T) {
+	var stdout, stderr strings.Builder
+	err := run(context.Background(), []string{"-h"}, &stdout, &stderr)
+	require.ErrorIs(t, err, flag.ErrHelp)
+	assert.Empty(t, stdout.String())
+	for _, name := range []string{"-addr", "-project", "-secret", "-callback-url", "-form", "-public-url"} {
+		assert.Contains(t, stderr.String(), name)
+	}
+}
+
+// TestMain_HelpExitsZero runs the built command with -h: usage, exit 0.
+func TestMain_HelpExitsZero(t *testing.T) {
+	if os.Getenv("PAYGATE_SANDBOX_MAIN") == "1" {
+		os.Args = []string{"paygate-sandbox", "-h"}
+		main()
+		return
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestMain_HelpExitsZero$")
+	cmd.Env = append(os.Environ(), "PAYGATE_SANDBOX_MAIN=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "exit status of -h: %s", out)
+	assert.Contains(t, string(out), "-public-url")
+}
+
 func TestRun_RejectsBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-form", "medium"},
 		{"-project", ""},
 		{"-addr", "256.0.0.1:0"},
 		{"-nope"},
+		{"-public-url", "sandbox.example:8080"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			var stdout, stderr strings.Builder

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,7 +10,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -21,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/chromium"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -44,28 +43,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// chromiumPath is the browser to drive: $CHROMIUM_PATH, else chromium on
-// the PATH, else Debian's /usr/bin/chromium.
-func chromiumPath() (string, error) {
-	if p := os.Getenv("CHROMIUM_PATH"); p != "" {
-		return p, nil
-	}
-	if p, err := exec.LookPath("chromium"); err == nil {
-		return p, nil
-	}
-	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
-		return "", errors.New("chromium is not installed: run bash .ci/install-chromium (Debian's chromium package) or set CHROMIUM_PATH")
-	}
-	return "/usr/bin/chromium", nil
-}
-
 // newTab opens a tab in the shared browser, starting the browser on first
 // use, and returns a context for it that ends with the test or after
 // timeout.
 func newTab(t *testing.T, timeout time.Duration) context.Context {
 	t.Helper()
 	browser.once.Do(func() {
-		path, err := chromiumPath()
+		path, err := chromium.Path()
 		if err != nil {
 			browser.err = err
 			return
@@ -75,20 +59,11 @@ func newTab(t *testing.T, timeout time.Duration) context.Context {
 			browser.err = err
 			return
 		}
-		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
-			chromedp.ExecPath(path),
-			chromedp.Headless,
-			chromedp.NoSandbox,
-			chromedp.DisableGPU,
-			chromedp.NoFirstRun,
-			chromedp.NoDefaultBrowserCheck,
-			chromedp.UserDataDir(dir),
-			chromedp.WindowSize(1000, 820),
-			chromedp.Flag("disable-background-networking", true),
-			chromedp.Flag("disable-component-update", true),
-			chromedp.Flag("disable-sync", true),
-			chromedp.Flag("disable-dev-shm-usage", true),
-		)
+		opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(path)}
+		for name, value := range chromium.Flags(dir, 1000, 820) {
+			opts = append(opts, chromedp.Flag(name, value))
+		}
+		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 		ctx, cancelBrowser := chromedp.NewContext(alloc)
 		browser.ctx = ctx
 		browser.cancel = func() {

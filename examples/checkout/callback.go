@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -10,7 +11,7 @@ import (
 
 // handleCallback applies a verified callback to its order. The signature
 // covers values but not field names, so the callback is confirmed against
-// the gateway (transaction/status) before the order changes; one that does
+// the gateway's record of its transaction before the order changes; one that does
 // not confirm, or that belongs to another payment attempt, is acknowledged
 // and ignored. Returning an error makes the gateway deliver it again.
 func (a *app) handleCallback(ctx context.Context, cb *paygate.Callback) error {
@@ -31,16 +32,17 @@ func (a *app) handleCallback(ctx context.Context, cb *paygate.Callback) error {
 		a.cfg.Logger.Warn("callback amount differs from the order", "order", o.ID, "transaction", cb.ID)
 		return nil
 	}
-	conf, err := a.cfg.Client.ConfirmCallback(ctx, cb)
-	if err != nil {
-		return fmt.Errorf("confirming callback %s: %w", cb.ID, err)
-	}
-	if !conf.Confirmed() {
+	var mismatch *paygate.CallbackMismatchError
+	switch _, err := a.cfg.Client.ConfirmCallback(ctx, cb); {
+	case errors.As(err, &mismatch):
 		// Typically a processing callback that arrives after the payment
-		// completed; the completed callback follows.
+		// completed (the completed callback follows), or a replayed or
+		// tampered one: acknowledged, never acted on.
 		a.cfg.Logger.Info("callback not confirmed", "order", o.ID, "transaction", cb.ID,
-			"status", cb.Status, "mismatches", strings.Join(conf.Mismatches(), ","))
+			"status", cb.Status, "mismatches", strings.Join(mismatch.Fields, ","))
 		return nil
+	case err != nil:
+		return fmt.Errorf("confirming callback %s: %w", cb.ID, err)
 	}
 	status, msg := callbackOutcome(cb)
 	if status == "" {

@@ -57,7 +57,11 @@ func (a *app) charge(w http.ResponseWriter, r *http.Request) {
 
 // acsReturn is the acs_return_url: the ACS posts PaRes and MD here from the
 // payer's browser after the 3-D Secure step, and card/authenticate settles
-// the payment.
+// the payment. The return is bound to this order and its payment: anyone
+// can post another order's PaRes and MD to this address, and the SDK then
+// refuses before or after the call (ErrACSReturnMismatch). A repeated
+// return (the payer went back and resubmitted) reports the payment as it
+// stands.
 func (a *app) acsReturn(w http.ResponseWriter, r *http.Request) {
 	o, ok := a.order(w, r)
 	if !ok {
@@ -68,19 +72,16 @@ func (a *app) acsReturn(w http.ResponseWriter, r *http.Request) {
 		a.renderError(w, http.StatusBadRequest, "The answer of the bank's verification page was incomplete.")
 		return
 	}
+	params.PaymentID, params.OrderID = o.TransactionID, o.ID
 	payment, err := a.cfg.Client.Cards.Authenticate(paymentContext(r), params)
 	switch {
-	case errors.Is(err, paygate.ErrTransactionCompleted):
-		// A repeated return (the payer went back and resubmitted): the first
-		// one settled the payment.
-		http.Redirect(w, r, "/orders/"+o.ID, http.StatusSeeOther)
+	case errors.Is(err, paygate.ErrACSReturnMismatch):
+		a.cfg.Logger.Warn("3-D Secure return of another payment", "order", o.ID, "err", err)
+		a.renderError(w, http.StatusBadRequest, "This verification belongs to another payment.")
 		return
 	case err != nil:
 		a.cfg.Logger.Error("3-D Secure", "order", o.ID, "err", err)
 		a.renderError(w, http.StatusBadGateway, "The payment could not be confirmed with your bank. Please try again.")
-		return
-	case payment.ID != 0 && payment.ID != o.TransactionID:
-		a.renderError(w, http.StatusBadRequest, "This verification belongs to another payment.")
 		return
 	}
 	a.cfg.Logger.Info("3-D Secure", "order", o.ID, "transaction", payment.ID, "status", payment.Status)

@@ -185,13 +185,8 @@ func TestOrderStore_FinalStatusIsNotUndoneByALatePendingOne(t *testing.T) {
 // newTestApp returns the app on a sandbox without a browser.
 func newTestApp(t *testing.T) (*app, http.Handler) {
 	t.Helper()
-	sandbox := paygatetest.NewServer()
-	t.Cleanup(sandbox.Close)
-	h, err := newApp(config{
-		Client: sandbox.Client(), CallbackKey: sandbox.PrivateKey, GatewayURL: sandbox.URL, PublicURL: "http://shop.test",
-	})
-	require.NoError(t, err)
-	return h.(*app), h
+	a, h, _ := newTestAppWithSandbox(t)
+	return a, h
 }
 
 func serve(h http.Handler, r *http.Request) *httptest.ResponseRecorder {

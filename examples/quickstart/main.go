@@ -12,7 +12,9 @@
 //
 // With PAYGATE_BASE_URL, PAYGATE_PROJECT and PAYGATE_SECRET set it runs the
 // same flow against that gateway (PAYGATE_CHECKOUT_URL optionally sets the
-// hosted confirmation address). The steps that need a person (the bank's
+// hosted confirmation address; PAYGATE_INSECURE_HTTP=1 allows a plain
+// http:// gateway that is not on loopback, such as a standalone sandbox on a
+// private test network). The steps that need a person (the bank's
 // 3-D Secure page) or a public callback URL are then reported as skipped.
 //
 // It exits 0 only when every step succeeded (or was skipped for that

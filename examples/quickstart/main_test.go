@@ -61,3 +61,16 @@ func TestRun_FailingStepIsNamedAndStopsTheFlow(t *testing.T) {
 	require.Contains(t, out.String(), "FAIL resolve user")
 	require.NotContains(t, out.String(), "tokenize card")
 }
+
+func TestRun_PlainHTTPOffLoopbackNeedsTheInsecureSwitch(t *testing.T) {
+	env := map[string]string{
+		"PAYGATE_BASE_URL": "http://sandbox.test:8080", "PAYGATE_PROJECT": "pk", "PAYGATE_SECRET": "sk",
+	}
+	_, err := openGateway(envOf(env))
+	require.ErrorContains(t, err, "plain http://")
+
+	env["PAYGATE_INSECURE_HTTP"] = "1"
+	gw, err := openGateway(envOf(env))
+	require.NoError(t, err)
+	gw.Close()
+}

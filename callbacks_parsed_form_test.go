@@ -1,0 +1,50 @@
+package paygate
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// parsedByMiddleware is a genuine callback request whose form middleware
+// already parsed: the body is consumed, r.PostForm holds the fields.
+func parsedByMiddleware(t *testing.T, body, query string) *http.Request {
+	t.Helper()
+	r := callbackRequest(body)
+	r.URL.RawQuery = query
+	require.NoError(t, r.ParseForm())
+	return r
+}
+
+func TestParseRequest_VerifiesAFormMiddlewareAlreadyParsed(t *testing.T) {
+	body := NewTestCallbackSigner(testSecret, FormExtended).Body(CallbackCompleted, nil)
+	cb, err := testVerifier(t).ParseRequest(parsedByMiddleware(t, body, ""))
+	require.NoError(t, err)
+	assert.Equal(t, TestCallbackID, cb.ID)
+}
+
+func TestParseRequest_ParsedFormIgnoresTheQueryString(t *testing.T) {
+	body := NewTestCallbackSigner(testSecret, FormExtended).Body(CallbackCompleted, nil)
+	cb, err := testVerifier(t).ParseRequest(parsedByMiddleware(t, body, "order_id=order-9999&extra=1"))
+	require.NoError(t, err, "only the POSTed fields are verified")
+	assert.Equal(t, "order-1001", cb.OrderID)
+}
+
+func TestParseRequest_ParsedFormHeldToTheSizeLimit(t *testing.T) {
+	body := NewTestCallbackSigner(testSecret, FormExtended).Body(CallbackCompleted, nil) +
+		"&attr_pad=" + strings.Repeat("x", MaxCallbackBytes)
+	r := callbackRequest(body)
+	r.ContentLength = -1 // as a chunked request, which the size check of the header misses
+	require.NoError(t, r.ParseForm())
+	_, err := testVerifier(t).ParseRequest(r)
+	require.ErrorIs(t, err, ErrCallbackTooLarge)
+}
+
+func TestParseRequest_ParsedFormWithAWrongSignatureIsRejected(t *testing.T) {
+	body := NewTestCallbackSigner("another-key", FormExtended).Body(CallbackCompleted, nil)
+	_, err := testVerifier(t).ParseRequest(parsedByMiddleware(t, body, ""))
+	require.ErrorIs(t, err, ErrSignatureInvalid)
+}

@@ -1,0 +1,147 @@
+package paygate
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// requestLog records what a server received.
+type requestLog struct {
+	mu   sync.Mutex
+	reqs []*http.Request
+}
+
+func (l *requestLog) add(r *http.Request) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.reqs = append(l.reqs, r)
+}
+
+func (l *requestLog) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.reqs)
+}
+
+func TestRedirects_NeverFollowedWithAMerchantClient(t *testing.T) {
+	for _, status := range []int{301, 302, 307, 308} {
+		for _, call := range []struct {
+			name string
+			do   func(*Client) error
+		}{
+			{"POST card/process", func(c *Client) error {
+				_, err := c.Cards.Charge(context.Background(), &ChargeParams{User: "1",
+					Card:  &CardDetails{Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode},
+					Price: decimal.RequireFromString("9.99"), Currency: "EUR", Description: "Order 5", OrderID: "ord-5"})
+				return err
+			}},
+			{"GET card/getToken", func(c *Client) error {
+				_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{
+					Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode})
+				return err
+			}},
+		} {
+			t.Run(fmt.Sprintf("%d %s", status, call.name), func(t *testing.T) {
+				var elsewhere requestLog
+				other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					elsewhere.add(r)
+					w.Write([]byte(`{"id":"tok","success":true}`))
+				}))
+				defer other.Close()
+				otherURL := strings.Replace(other.URL, "127.0.0.1", "localhost", 1)
+				gw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+					http.Redirect(w, r, otherURL+"/collect"+"?"+r.URL.RawQuery, status)
+				}))
+				defer gw.Close()
+
+				// A client as a merchant writes it: it follows redirects.
+				c, err := NewClient(testProject, testSecret, WithBaseURL(gw.URL),
+					WithHTTPClient(&http.Client{}), WithRetryPolicy(NoRetries))
+				require.NoError(t, err)
+				err = call.do(c)
+
+				var apiErr *Error
+				require.ErrorAs(t, err, &apiErr)
+				assert.Equal(t, status, apiErr.HTTPStatus)
+				assert.Contains(t, err.Error(), "redirect to host localhost refused")
+				assert.NotContains(t, err.Error(), "/collect")
+				assert.NotContains(t, err.Error(), echoCardNumber)
+				assert.Zero(t, elsewhere.len(), "the redirect target must receive nothing (no body, no Referer)")
+			})
+		}
+	}
+}
+
+func TestRedirects_MerchantClientLeftUnchanged(t *testing.T) {
+	hc := &http.Client{}
+	_, err := NewClient(testProject, testSecret, WithBaseURL(testBaseURL), WithHTTPClient(hc))
+	require.NoError(t, err)
+	assert.Nil(t, hc.CheckRedirect, "the merchant's own client keeps its behaviour for its own requests")
+}
+
+func TestBaseURL_CredentialsNeverPrintedButSent(t *testing.T) {
+	var gotUser, gotPass string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotUser, gotPass, _ = r.BasicAuth()
+		w.WriteHeader(http.StatusBadGateway)
+		w.Write([]byte("<html>bad gateway</html>"))
+	}))
+	defer srv.Close()
+	base := strings.Replace(srv.URL, "http://", "http://merchant:s3cr3t-pass@", 1)
+	c, err := NewClient(testProject, testSecret, WithBaseURL(base), WithRetryPolicy(NoRetries))
+	require.NoError(t, err)
+	_, apiErr := c.Balance.Get(context.Background(), nil)
+	require.Error(t, apiErr)
+	assert.Equal(t, "merchant", gotUser)
+	assert.Equal(t, "s3cr3t-pass", gotPass)
+
+	closed, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := closed.Addr().String()
+	closed.Close()
+	c2, err := NewClient(testProject, testSecret, WithBaseURL("http://merchant:s3cr3t-pass@"+addr), WithRetryPolicy(NoRetries))
+	require.NoError(t, err)
+	_, netErr := c2.Balance.Get(context.Background(), nil)
+	require.Error(t, netErr)
+
+	_, optErr := NewClient(testProject, testSecret, WithBaseURL("https://merchant:s3cr3t-pass@gw.example/?x=1"))
+	require.Error(t, optErr)
+	_, optErr2 := NewClient(testProject, testSecret, WithBaseURL("merchant:s3cr3t-pass@gw.example"))
+	require.Error(t, optErr2)
+
+	for _, text := range []string{
+		c.String(), fmt.Sprintf("%v %+v %#v", c, c, c), apiErr.Error(), netErr.Error(), fmt.Sprintf("%+v", netErr),
+		optErr.Error(), optErr2.Error(),
+	} {
+		assert.NotContains(t, text, "s3cr3t-pass")
+		assert.NotContains(t, text, "merchant:")
+	}
+}
+
+func TestCheckoutURL_RefusesCredentials(t *testing.T) {
+	_, err := NewClient(testProject, testSecret, WithBaseURL(testBaseURL), WithCheckoutURL("https://u:s3cr3t-pass@pay.example"))
+	require.ErrorContains(t, err, "must not carry credentials")
+	assert.NotContains(t, err.Error(), "s3cr3t-pass")
+}
+
+func TestBaseURL_PlainHTTPRefusedUnlessLoopbackOrAllowed(t *testing.T) {
+	for _, base := range []string{"http://gateway.example.com", "http://10.0.0.7:8080", "http://sandbox:8080"} {
+		_, err := NewClient(testProject, testSecret, WithBaseURL(base))
+		require.ErrorIs(t, err, errCleartext, base)
+		_, err = NewClient(testProject, testSecret, WithBaseURL(base), WithInsecureHTTP())
+		require.NoError(t, err, base)
+	}
+	for _, base := range []string{"http://127.0.0.1:8080", "http://localhost:8080", "http://[::1]:8080", "http://127.0.0.2", "https://gateway.example.com"} {
+		_, err := NewClient(testProject, testSecret, WithBaseURL(base))
+		require.NoError(t, err, base)
+	}
+}

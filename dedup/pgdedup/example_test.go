@@ -1,0 +1,36 @@
+package pgdedup_test
+
+import (
+	"context"
+	"log"
+	"net/http"
+	"os"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	paygate "github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/dedup/pgdedup"
+)
+
+// Every replica of the callback endpoint shares one PostgreSQL database; a
+// callback is processed by one of them, once.
+func ExampleNew() {
+	ctx := context.Background()
+	pool, err := pgxpool.New(ctx, os.Getenv("DATABASE_URL"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	store, err := pgdedup.New(ctx, pool) // creates paygate_callback_dedup if missing
+	if err != nil {
+		log.Fatal(err)
+	}
+
+	handler, err := paygate.NewCallbackHandler([]string{os.Getenv("PAYGATE_SECRET")}, fulfil, paygate.WithDedupStore(store))
+	if err != nil {
+		log.Fatal(err)
+	}
+	http.Handle("POST /paygate/callback", handler)
+}
+
+// fulfil is the merchant's CallbackFunc: idempotent, keyed on the order id.
+var fulfil paygate.CallbackFunc = func(ctx context.Context, cb *paygate.Callback) error { return nil }

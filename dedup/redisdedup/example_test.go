@@ -1,0 +1,30 @@
+package redisdedup_test
+
+import (
+	"context"
+	"log"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	paygate "github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/dedup/redisdedup"
+)
+
+// Every replica of the callback endpoint shares one Redis; a callback is
+// processed by one of them, once.
+func ExampleNew() {
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")}) // or redis.NewClusterClient
+	store := redisdedup.New(rdb, redisdedup.WithLease(2*time.Minute))
+
+	handler, err := paygate.NewCallbackHandler([]string{os.Getenv("PAYGATE_SECRET")}, fulfil, paygate.WithDedupStore(store))
+	if err != nil {
+		log.Fatal(err)
+	}
+	http.Handle("POST /paygate/callback", handler)
+}
+
+// fulfil is the merchant's CallbackFunc: idempotent, keyed on the order id.
+var fulfil paygate.CallbackFunc = func(ctx context.Context, cb *paygate.Callback) error { return nil }

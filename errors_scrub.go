@@ -1,0 +1,230 @@
+package paygate
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// sentSecrets are the values a card-bearing request sent (card number,
+// security code, expiry, token, payout account, and everything sent beside
+// them but the few that identify the request). An answer that echoes the
+// request, from a proxy, a firewall or a misconfigured gateway, must not
+// carry them into an error: merchants log errors, and a log line is no
+// place for card data (PCI DSS 3.3). nil for a request that carried no card
+// data.
+type sentSecrets []secret
+
+// secret is one value to mask; card tells a value of a card parameter,
+// masked however short it is.
+type secret struct {
+	value string
+	card  bool
+}
+
+// shownKeys are the parameters that identify a request and carry nothing
+// personal: they stay readable in errors, so that an unknown outcome can be
+// looked up by the order id it names.
+var shownKeys = map[string]bool{
+	"project": true, "order_id": true, "orderId": true, "price": true, "amount": true,
+	"currency": true, "signature": true,
+}
+
+// cardKeys are the parameters that carry card data, a card token or a
+// payout account, at the top level or (card[...]) inside a card object.
+var cardKeys = map[string]bool{
+	"number": true, "security_code": true, "expiration_month": true, "expiration_year": true, "holder": true,
+	"card_token": true, "cardToken": true, "account": true, "cardExpirationDate": true, "cardHolder": true,
+	"remitterCardNumber": true, "remitterCardToken": true,
+	"remitterCardExpirationMonth": true, "remitterCardExpirationYear": true,
+	"PaRes": true, "MD": true,
+}
+
+func isCardKey(k string) bool { return cardKeys[k] || strings.HasPrefix(k, "card[") }
+
+// secretsOf returns the values to mask of an encoded request that carries
+// card data, or nil: every non-empty value but those of shownKeys, not only
+// the card's, because what else a payout or a charge carries (documents,
+// names, addresses, the payer's e-mail) is no better in a log. It reads
+// the encoded body (or query) again, on the error path only, so that a
+// call that succeeds pays nothing for it.
+func secretsOf(encoded []byte) sentSecrets {
+	values, _ := url.ParseQuery(string(encoded))
+	var out sentSecrets
+	card := false
+	for k, vs := range values {
+		for _, v := range vs {
+			if v == "" || shownKeys[k] {
+				continue
+			}
+			card = card || isCardKey(k)
+			out = append(out, secret{value: v, card: isCardKey(k)})
+		}
+	}
+	if !card {
+		return nil
+	}
+	return out
+}
+
+// errBodyWithheld is the description of an answer without a gateway error
+// object to a card-bearing request: its body is left out of the error, as
+// it may echo the request.
+const errBodyWithheld = "body withheld: the request carried card data"
+
+// scrub makes err safe to log for a request that sent s: an *Error loses
+// its body excerpt and has every sent value masked in its message; any
+// other error is wrapped so that its text has every sent value masked
+// (errors.Is and errors.As still see the original).
+func (s sentSecrets) scrub(err error) error {
+	if err == nil || len(s) == 0 {
+		return err
+	}
+	switch e := err.(type) {
+	case *Error:
+		e.Body = ""
+		if e.Code == 0 {
+			e.Message = errBodyWithheld
+		} else {
+			e.Message = s.mask(e.Message)
+		}
+		return e
+	case *ResponseError:
+		e.Err = &scrubbedError{err: e.Err, sent: s}
+		return e
+	}
+	return &scrubbedError{err: err, sent: s}
+}
+
+// mask replaces every occurrence of a sent value in text with "***": a
+// value of digits wherever it stands as a whole run of digits (leading
+// zeros aside, so that month 7 also hides "07"), any other value wherever
+// it appears, raw or URL-encoded. Values of fewer than four bytes (a flag,
+// a small user id) are masked only when they are card data (a security
+// code, an expiry month), which keeps "/v1/" readable.
+func (s sentSecrets) mask(text string) string {
+	for _, sec := range s {
+		v := sec.value
+		if len(v) < 4 && !sec.card {
+			continue
+		}
+		if allDigits(v) {
+			text = maskDigitRun(text, v)
+			continue
+		}
+		text = strings.ReplaceAll(text, v, "***")
+		if q := url.QueryEscape(v); q != v {
+			text = strings.ReplaceAll(text, q, "***")
+		}
+	}
+	return text
+}
+
+// maskDigitRun replaces each run of digits in text that equals v, leading
+// zeros aside, with "***".
+func maskDigitRun(text, v string) string {
+	want := strings.TrimLeft(v, "0")
+	var b strings.Builder
+	for i := 0; i < len(text); {
+		if !isASCIIDigit(text[i]) {
+			j := i
+			for j < len(text) && !isASCIIDigit(text[j]) {
+				j++
+			}
+			b.WriteString(text[i:j])
+			i = j
+			continue
+		}
+		j := i
+		for j < len(text) && isASCIIDigit(text[j]) {
+			j++
+		}
+		if run := text[i:j]; strings.TrimLeft(run, "0") == want {
+			b.WriteString("***")
+		} else {
+			b.WriteString(run)
+		}
+		i = j
+	}
+	return b.String()
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isASCIIDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isASCIIDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// scrubbedError is an error whose text has the values of a card-bearing
+// request masked.
+type scrubbedError struct {
+	err  error
+	sent sentSecrets
+}
+
+func (e *scrubbedError) Error() string { return e.sent.mask(e.err.Error()) }
+
+// Unwrap returns the original error, for errors.Is and errors.As.
+func (e *scrubbedError) Unwrap() error { return e.err }
+
+// Format prints the masked text for every verb, so that %+v and %#v show
+// no more than Error.
+func (e *scrubbedError) Format(f fmt.State, _ rune) { io.WriteString(f, e.Error()) }
+
+// refuseRedirect is the CheckRedirect of every client the SDK sends with: a
+// redirect would re-send a signed, card-bearing body to wherever it points,
+// turn a POST into a GET, or carry a card-bearing query in the Referer. The
+// 3xx answer comes back as an *Error instead.
+func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+func isRedirect(status int) bool { return status >= 300 && status <= 399 }
+
+// redirectRefused describes a refused redirect by the host it pointed to,
+// never the full address, whose path or query may carry request data.
+func redirectRefused(location string) string {
+	host := "no location"
+	if location != "" {
+		host = "an unreadable location"
+		if u, err := url.Parse(location); err == nil {
+			host = "the same host"
+			if u.Host != "" {
+				host = "host " + u.Hostname()
+			}
+		}
+	}
+	return "redirect to " + host + " refused: the SDK never follows a redirect"
+}
+
+// errCleartext is returned by NewClient for an http:// base URL whose host
+// is not loopback, without WithInsecureHTTP.
+var errCleartext = errors.New("paygate: base URL: plain http:// to a host that is not loopback would send card data in clear text; use https:// (or WithInsecureHTTP on a private test network)")
+
+// checkCleartext refuses a plain http:// base URL whose host is not
+// loopback, unless WithInsecureHTTP allowed it.
+func (c *Client) checkCleartext() error {
+	u, err := url.Parse(c.baseURL)
+	if err != nil || u.Scheme != "http" || c.insecure || isLoopbackHost(u.Hostname()) {
+		return nil
+	}
+	return errCleartext
+}
+
+func isLoopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") || strings.HasSuffix(strings.ToLower(h), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}

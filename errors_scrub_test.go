@@ -1,0 +1,160 @@
+package paygate
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/jarcoal/httpmock"
+	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The card data of the echo tests: values that appear nowhere else in an
+// error, so that finding one means the request leaked.
+const (
+	echoCardNumber = "4000056655665556"
+	echoCode       = "913"
+	echoMonth      = 11
+	echoYear       = 2031
+	echoToken      = "tok_7Hq2mZ9xW4"
+	echoAccount    = "79161234567" // a QIWI wallet: a phone number, too short to look like a card
+)
+
+// echoRequest answers with the whole request (query and body, raw and
+// decoded) in the body, as a proxy's or firewall's error page may.
+func echoRequest(status int, jsonEnvelope bool) httpmock.Responder {
+	return func(req *http.Request) (*http.Response, error) {
+		raw := req.URL.RawQuery
+		if req.Body != nil {
+			b, _ := io.ReadAll(req.Body)
+			raw += "&" + string(b)
+		}
+		decoded, _ := url.QueryUnescape(raw)
+		echo := "<html>request rejected: " + raw + " | " + decoded + "</html>"
+		if jsonEnvelope {
+			echo = fmt.Sprintf(`{"error":{"code":40004,"message":%q}}`, "bad request: "+decoded)
+		}
+		resp := httpmock.NewStringResponse(status, echo)
+		if status/100 == 3 {
+			resp.Header.Set("Location", "https://login.wall.example/next?"+raw)
+		}
+		return resp, nil
+	}
+}
+
+func TestErrors_NeverCarryCardDataEchoedByAnAnswer(t *testing.T) {
+	calls := map[string]struct {
+		method, path string
+		call         func(*Client) error
+		secrets      []string
+	}{
+		"Tokenize": {http.MethodGet, "card/getToken", func(c *Client) error {
+			_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{
+				Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode})
+			return err
+		}, []string{echoCardNumber, echoCode, "11", "2031"}},
+		"Charge with a token": {http.MethodPost, "card/process", func(c *Client) error {
+			_, err := c.Cards.Charge(context.Background(), &ChargeParams{User: "1", CardToken: echoToken,
+				Price: decimal.RequireFromString("9.99"), Currency: "EUR", Description: "Order 5", OrderID: "ord-5"})
+			return err
+		}, []string{echoToken}},
+		"Charge with a card object": {http.MethodPost, "card/process", func(c *Client) error {
+			_, err := c.Cards.Charge(context.Background(), &ChargeParams{User: "1",
+				Card:  &CardDetails{Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode, Holder: "JANE ROE"},
+				Price: decimal.RequireFromString("9.99"), Currency: "EUR", Description: "Order 5", OrderID: "ord-5"})
+			return err
+		}, []string{echoCardNumber, echoCode, "11", "2031", "JANE ROE"}},
+		"Payouts.Create with an account": {http.MethodPost, "payout", func(c *Client) error {
+			_, err := c.Payouts.Create(context.Background(), &PayoutParams{Type: PayoutType{ID: 7, Key: "QIWI", Label: "QIWI Wallet"}, Account: echoAccount,
+				Amount: decimal.RequireFromString("10.00"), Currency: "EUR", OrderID: "payout-77"})
+			return err
+		}, []string{echoAccount}},
+	}
+	answers := []struct {
+		name   string
+		status int
+		json   bool
+	}{
+		{"400 page", 400, false}, {"400 error object", 400, true}, {"403 page", 403, false},
+		{"301 redirect", 301, false}, {"502 page", 502, false}, {"500 page", 500, false}, {"500 error object", 500, true},
+	}
+	for name, tc := range calls {
+		for _, a := range answers {
+			t.Run(name+"/"+a.name, func(t *testing.T) {
+				c, mock := newMockClient(t)
+				mock.RegisterResponder(tc.method, testBaseURL+"/v1/"+tc.path, echoRequest(a.status, a.json))
+				err := tc.call(c)
+				require.Error(t, err)
+				require.Equal(t, 1, mock.GetTotalCallCount())
+				for _, text := range []string{err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err)} {
+					for _, secret := range tc.secrets {
+						if allDigits(secret) {
+							assert.NotRegexp(t, regexp.MustCompile(`(^|\D)0*`+secret+`(\D|$)`), text)
+						} else {
+							assert.NotContains(t, text, secret)
+							assert.NotContains(t, text, url.QueryEscape(secret))
+						}
+					}
+				}
+				assert.Contains(t, err.Error(), fmt.Sprintf("HTTP %d", a.status))
+			})
+		}
+	}
+}
+
+func TestErrors_GatewayMessageKeptWhenItQuotesNoRequestData(t *testing.T) {
+	c, mock := newMockClient(t)
+	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/card/getToken",
+		httpmock.NewStringResponder(400, `{"error":{"code":40004,"message":"Card number invalid"}}`))
+	_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{
+		Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode})
+	require.ErrorIs(t, err, ErrCardNumberInvalid)
+	assert.Equal(t, "paygate: Card number invalid (40004, HTTP 400)", err.Error())
+}
+
+func TestErrors_BodyExcerptKeptForRequestsWithoutCardData(t *testing.T) {
+	c, mock := newMockClient(t)
+	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/balance",
+		httpmock.NewStringResponder(502, "<html>502 Bad Gateway</html>"))
+	_, err := c.Balance.Get(context.Background(), nil)
+	var apiErr *Error
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, "<html>502 Bad Gateway</html>", apiErr.Body)
+}
+
+func TestErrors_TransportErrorQuotingTheAnswerIsMasked(t *testing.T) {
+	var logged strings.Builder
+	c, mock := newMockClient(t, WithLogger(slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	mock.RegisterResponder(http.MethodPost, testBaseURL+"/v1/card/process", func(req *http.Request) (*http.Response, error) {
+		b, _ := io.ReadAll(req.Body)
+		// What net/http reports for a peer that answers with anything but HTTP.
+		return nil, fmt.Errorf("malformed HTTP response %q", b)
+	})
+	_, err := c.Cards.Charge(context.Background(), &ChargeParams{User: "1",
+		Card:  &CardDetails{Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode},
+		Price: decimal.RequireFromString("9.99"), Currency: "EUR", Description: "Order 5", OrderID: "ord-5"})
+	require.ErrorIs(t, err, ErrOutcomeUnknown)
+	require.Contains(t, logged.String(), "malformed HTTP response", "the attempt is logged")
+	for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err), logged.String()} {
+		assert.NotContains(t, text, echoCardNumber)
+		assert.NotContains(t, text, "security_code%5D="+echoCode)
+		assert.Contains(t, text, "ord-5", "the order id to look the outcome up by stays")
+	}
+}
+
+func TestSentSecrets_MaskWholeRunsOnly(t *testing.T) {
+	s := sentSecrets{{"7", true}, {"913", true}, {"JANE ROE", true}, {"a@b.example", false}, {"1", false}, {"EUR", false}}
+	got := s.mask("/v1/ month=07 code=913 code2=9130 HTTP 400 holder=JANE+ROE JANE ROE mail=a%40b.example 17 EUR")
+	assert.Equal(t, "/v1/ month=*** code=*** code2=9130 HTTP 400 holder=*** *** mail=*** 17 EUR", got)
+	assert.True(t, strings.HasPrefix(redirectRefused("https://u:p@evil.example:8443/x?card=1"), "redirect to host evil.example refused"))
+	assert.Equal(t, "redirect to the same host refused: the SDK never follows a redirect", redirectRefused("/v1/other"))
+	assert.Equal(t, "redirect to no location refused: the SDK never follows a redirect", redirectRefused(""))
+}

@@ -1,0 +1,117 @@
+package paygate_test
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
+)
+
+// delivered returns the fields of the sandbox's first callback with status
+// for transaction id.
+func (sb *sandbox) delivered(t *testing.T, id paygate.ID, status paygate.CallbackStatus) url.Values {
+	t.Helper()
+	for _, d := range sb.srv.Deliveries() {
+		if d.Values.Get("id") == id.String() && d.Values.Get("status") == string(status) {
+			return d.Values
+		}
+	}
+	t.Fatalf("no %s callback for %s", status, id)
+	return nil
+}
+
+// swapped returns a copy of values with the values of fields a and b
+// exchanged: the signature, over values only, still verifies.
+func swapped(values url.Values, a, b string) url.Values {
+	out := url.Values{}
+	for k, vs := range values {
+		out[k] = append([]string(nil), vs...)
+	}
+	out[a], out[b] = out[b], out[a]
+	return out
+}
+
+// fullyRefunded charges an approved card and refunds all of it.
+func fullyRefunded(t *testing.T, sb *sandbox, orderID string) (payment paygate.ID, refund paygate.ID) {
+	t.Helper()
+	pay := sb.charge(t, paygatetest.CardApproved, "25.00", orderID)
+	require.Equal(t, paygate.StatusCompleted, sb.status(t, pay.ID).Status)
+	rev, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: pay.ID, Amount: dec("25.00")})
+	require.NoError(t, err)
+	return pay.ID, rev.ID
+}
+
+func TestConfirmCallback_RefusesRefundWithIDAndReferenceSwapped(t *testing.T) {
+	sb := newSandbox(t, paygate.FormExtended)
+	verifier, err := paygate.NewCallbackVerifier(sb.srv.PrivateKey)
+	require.NoError(t, err)
+	payment, refund := fullyRefunded(t, sb, "ord-swap-ref")
+
+	genuine, err := verifier.ParseValues(sb.delivered(t, refund, paygate.CallbackRefundCompleted))
+	require.NoError(t, err)
+	_, err = sb.client.ConfirmCallback(testCtx(t), genuine)
+	require.NoError(t, err, "the genuine refund callback confirms")
+
+	forged, err := verifier.ParseValues(swapped(sb.delivered(t, refund, paygate.CallbackRefundCompleted), "id", "reference_id"))
+	require.NoError(t, err, "the signature covers values, not names: the swap verifies")
+	require.Equal(t, payment, forged.ID)
+	conf, err := sb.client.ConfirmCallback(testCtx(t), forged)
+	require.ErrorIs(t, err, paygate.ErrCallbackNotConfirmed)
+	assert.Equal(t, []string{"reference_id", "type", "status"}, conf.Mismatches())
+}
+
+func TestConfirmCallback_RefusesAmountAndUserSwapped(t *testing.T) {
+	sb := newSandbox(t, paygate.FormExtended)
+	verifier, err := paygate.NewCallbackVerifier(sb.srv.PrivateKey)
+	require.NoError(t, err)
+	pay := sb.charge(t, paygatetest.CardApproved, "25.00", "ord-swap-amount")
+
+	forged, err := verifier.ParseValues(swapped(sb.delivered(t, pay.ID, paygate.CallbackCompleted), "amount", "user"))
+	require.NoError(t, err, "the swap verifies")
+	conf, err := sb.client.ConfirmCallback(testCtx(t), forged)
+	var mismatch *paygate.CallbackMismatchError
+	require.ErrorAs(t, err, &mismatch)
+	assert.Equal(t, []string{"amount", "user"}, mismatch.Fields)
+	assert.False(t, conf.Confirmed())
+}
+
+func TestConfirmCallback_RefusesStaleCompletedAfterFullRefund(t *testing.T) {
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		sb := newSandbox(t, form)
+		verifier, err := paygate.NewCallbackVerifier(sb.srv.PrivateKey)
+		require.NoError(t, err)
+		payment, _ := fullyRefunded(t, sb, "ord-stale")
+
+		replayed, err := verifier.ParseValues(sb.delivered(t, payment, paygate.CallbackCompleted))
+		require.NoError(t, err, "a replayed genuine callback verifies")
+		conf, err := sb.client.ConfirmCallback(testCtx(t), replayed)
+		require.ErrorIs(t, err, paygate.ErrCallbackNotConfirmed)
+		assert.Equal(t, []string{"status"}, conf.Mismatches())
+	})
+}
+
+// A handler mounted behind middleware that parsed the form (r.ParseForm,
+// r.FormValue) finds the body consumed; the genuine callback must still
+// verify.
+func TestCallbackHandler_VerifiesBehindMiddlewareThatParsedTheForm(t *testing.T) {
+	rc := newReceiver(t, paygatetest.DefaultPrivateKey, func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			_ = r.FormValue("anything") // parses the form, consuming the body
+			next.ServeHTTP(w, r)
+		})
+	})
+	sb := newSandbox(t, paygate.FormExtended, paygatetest.WithCallbackURL(rc.URL))
+	pay := sb.charge(t, paygatetest.CardApproved, "25.00", "ord-middleware")
+	got := rc.wait(t, pay.ID, paygate.CallbackCompleted)
+	assert.Equal(t, "ord-middleware", got.OrderID)
+	d, err := sb.srv.WaitForDelivery(testCtx(t), func(d paygatetest.Delivery) bool { return d.Done })
+	require.NoError(t, err)
+	assert.True(t, d.Delivered)
+	assert.Equal(t, http.StatusOK, d.LastStatus)
+	assert.Equal(t, 1, d.Attempts)
+}

@@ -1,0 +1,235 @@
+// Package testengine starts real database servers for integration tests:
+// redis-server and PostgreSQL from the operating system's packages, each
+// on a free loopback port in a temporary directory, stopped when the test
+// ends. A missing engine fails the test with the command that installs it;
+// it never skips, so that a test run without the engines cannot pass.
+package testengine
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// installHint says how to get the engines; .ci/install-engines runs it.
+const installHint = "install it with: apt-get install -y redis-server postgresql (bash .ci/install-engines does)"
+
+// Redis starts redis-server without persistence and returns its address
+// (host:port).
+func Redis(t testing.TB) string {
+	t.Helper()
+	return startRedis(t)
+}
+
+// RedisCluster starts a Redis Cluster of three masters without replicas,
+// the slots split evenly between them, and returns their addresses once
+// every node sees the cluster as ok.
+func RedisCluster(t testing.TB) []string {
+	t.Helper()
+	addrs := make([]string, 3)
+	for i := range addrs {
+		addrs[i] = startRedis(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+	}
+	const slots = 16384
+	for i, addr := range addrs {
+		from, to := i*slots/len(addrs), (i+1)*slots/len(addrs)-1
+		mustRedis(t, addr, fmt.Sprintf("CLUSTER ADDSLOTSRANGE %d %d", from, to))
+		if i > 0 {
+			host, port, _ := net.SplitHostPort(addrs[0])
+			mustRedis(t, addr, "CLUSTER MEET "+host+" "+port)
+		}
+	}
+	for _, addr := range addrs {
+		waitFor(t, "Redis Cluster", "", func() bool {
+			info, err := redisCommand(addr, "CLUSTER INFO")
+			return err == nil && strings.Contains(info, "cluster_state:ok") &&
+				strings.Contains(info, "cluster_known_nodes:3") && strings.Contains(info, "cluster_slots_ok:16384")
+		})
+	}
+	return addrs
+}
+
+func startRedis(t testing.TB, args ...string) string {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Fatalf("redis-server is not on PATH; %s", installHint)
+	}
+	dir := t.TempDir()
+	port := freePort(t)
+	logfile := filepath.Join(dir, "redis.log")
+	cmd := exec.Command(bin, append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", logfile}, args...)...)
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start redis-server: %v", err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	waitFor(t, "redis-server", logfile, func() bool {
+		pong, err := redisCommand(addr, "PING")
+		return err == nil && pong == "PONG"
+	})
+	return addr
+}
+
+// Postgres initialises a PostgreSQL cluster in a temporary directory,
+// starts it and returns a connection string for its "postgres" database.
+// PostgreSQL refuses to run as root, so as root the server runs as the
+// "postgres" user that Debian's package creates.
+func Postgres(t testing.TB) string {
+	t.Helper()
+	initdb, pgctl := pgBinary(t, "initdb"), pgBinary(t, "pg_ctl")
+	run := func(args ...string) *exec.Cmd { return exec.Command(args[0], args[1:]...) }
+	dir, err := os.MkdirTemp("", "paygate-pg-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if os.Geteuid() == 0 {
+		u, err := user.Lookup("postgres")
+		if err != nil {
+			t.Fatalf("running as root, PostgreSQL needs the unprivileged user postgres (Debian's postgresql package creates it): %v", err)
+		}
+		uid, _ := strconv.Atoi(u.Uid)
+		gid, _ := strconv.Atoi(u.Gid)
+		if err := os.Chown(dir, uid, gid); err != nil {
+			t.Fatal(err)
+		}
+		runuser, err := exec.LookPath("runuser")
+		if err != nil {
+			t.Fatalf("running as root, runuser is needed to start PostgreSQL as postgres: %v", err)
+		}
+		run = func(args ...string) *exec.Cmd {
+			return exec.Command(runuser, append([]string{"-u", "postgres", "--"}, args...)...)
+		}
+	}
+	data, logfile := filepath.Join(dir, "data"), filepath.Join(dir, "postgres.log")
+	if out, err := run(initdb, "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync").CombinedOutput(); err != nil {
+		t.Fatalf("initdb: %v\n%s", err, out)
+	}
+	port := freePort(t)
+	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off", port, dir)
+	if out, err := run(pgctl, "-D", data, "-o", opts, "-l", logfile, "-w", "-t", "60", "start").CombinedOutput(); err != nil {
+		t.Fatalf("pg_ctl start: %v\n%s\n%s", err, out, tail(logfile))
+	}
+	t.Cleanup(func() { _ = run(pgctl, "-D", data, "-m", "immediate", "-w", "stop").Run() })
+	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
+}
+
+// pgBinary finds a PostgreSQL program on PATH, else in the newest
+// /usr/lib/postgresql/<version>/bin (where Debian puts them).
+func pgBinary(t testing.TB, name string) string {
+	t.Helper()
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	slices.SortFunc(dirs, func(a, b string) int { return version(b) - version(a) })
+	for _, d := range dirs {
+		p := filepath.Join(d, name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Fatalf("PostgreSQL's %s is neither on PATH nor in /usr/lib/postgresql/*/bin; %s", name, installHint)
+	return ""
+}
+
+// version reads the major version out of /usr/lib/postgresql/<v>/bin.
+func version(dir string) int {
+	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(dir)))
+	return v
+}
+
+// freePort asks the kernel for a loopback port that is free now.
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// waitFor polls ready for up to 30 s, failing with the end of logfile
+// (if any).
+func waitFor(t testing.TB, what, logfile string, ready func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for !ready() {
+		if time.Now().After(deadline) {
+			if logfile == "" {
+				t.Fatalf("%s did not start within 30 s", what)
+			}
+			t.Fatalf("%s did not start within 30 s:\n%s", what, tail(logfile))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// mustRedis sends an inline command that must answer +OK.
+func mustRedis(t testing.TB, addr, cmd string) {
+	t.Helper()
+	if got, err := redisCommand(addr, cmd); err != nil || got != "OK" {
+		t.Fatalf("redis %s: %q, %v", cmd, got, err)
+	}
+}
+
+// redisCommand sends one inline command and returns a simple-string or
+// bulk-string answer; an error answer is an error.
+func redisCommand(addr, cmd string) (string, error) {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.Write([]byte(cmd + "\r\n")); err != nil {
+		return "", err
+	}
+	r := bufio.NewReader(c)
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return "", err
+	}
+	line = strings.TrimRight(line, "\r\n")
+	switch {
+	case strings.HasPrefix(line, "+"):
+		return line[1:], nil
+	case strings.HasPrefix(line, "$"):
+		n, err := strconv.Atoi(line[1:])
+		if err != nil || n < 0 {
+			return "", fmt.Errorf("unexpected answer %q", line)
+		}
+		b := make([]byte, n+2)
+		if _, err := io.ReadFull(r, b); err != nil {
+			return "", err
+		}
+		return string(b[:n]), nil
+	}
+	return "", fmt.Errorf("answer %q", line)
+}
+
+// tail returns the last lines of a log file, for a failure message.
+func tail(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "(no log: " + err.Error() + ")"
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	return strings.Join(lines[max(0, len(lines)-20):], "\n")
+}

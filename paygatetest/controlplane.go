@@ -1,0 +1,403 @@
+package paygatetest
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paygate/paygate-go"
+)
+
+// The control plane under {URL}/sandbox/ drives the sandbox over HTTP, for
+// tests in any language and for the dashboard. Every request carries
+// Authorization: Bearer <the project's private key>, or the dashboard's
+// session cookie; input is a form, a query or a JSON object, output is
+// JSON. The README's section "The control plane" shows each operation.
+
+// Bounds of the control plane's input.
+const (
+	maxControlBody  = 64 << 10
+	maxControlValue = 2048
+	// MaxAdvance is the most one POST /sandbox/clock moves the clock.
+	MaxAdvance = 10 * 366 * 24 * time.Hour
+)
+
+// Codes of the control plane's error answers, in the gateway's error
+// object; the first three digits are the HTTP status.
+const (
+	codeForbidden       paygate.ErrorCode = 40300
+	codeNotAllowed      paygate.ErrorCode = 40500
+	codeEventNotApplies paygate.ErrorCode = 40900
+	codeBodyTooLarge    paygate.ErrorCode = 41300
+	sessionCookie                         = "paygate_sandbox_session"
+	dashboardPath                         = "/sandbox/"
+	controlSessionLabel                   = "paygatetest dashboard session"
+	controlCSRFLabel                      = "paygatetest dashboard form"
+)
+
+// controlOp is one operation of the control plane: its HTTP method, and
+// what it does with the input and the path's {id}.
+type controlOp struct {
+	method string
+	run    func(s *Server, in url.Values, id string) (any, *apiError)
+}
+
+// controlOps maps a path pattern (after /sandbox/, "{id}" for a variable
+// segment) to its operation. POST /transactions/{id}/{event} is matched
+// apart, since its last segment is the event.
+var controlOps = map[string]controlOp{
+	"clock":                     {http.MethodPost, (*Server).controlAdvance},
+	"faults":                    {http.MethodPost, (*Server).controlFault},
+	"deliveries":                {http.MethodGet, (*Server).controlDeliveries},
+	"deliveries/{id}/redeliver": {http.MethodPost, (*Server).controlRedeliver},
+	"callback-url":              {http.MethodPost, (*Server).controlCallbackURL},
+	"reset":                     {http.MethodPost, (*Server).controlReset},
+}
+
+// serveControl serves everything under /sandbox/.
+func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
+	path := strings.TrimPrefix(r.URL.Path, "/sandbox")
+	switch path {
+	case "":
+		http.Redirect(w, r, dashboardPath, http.StatusMovedPermanently)
+		return
+	case "/":
+		s.serveDashboard(w, r)
+		return
+	case "/login":
+		s.serveLogin(w, r)
+		return
+	}
+	browser, ok := s.authorized(r)
+	if !ok {
+		writeError(w, "", newError(codeForbidden, "the header Authorization: Bearer followed by the private key is required"))
+		return
+	}
+	if browser && r.Method != http.MethodGet && !s.sameOriginForm(r) {
+		writeError(w, "", newError(codeForbidden, "the form's token is missing or wrong"))
+		return
+	}
+	op, id, perr := matchControl(strings.Trim(path, "/"), r.Method)
+	if perr != nil {
+		writeError(w, "", perr)
+		return
+	}
+	in, perr := readControlInput(w, r)
+	if perr != nil {
+		writeError(w, "", perr)
+		return
+	}
+	out, perr := op.run(s, in, id)
+	if browser && r.Method == http.MethodPost {
+		// The dashboard's buttons come back to the dashboard, saying how
+		// it went.
+		q := url.Values{"note": {"done: " + strings.TrimPrefix(path, "/")}}
+		if perr != nil {
+			q = url.Values{"error": {perr.message}}
+		}
+		http.Redirect(w, r, dashboardPath+"?"+q.Encode(), http.StatusSeeOther)
+		return
+	}
+	if perr != nil {
+		writeError(w, "", perr)
+		return
+	}
+	writeJSON(w, "", http.StatusOK, out)
+}
+
+// matchControl finds the operation of path (without /sandbox/) for the
+// HTTP method: 40400 for no operation, 40500 for another method.
+func matchControl(path, method string) (controlOp, string, *apiError) {
+	parts := strings.Split(path, "/")
+	var op controlOp
+	var ok bool
+	id := ""
+	switch {
+	case len(parts) == 3 && parts[0] == "transactions":
+		id = parts[1] + "/" + parts[2]
+		op, ok = controlOp{http.MethodPost, (*Server).controlEvent}, true
+	case len(parts) == 3:
+		id = parts[1]
+		op, ok = controlOps[parts[0]+"/{id}/"+parts[2]]
+	default:
+		op, ok = controlOps[path]
+	}
+	if !ok {
+		return controlOp{}, "", newError(codeMethodNotFound, "no control operation at /sandbox/"+path)
+	}
+	if method != op.method {
+		return controlOp{}, "", newError(codeNotAllowed, "use "+op.method)
+	}
+	return op, id, nil
+}
+
+// authorized reports whether r carries the private key as a bearer token
+// or the dashboard's session cookie (browser), comparing in constant time.
+func (s *Server) authorized(r *http.Request) (browser, ok bool) {
+	if key, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); found {
+		return false, equalSecret(key, s.PrivateKey)
+	}
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		return true, equalSecret(c.Value, s.controlToken(controlSessionLabel))
+	}
+	return false, false
+}
+
+// controlToken derives a dashboard token from the private key, so that
+// neither the cookie nor the page holds the key itself.
+func (s *Server) controlToken(label string) string {
+	m := hmac.New(sha256.New, []byte(s.PrivateKey))
+	m.Write([]byte(label))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// equalSecret compares a received secret with the expected one in
+// constant time.
+func equalSecret(got, want string) bool {
+	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
+}
+
+// sameOriginForm guards the dashboard's forms against cross-site requests:
+// the cookie is SameSite=Strict, the Origin (when the browser sends one)
+// must be this host, and the form must carry the page's token.
+func (s *Server) sameOriginForm(r *http.Request) bool {
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		if err != nil || u.Host != r.Host {
+			return false
+		}
+	}
+	r.Body = http.MaxBytesReader(nil, r.Body, maxControlBody)
+	if err := r.ParseForm(); err != nil {
+		return false
+	}
+	return equalSecret(r.PostForm.Get("csrf"), s.controlToken(controlCSRFLabel))
+}
+
+// readControlInput reads the query and a form or JSON object body, each
+// value at most maxControlValue bytes.
+func readControlInput(w http.ResponseWriter, r *http.Request) (url.Values, *apiError) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxControlBody)
+	var in url.Values
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		in = r.URL.Query()
+		var obj map[string]any
+		dec := json.NewDecoder(r.Body)
+		dec.UseNumber()
+		if err := dec.Decode(&obj); err != nil {
+			return nil, bodyError(err, "the body is not a JSON object")
+		}
+		for k, v := range obj {
+			switch v := v.(type) {
+			case string:
+				in.Set(k, v)
+			case json.Number:
+				in.Set(k, v.String())
+			case bool:
+				in.Set(k, strconv.FormatBool(v))
+			default:
+				return nil, newError(codeMalformedRequest, k+" must be a string or a number")
+			}
+		}
+	} else {
+		if err := r.ParseForm(); err != nil {
+			return nil, bodyError(err, "the form cannot be parsed")
+		}
+		in = r.Form
+	}
+	for k, vs := range in {
+		for _, v := range vs {
+			if len(v) > maxControlValue {
+				return nil, newError(codeMalformedRequest, fmt.Sprintf("%s is longer than %d bytes", k, maxControlValue))
+			}
+		}
+	}
+	return in, nil
+}
+
+func bodyError(err error, msg string) *apiError {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return newError(codeBodyTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxControlBody))
+	}
+	return newError(codeMalformedRequest, msg)
+}
+
+// controlAdvance serves POST clock: advance is a Go duration from 0 to
+// MaxAdvance (the clock never goes back).
+func (s *Server) controlAdvance(in url.Values, _ string) (any, *apiError) {
+	if v := in.Get("advance"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 || d > MaxAdvance {
+			return nil, newError(codeMalformedRequest, "advance must be a Go duration from 0s to "+MaxAdvance.String())
+		}
+		s.Advance(d)
+	}
+	return map[string]any{"now": s.clock.Now().Format(time.RFC3339Nano)}, nil
+}
+
+// controlEvent serves POST transactions/{id}/{event}: the by-id JSON of the
+// transaction the event made, or of the transaction itself.
+func (s *Server) controlEvent(_ url.Values, idEvent string) (any, *apiError) {
+	idText, event, _ := strings.Cut(idEvent, "/")
+	id, err := strconv.ParseInt(idText, 10, 64)
+	if err != nil {
+		return nil, newError(paygate.CodeTransactionNotFound, "")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, err := s.triggerLocked(id, Event(event))
+	switch {
+	case errors.Is(err, ErrTransactionNotFound):
+		return nil, newError(paygate.CodeTransactionNotFound, "")
+	case errors.Is(err, ErrUnknownEvent):
+		return nil, newError(codeMethodNotFound, "unknown event "+strconv.Quote(event))
+	case err != nil:
+		return nil, newError(codeEventNotApplies, strings.TrimPrefix(err.Error(), "paygatetest: "))
+	}
+	return transactionFields(t, true), nil
+}
+
+// controlFault serves POST faults: method, fault, count (default 1).
+func (s *Server) controlFault(in url.Values, _ string) (any, *apiError) {
+	count := 1
+	if v := in.Get("count"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return nil, newError(codeMalformedRequest, "count must be a number")
+		}
+		count = n
+	}
+	method, f := in.Get("method"), Fault(in.Get("fault"))
+	if err := s.InjectFault(method, f, count); err != nil {
+		return nil, newError(codeMalformedRequest, strings.TrimPrefix(err.Error(), "paygatetest: "))
+	}
+	return map[string]any{"method": method, "fault": f, "count": count}, nil
+}
+
+// controlDeliveries serves GET deliveries: every callback, oldest first.
+func (s *Server) controlDeliveries(url.Values, string) (any, *apiError) {
+	list := s.Deliveries()
+	out := make([]deliveryJSON, len(list))
+	for i, d := range list {
+		out[i] = newDeliveryJSON(d)
+	}
+	return out, nil
+}
+
+// controlRedeliver serves POST deliveries/{id}/redeliver: 40400 for an
+// unknown delivery, 40900 when it cannot be sent (no URL, queue full).
+// It answers the delivery as it stands; the attempt follows at once.
+func (s *Server) controlRedeliver(_ url.Values, id string) (any, *apiError) {
+	seq, err := strconv.Atoi(id)
+	d, ok := s.delivery(seq)
+	if err != nil || !ok {
+		return nil, newError(codeMethodNotFound, "no delivery "+strconv.Quote(id))
+	}
+	if err := s.Redeliver(seq); err != nil {
+		return nil, newError(codeEventNotApplies, strings.TrimPrefix(err.Error(), "paygatetest: "))
+	}
+	return newDeliveryJSON(d), nil
+}
+
+// delivery finds callback seq in the delivery log.
+func (s *Server) delivery(seq int) (Delivery, bool) {
+	for _, d := range s.Deliveries() {
+		if d.Seq == seq {
+			return d, true
+		}
+	}
+	return Delivery{}, false
+}
+
+// controlCallbackURL serves POST callback-url: url, or empty for none.
+func (s *Server) controlCallbackURL(in url.Values, _ string) (any, *apiError) {
+	u := in.Get("url")
+	if err := s.SetCallbackURL(u); err != nil {
+		return nil, newError(codeMalformedRequest, strings.TrimPrefix(err.Error(), "paygatetest: "))
+	}
+	return map[string]any{"url": u}, nil
+}
+
+// controlReset serves POST reset.
+func (s *Server) controlReset(url.Values, string) (any, *apiError) {
+	s.Reset()
+	return map[string]any{"reset": true}, nil
+}
+
+// deliveryJSON is a Delivery as GET /sandbox/deliveries shows it.
+type deliveryJSON struct {
+	ID        int               `json:"id"`
+	URL       string            `json:"url"`
+	Fields    map[string]string `json:"fields"`
+	Attempts  []attemptJSON     `json:"attempts"`
+	Delivered bool              `json:"delivered"`
+	Done      bool              `json:"done"`
+}
+
+type attemptJSON struct {
+	Time   string `json:"time"`
+	Status int    `json:"status,omitempty"`
+	Error  string `json:"error,omitempty"`
+	Manual bool   `json:"manual,omitempty"`
+}
+
+func newDeliveryJSON(d Delivery) deliveryJSON {
+	fields := make(map[string]string, len(d.Values))
+	for k := range d.Values {
+		fields[k] = d.Values.Get(k)
+	}
+	attempts := make([]attemptJSON, len(d.History))
+	for i, a := range d.History {
+		attempts[i] = attemptJSON{Time: a.At.Format(time.RFC3339Nano), Status: a.Status, Error: a.Error, Manual: a.Manual}
+	}
+	return deliveryJSON{ID: d.Seq, URL: d.URL, Fields: fields, Attempts: attempts, Delivered: d.Delivered, Done: d.Done}
+}
+
+// ErrInvalidCallbackURL reports a callback URL SetCallbackURL refuses.
+var ErrInvalidCallbackURL = errors.New("paygatetest: invalid callback URL")
+
+// SetCallbackURL changes the callback URL of the server's project: later
+// callbacks go there. An empty u records callbacks without sending them.
+// Otherwise u must be an absolute http or https URL of at most 2048 bytes
+// (ErrInvalidCallbackURL).
+func (s *Server) SetCallbackURL(u string) error {
+	if u != "" {
+		p, err := url.Parse(u)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || len(u) > maxControlValue {
+			return fmt.Errorf("%w: %q is not an absolute http(s) URL", ErrInvalidCallbackURL, u)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.projects[s.ProjectKey].CallbackURL = u
+	return nil
+}
+
+// Reset forgets every user, token, transaction, subscription and balance,
+// and every pending fault, as if the server had just started; its
+// projects, their settings and the clock stay. Transaction and user ids
+// keep counting, so that the delivery log, which stays, never names two
+// transactions with one id.
+func (s *Server) Reset() {
+	s.faults.reset()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, t := range s.timer {
+		t.Stop()
+		delete(s.timer, id)
+	}
+	fresh := newState()
+	fresh.projects, fresh.maxTokens = s.st.projects, s.st.maxTokens
+	fresh.nextTxn, fresh.nextUser, fresh.nextToken = s.st.nextTxn, s.st.nextUser, s.st.nextToken
+	s.st = fresh
+}

@@ -1,0 +1,360 @@
+package paygatetest_test
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
+)
+
+// Both ways of driving a transaction: the Go method and the control plane.
+var drivers = []string{"go", "http"}
+
+// forms are both forms of the interface, by name.
+var forms = map[string]paygate.Form{"extended": paygate.FormExtended, "basic": paygate.FormBasic}
+
+// forEachFormAndDriver runs f as a subtest in each form and for each way
+// of driving the sandbox.
+func forEachFormAndDriver(t *testing.T, f func(t *testing.T, form paygate.Form, via string)) {
+	for name, form := range forms {
+		for _, via := range drivers {
+			t.Run(name+"/"+via, func(t *testing.T) { f(t, form, via) })
+		}
+	}
+}
+
+// trigger applies e to transaction id through via ("go" or "http") and
+// returns the id of the transaction it answers with; on failure it returns
+// the HTTP status and error code the control plane gave (for "go", the
+// ones its error maps to).
+func (s *sandbox) trigger(via, id string, e paygatetest.Event) (string, int, paygate.ErrorCode) {
+	s.t.Helper()
+	if via == "go" {
+		n, err := strconv.ParseInt(id, 10, 64)
+		require.NoError(s.t, err)
+		got, err := s.srv.Trigger(n, e)
+		switch {
+		case err == nil:
+			return strconv.FormatInt(got, 10), http.StatusOK, 0
+		case errors.Is(err, paygatetest.ErrEventNotApplicable):
+			return "", http.StatusConflict, 40900
+		case errors.Is(err, paygatetest.ErrTransactionNotFound):
+			return "", http.StatusNotFound, paygate.CodeTransactionNotFound
+		case errors.Is(err, paygatetest.ErrUnknownEvent):
+			return "", http.StatusNotFound, 40400
+		}
+		s.t.Fatalf("unexpected error %v", err)
+	}
+	status, out := s.control(http.MethodPost, "/sandbox/transactions/"+id+"/"+string(e), nil)
+	if status != http.StatusOK {
+		e := out["error"].(map[string]any)
+		n, _ := e["code"].(json.Number).Int64()
+		require.NotEmpty(s.t, e["message"])
+		return "", status, paygate.ErrorCode(n)
+	}
+	return idOf(out), status, 0
+}
+
+// mustTrigger applies e and requires success.
+func (s *sandbox) mustTrigger(via, id string, e paygatetest.Event) string {
+	s.t.Helper()
+	got, status, code := s.trigger(via, id, e)
+	require.Equal(s.t, http.StatusOK, status, "%s of %s: code %d", e, id, code)
+	return got
+}
+
+// lastCallback is the newest delivery, its signature checked.
+func (s *sandbox) lastCallback() url.Values {
+	s.t.Helper()
+	all := s.srv.Deliveries()
+	require.NotEmpty(s.t, all)
+	v := all[len(all)-1].Values
+	require.NoError(s.t, paygate.VerifySignature(v, s.srv.PrivateKey), "callbacks are signed")
+	return v
+}
+
+func (s *sandbox) statusOf(id string) (status, original any) {
+	s.t.Helper()
+	out := s.ok("transaction/status", url.Values{"id": {id}})
+	return out["status"], out["original_status"]
+}
+
+func (s *sandbox) balanceEUR() string {
+	s.t.Helper()
+	return s.ok("balance", url.Values{"currency": {"EUR"}})["amount"].(string)
+}
+
+func TestChargebackRetrievalPenalty_EveryView(t *testing.T) {
+	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
+		s := newSandbox(t, paygatetest.WithForm(form))
+		extended := form == paygate.FormExtended
+		pay := idOf(s.charge(s.user("buyer"), paygatetest.CardApproved,
+			url.Values{"order_id": {"ord-7"}, "attr_realm": {"eu"}}))
+		if extended {
+			require.Equal(t, "9.71", s.balanceEUR(), "10.00 less the 2.9% fee")
+		}
+
+		cb := s.mustTrigger(via, pay, paygatetest.EventChargeback)
+		require.NotEqual(t, pay, cb, "a chargeback is a transaction of its own")
+		status, original := s.statusOf(pay)
+		assert.Equal(t, "charged_back", status)
+		assert.Equal(t, "completed", original, "the payment's own status stays")
+		v := s.lastCallback()
+		assert.Equal(t, "chargeback_completed", v.Get("status"))
+		assert.Equal(t, cb, v.Get("id"))
+		assert.Equal(t, pay, v.Get("reference_id"))
+		assert.Equal(t, "10.00", v.Get("amount"))
+		assert.Equal(t, "-10.0000", v.Get("earned"))
+		assert.Equal(t, "ord-7", v.Get("order_id"))
+		assert.Equal(t, "eu", v.Get("attr_realm"), "attributes of the payment")
+		assert.Equal(t, extended, v.Has("type"), "the basic form's callbacks have no type")
+		cbStatus, _ := s.statusOf(cb)
+		assert.Equal(t, "completed", cbStatus)
+		if extended {
+			assert.Equal(t, "-0.29", s.balanceEUR())
+			byID := s.ok("transactions/"+cb, nil)
+			assert.Equal(t, "chargeback", byID["type"])
+			assert.Equal(t, jsonNumber(pay), byID["referenceId"])
+			list := s.ok("transactions", url.Values{"orderId": {"ord-7"}})
+			assert.Equal(t, jsonNumber(2), list["totalCount"])
+			first := list["transactions"].([]any)[0].(map[string]any)
+			assert.Equal(t, "charged_back", first["status"])
+			assert.Equal(t, "completed", first["originalStatus"])
+		}
+		s.fails("transaction/reverse", url.Values{"id": {pay}, "amount": {"1.00"}}, paygate.CodeNotReversible)
+
+		ret := s.mustTrigger(via, cb, paygatetest.EventRetrieval)
+		status, original = s.statusOf(pay)
+		assert.Equal(t, "retrieved", status)
+		assert.Equal(t, "completed", original)
+		v = s.lastCallback()
+		assert.Equal(t, "retrieval_completed", v.Get("status"))
+		assert.Equal(t, ret, v.Get("id"))
+		assert.Equal(t, cb, v.Get("reference_id"), "a retrieval references the chargeback")
+		assert.Equal(t, "10.0000", v.Get("earned"))
+		if extended {
+			assert.Equal(t, "9.71", s.balanceEUR())
+		}
+
+		pen := s.mustTrigger(via, cb, paygatetest.EventPenalty)
+		v = s.lastCallback()
+		assert.Equal(t, "penalty_completed", v.Get("status"))
+		assert.Equal(t, pen, v.Get("id"))
+		assert.Equal(t, cb, v.Get("reference_id"))
+		assert.Equal(t, paygatetest.PenaltyAmount, v.Get("amount"))
+		if extended {
+			assert.Equal(t, "-5.29", s.balanceEUR())
+		}
+	})
+}
+
+func TestEvents_ThatDoNotApplyAre409AndChangeNothing(t *testing.T) {
+	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
+		s := newSandbox(t, paygatetest.WithForm(form), paygatetest.WithProcessingDelay(0))
+		u := s.user("buyer")
+		failed := idOf(s.charge(u, paygatetest.CardDeclined, nil))
+		paid := idOf(s.charge(u, paygatetest.CardApproved, nil))
+		processing := idOf(s.charge(u, paygatetest.CardProcessing, nil))
+		cases := []struct {
+			id string
+			e  paygatetest.Event
+		}{
+			{failed, paygatetest.EventChargeback},
+			{paid, paygatetest.EventRetrieval},
+			{paid, paygatetest.EventPenalty},
+			{paid, paygatetest.EventApprove},
+			{paid, paygatetest.EventComplete},
+			{paid, paygatetest.EventFail},
+			{processing, paygatetest.EventChargeback},
+			{processing, paygatetest.EventDecline},
+		}
+		if form == paygate.FormBasic {
+			// Statuses the basic form lacks.
+			cases = append(cases, struct {
+				id string
+				e  paygatetest.Event
+			}{processing, paygatetest.EventWaitingApproval}, struct {
+				id string
+				e  paygatetest.Event
+			}{processing, paygatetest.EventCancel}, struct {
+				id string
+				e  paygatetest.Event
+			}{processing, paygatetest.EventAbandon})
+		}
+		before := len(s.srv.Deliveries())
+		for _, tc := range cases {
+			_, status, code := s.trigger(via, tc.id, tc.e)
+			assert.Equal(t, http.StatusConflict, status, "%s of %s", tc.e, tc.id)
+			assert.Equal(t, paygate.ErrorCode(40900), code)
+		}
+		assert.Len(t, s.srv.Deliveries(), before, "no callback")
+		st, _ := s.statusOf(paid)
+		assert.Equal(t, "completed", st)
+		st, _ = s.statusOf(processing)
+		assert.Equal(t, "processing", st)
+
+		s.mustTrigger(via, paid, paygatetest.EventChargeback)
+		_, status, _ := s.trigger(via, paid, paygatetest.EventChargeback)
+		assert.Equal(t, http.StatusConflict, status, "a second chargeback")
+
+		_, status, code := s.trigger(via, "1000000000000000999", paygatetest.EventChargeback)
+		assert.Equal(t, http.StatusNotFound, status)
+		assert.Equal(t, paygate.CodeTransactionNotFound, code)
+		_, status, code = s.trigger(via, paid, "explode")
+		assert.Equal(t, http.StatusNotFound, status)
+		assert.Equal(t, paygate.ErrorCode(40400), code)
+	})
+}
+
+func TestEvents_WalletPayer(t *testing.T) {
+	for _, via := range drivers {
+		for _, tc := range []struct {
+			e        paygatetest.Event
+			status   string
+			callback string // "" for none
+			balance  string
+		}{
+			{paygatetest.EventApprove, "completed", "completed", "12.14"},
+			{paygatetest.EventDecline, "failed", "failed", "0.00"},
+			{paygatetest.EventAbandon, "abandoned", "", "0.00"},
+			{paygatetest.EventWaitingApproval, "waiting_approval", "waiting_approval", "0.00"},
+		} {
+			t.Run(via+"/"+string(tc.e), func(t *testing.T) {
+				s := newSandbox(t)
+				id := idOf(s.ok("transaction/create", altPayment()))
+				before := len(s.srv.Deliveries())
+				assert.Equal(t, id, s.mustTrigger(via, id, tc.e))
+				st, _ := s.statusOf(id)
+				assert.Equal(t, tc.status, st)
+				if tc.callback == "" {
+					assert.Len(t, s.srv.Deliveries(), before, "the gateway has no callback for %s", tc.status)
+				} else {
+					v := s.lastCallback()
+					assert.Equal(t, tc.callback, v.Get("status"))
+					assert.Equal(t, id, v.Get("id"))
+					assert.Equal(t, "alt-1", v.Get("order_id"))
+				}
+				assert.Equal(t, tc.balance, s.balanceEUR())
+			})
+		}
+	}
+}
+
+func TestEvents_WaitingApprovalThenApprovedOrDeclined(t *testing.T) {
+	for _, via := range drivers {
+		t.Run(via, func(t *testing.T) {
+			s := newSandbox(t)
+			u := s.user("buyer")
+			a := idOf(s.charge(u, paygatetest.CardProcessing, nil))
+			b := idOf(s.charge(u, paygatetest.CardProcessing, nil))
+			s.mustTrigger(via, a, paygatetest.EventWaitingApproval)
+			s.mustTrigger(via, b, paygatetest.EventWaitingApproval)
+			assert.Equal(t, []string{"processing", "waiting_approval"}, statuses(s, a))
+			s.clock.Advance(time.Hour)
+			st, _ := s.statusOf(a)
+			assert.Equal(t, "waiting_approval", st, "waiting for approval does not settle by itself")
+
+			s.mustTrigger(via, a, paygatetest.EventApprove)
+			s.mustTrigger(via, b, paygatetest.EventDecline)
+			assert.Equal(t, []string{"processing", "waiting_approval", "completed"}, statuses(s, a))
+			assert.Equal(t, []string{"processing", "waiting_approval", "failed"}, statuses(s, b))
+			assert.Equal(t, "9.71", s.balanceEUR(), "only the approved one")
+		})
+	}
+}
+
+func TestEvents_ProcessingPaymentCompletesOrFailsInBothForms(t *testing.T) {
+	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
+		s := newSandbox(t, paygatetest.WithForm(form), paygatetest.WithProcessingDelay(0))
+		u := s.user("buyer")
+		a := idOf(s.charge(u, paygatetest.CardProcessing, nil))
+		b := idOf(s.charge(u, paygatetest.CardProcessing, nil))
+		s.mustTrigger(via, a, paygatetest.EventComplete)
+		s.mustTrigger(via, b, paygatetest.EventFail)
+		st, _ := s.statusOf(a)
+		assert.Equal(t, "completed", st)
+		st, _ = s.statusOf(b)
+		assert.Equal(t, "failed", st)
+		assert.Equal(t, "completed", statuses(s, a)[len(statuses(s, a))-1])
+		assert.Equal(t, "failed", statuses(s, b)[len(statuses(s, b))-1])
+	})
+}
+
+func TestEvents_PendingPayout(t *testing.T) {
+	for _, via := range drivers {
+		for _, tc := range []struct {
+			e                paygatetest.Event
+			status, callback string
+			balance          string
+		}{
+			{paygatetest.EventComplete, "completed", "payout_completed", "-5.00"},
+			{paygatetest.EventFail, "failed", "payout_failed", "0.00"},
+			{paygatetest.EventCancel, "cancelled", "payout_cancelled", "0.00"},
+			{paygatetest.EventAbandon, "abandoned", "payout_abandoned", "0.00"},
+			{paygatetest.EventWaitingApproval, "waiting_approval", "waiting_approval", "-5.00"},
+		} {
+			t.Run(via+"/"+string(tc.e), func(t *testing.T) {
+				s := newSandbox(t, paygatetest.WithProcessingDelay(0))
+				id := idOf(s.ok("payout", url.Values{"type": {"3"}, "account": {"wallet-1"}, "amount": {"5.00"},
+					"currency": {"EUR"}, "phone": {"491701234567"}, "orderId": {"po-1"}}))
+				require.Equal(t, "-5.00", s.balanceEUR(), "the amount is reserved at once")
+				s.mustTrigger(via, id, tc.e)
+				st, _ := s.statusOf(id)
+				assert.Equal(t, tc.status, st)
+				v := s.lastCallback()
+				assert.Equal(t, tc.callback, v.Get("status"))
+				assert.Equal(t, id, v.Get("id"))
+				assert.Equal(t, "po-1", v.Get("order_id"))
+				assert.Equal(t, tc.balance, s.balanceEUR())
+				s.clock.Advance(time.Hour)
+				st, _ = s.statusOf(id)
+				assert.Equal(t, tc.status, st, "an event's outcome is not overridden by settlement")
+			})
+		}
+	}
+}
+
+func TestEvents_PenaltyOfARefund(t *testing.T) {
+	for _, via := range drivers {
+		t.Run(via, func(t *testing.T) {
+			s := newSandbox(t)
+			pay := idOf(s.charge(s.user("buyer"), paygatetest.CardApproved, nil))
+			refund := idOf(s.ok("transaction/reverse", url.Values{"id": {pay}, "amount": {"4.00"}}))
+			pen := s.mustTrigger(via, refund, paygatetest.EventPenalty)
+			v := s.lastCallback()
+			assert.Equal(t, "penalty_completed", v.Get("status"))
+			assert.Equal(t, pen, v.Get("id"))
+			assert.Equal(t, refund, v.Get("reference_id"))
+			assert.Equal(t, "-9.29", s.balanceEUR(), "9.71 - 4.00 - 15.00")
+
+			cb := s.mustTrigger(via, pay, paygatetest.EventChargeback)
+			v = s.lastCallback()
+			assert.Equal(t, cb, v.Get("id"))
+			assert.Equal(t, "6.00", v.Get("amount"), "a chargeback takes what the refund left")
+		})
+	}
+}
+
+func TestDisputeMethods_AreTriggerShorthands(t *testing.T) {
+	s := newSandbox(t)
+	pay, err := strconv.ParseInt(idOf(s.charge(s.user("buyer"), paygatetest.CardApproved, nil)), 10, 64)
+	require.NoError(t, err)
+	cb, err := s.srv.Chargeback(pay)
+	require.NoError(t, err)
+	ret, err := s.srv.Retrieve(cb)
+	require.NoError(t, err)
+	pen, err := s.srv.Penalty(cb)
+	require.NoError(t, err)
+	assert.Equal(t, []int64{pay + 1, pay + 2, pay + 3}, []int64{cb, ret, pen})
+	_, err = s.srv.Penalty(cb)
+	require.ErrorIs(t, err, paygatetest.ErrEventNotApplicable)
+}

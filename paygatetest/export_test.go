@@ -1,0 +1,27 @@
+package paygatetest
+
+import "time"
+
+// WithServerTimeouts sets the server's timeouts, so that a test of them
+// does not wait for the defaults.
+func WithServerTimeouts(readHeader, read, write, idle time.Duration) Option {
+	return func(c *config) {
+		c.timeouts = serverTimeouts{readHeader: readHeader, read: read, write: write, idle: idle}
+	}
+}
+
+// WithTemporaryTokenCap sets how many temporary tokens the server keeps, so
+// that a test of the bound does not need 100,000 of them.
+func WithTemporaryTokenCap(n int) Option {
+	return func(c *config) { c.maxTokens = n }
+}
+
+// WithDeliveryLogLimit sets how many callbacks the delivery log keeps.
+func WithDeliveryLogLimit(n int) Option {
+	return func(c *config) { c.maxDeliveries = n }
+}
+
+// WithCallbackQueue sets how many callbacks may wait for each destination.
+func WithCallbackQueue(n int) Option {
+	return func(c *config) { c.callbackQueue = n }
+}
