@@ -304,7 +304,7 @@ func TestEvents_PendingPayout(t *testing.T) {
 		} {
 			t.Run(via+"/"+string(tc.e), func(t *testing.T) {
 				s := newSandbox(t, paygatetest.WithProcessingDelay(0))
-				id := idOf(s.ok("payout", url.Values{"type": {"3"}, "account": {"wallet-1"}, "amount": {"5.00"},
+				id := idOf(s.ok("payout", url.Values{"type": {walletPayout}, "account": {"wallet-1"}, "amount": {"5.00"},
 					"currency": {"EUR"}, "phone": {"491701234567"}, "orderId": {"po-1"}}))
 				require.Equal(t, "-5.00", s.balanceEUR(), "the amount is reserved at once")
 				s.mustTrigger(via, id, tc.e)
