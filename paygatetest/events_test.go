@@ -358,3 +358,31 @@ func TestDisputeMethods_AreTriggerShorthands(t *testing.T) {
 	_, err = s.srv.Penalty(cb)
 	require.ErrorIs(t, err, paygatetest.ErrEventNotApplicable)
 }
+
+// A processing charge that asked for recurring payments holds its
+// subscription until it settles: when an event ends it without the money
+// (failed, declined, cancelled, abandoned), no subscription is left to
+// charge the card later.
+func TestEvents_AChargeThatEndsUnpaidLeavesNoSubscription(t *testing.T) {
+	for _, via := range drivers {
+		for _, e := range []paygatetest.Event{paygatetest.EventFail, paygatetest.EventCancel, paygatetest.EventAbandon} {
+			t.Run(via+"/"+string(e), func(t *testing.T) {
+				s := newSandbox(t, paygatetest.WithProcessingDelay(0))
+				uid := s.user("subscriber")
+				pay := idOf(s.charge(uid, paygatetest.CardProcessing, url.Values{"recurring": {"1"}, "recurring_interval": {"1"}}))
+				s.mustTrigger(via, pay, e)
+				before := len(s.srv.Deliveries())
+				s.clock.Advance(3 * day)
+				assert.Len(t, s.srv.Deliveries(), before, "no automatic charge")
+				s.fails("card/processRecurring", recurringCharge(s, uid), paygate.CodeReferenceTransactionNotFound)
+			})
+		}
+	}
+	t.Run("completed keeps it", func(t *testing.T) {
+		s := newSandbox(t, paygatetest.WithProcessingDelay(0))
+		uid := s.user("subscriber")
+		pay := idOf(s.charge(uid, paygatetest.CardProcessing, url.Values{"recurring": {"1"}, "recurring_interval": {"1"}}))
+		s.mustTrigger("go", pay, paygatetest.EventComplete)
+		s.ok("card/processRecurring", recurringCharge(s, uid))
+	})
+}
