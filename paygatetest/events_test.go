@@ -386,3 +386,25 @@ func TestEvents_AChargeThatEndsUnpaidLeavesNoSubscription(t *testing.T) {
 		s.ok("card/processRecurring", recurringCharge(s, uid))
 	})
 }
+
+// A chargeback, its retrieval and a penalty carry the payment's order id,
+// as a refund does; a status look-up by that order id is still the
+// payment's, its status showing what the dispute did to it.
+func TestEvents_StatusByOrderIDIsThePaymentsAfterADispute(t *testing.T) {
+	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
+		s := newSandbox(t, paygatetest.WithForm(form))
+		pay := idOf(s.charge(s.user("buyer"), paygatetest.CardApproved, url.Values{"order_id": {"ord-9"}}))
+		byOrder := func() map[string]any { return s.ok("transaction/status", url.Values{"order_id": {"ord-9"}}) }
+
+		cb := s.mustTrigger(via, pay, paygatetest.EventChargeback)
+		out := byOrder()
+		assert.Equal(t, pay, idOf(out))
+		assert.Equal(t, "charged_back", out["status"])
+
+		s.mustTrigger(via, cb, paygatetest.EventRetrieval)
+		s.mustTrigger(via, cb, paygatetest.EventPenalty)
+		out = byOrder()
+		assert.Equal(t, pay, idOf(out))
+		assert.Equal(t, "retrieved", out["status"])
+	})
+}
