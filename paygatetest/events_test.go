@@ -191,12 +191,23 @@ func TestEvents_ThatDoNotApplyAre409AndChangeNothing(t *testing.T) {
 			}{processing, paygatetest.EventAbandon})
 		}
 		before := len(s.srv.Deliveries())
+		extended := form == paygate.FormExtended
+		balance := ""
+		if extended {
+			balance = s.balanceEUR()
+		}
 		for _, tc := range cases {
 			_, status, code := s.trigger(via, tc.id, tc.e)
 			assert.Equal(t, http.StatusConflict, status, "%s of %s", tc.e, tc.id)
 			assert.Equal(t, paygate.ErrorCode(40900), code)
 		}
 		assert.Len(t, s.srv.Deliveries(), before, "no callback")
+		if extended {
+			assert.Equal(t, balance, s.balanceEUR(), "the balance did not move")
+		}
+		last, err := strconv.ParseInt(processing, 10, 64)
+		require.NoError(t, err)
+		s.fails("transaction/status", url.Values{"id": {strconv.FormatInt(last+1, 10)}}, paygate.CodeTransactionNotFound)
 		st, _ := s.statusOf(paid)
 		assert.Equal(t, "completed", st)
 		st, _ = s.statusOf(processing)
