@@ -40,6 +40,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	paygate "github.com/paygate/paygate-go"
@@ -176,7 +177,11 @@ func (s *Store) Claim(ctx context.Context, key paygate.DedupKey) (paygate.DedupC
 	var state int
 	err := s.pool.QueryRow(ctx, s.claimSQL, k, int64(key.Transaction), key.Stage(), string(key.Status), token, s.cfg.Lease.Milliseconds()).Scan(&state)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows):
+	case errors.Is(err, pgx.ErrNoRows), serializationFailure(err):
+		// Under repeatable read or serializable (the database's default
+		// isolation), meeting a row another replica committed since this
+		// statement began is a serialization failure: that replica holds
+		// or completed the claim.
 		return paygate.DedupBusy, nil
 	case err != nil:
 		return paygate.DedupBusy, fmt.Errorf("pgdedup: claim: %w", err)
@@ -187,6 +192,13 @@ func (s *Store) Claim(ctx context.Context, key paygate.DedupKey) (paygate.DedupC
 		return paygate.DedupProcessed, nil
 	}
 	return paygate.DedupBusy, nil
+}
+
+// serializationFailure reports whether err is PostgreSQL's
+// serialization_failure (SQLSTATE 40001).
+func serializationFailure(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "40001"
 }
 
 // Complete implements paygate.CallbackDedupStore: the callback's row is
