@@ -131,3 +131,37 @@ func BenchmarkClaimComplete(b *testing.B) {
 	b.Run("memory", func(b *testing.B) { dedupsuite.ClaimComplete(b, paygate.NewMemoryDedupStore(0)) })
 	b.Run("postgres", func(b *testing.B) { dedupsuite.ClaimComplete(b, stores(b)(b, time.Minute)) })
 }
+
+// The table name is quoted as an identifier wherever it is used, so a
+// name holding SQL is a strange table name, never a statement.
+func TestWithTable_NameIsNeverSQL(t *testing.T) {
+	ctx := context.Background()
+	dsn := testengine.Postgres(t)
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := pool.Exec(ctx, `CREATE TABLE victim (id int)`); err != nil {
+		t.Fatal(err)
+	}
+	const name = `dedup"; DROP TABLE victim; --`
+	s := newStore(t, dsn, pgdedup.WithTable(name))
+	k := paygate.DedupKey{ID: 51, Status: paygate.CallbackCompleted, Transaction: 51, Digest: [32]byte{51}}
+	if c, err := s.Claim(ctx, k); err != nil || c != paygate.DedupAcquired {
+		t.Fatalf("Claim = %v, %v", c, err)
+	}
+	if err := s.Complete(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Prune(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var rows, victims int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM "dedup""; DROP TABLE victim; --"`).Scan(&rows); err != nil || rows != 1 {
+		t.Fatalf("rows in the oddly named table = %d, %v; want 1", rows, err)
+	}
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM victim`).Scan(&victims); err != nil {
+		t.Fatalf("victim table gone: %v", err)
+	}
+}
