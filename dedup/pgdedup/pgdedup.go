@@ -10,7 +10,10 @@
 // row only if it still holds this replica's token. A replica that dies
 // mid-processing neither completes nor releases: its claim ends after the
 // lease, and the next delivery is processed by another replica. Times are
-// the database's, so replicas' clocks play no part.
+// the database's, so replicas' clocks play no part. Any default isolation
+// level works: under repeatable read or serializable, a claim that meets
+// another replica's concurrent claim fails to serialize and is reported
+// busy, as under read committed.
 //
 // New creates the table and its indexes if missing (under an advisory lock,
 // so replicas starting together do not race); the equivalent migration is:
