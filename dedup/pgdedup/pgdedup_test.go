@@ -165,3 +165,41 @@ func TestWithTable_NameIsNeverSQL(t *testing.T) {
 		t.Fatalf("victim table gone: %v", err)
 	}
 }
+
+func TestNew_DefaultsAreAMinutesLeaseAndThirtyDaysRetention(t *testing.T) {
+	ctx := context.Background()
+	dsn := testengine.Postgres(t)
+	s := newStore(t, dsn)
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	kept := paygate.DedupKey{ID: 61, Status: paygate.CallbackCompleted, Transaction: 61, Digest: [32]byte{61}}
+	pruned := paygate.DedupKey{ID: 62, Status: paygate.CallbackCompleted, Transaction: 62, Digest: [32]byte{62}}
+	for _, k := range []paygate.DedupKey{kept, pruned} {
+		if c, err := s.Claim(ctx, k); err != nil || c != paygate.DedupAcquired {
+			t.Fatalf("Claim = %v, %v", c, err)
+		}
+	}
+	var lease time.Duration
+	if err := pool.QueryRow(ctx, `SELECT lease_until - now() FROM `+pgdedup.DefaultTable+` WHERE key = $1`, kept.String()).Scan(&lease); err != nil {
+		t.Fatal(err)
+	}
+	if lease <= 59*time.Second || lease > time.Minute {
+		t.Fatalf("claim's lease ends in %v, want 60 s", lease)
+	}
+	for _, k := range []paygate.DedupKey{kept, pruned} {
+		if err := s.Complete(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, age := range map[paygate.DedupKey]string{kept: "29 days", pruned: "31 days"} {
+		if _, err := pool.Exec(ctx, `UPDATE `+pgdedup.DefaultTable+` SET done_at = now() - $2::interval WHERE key = $1`, k.String(), age); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := s.Prune(ctx); err != nil || n != 1 {
+		t.Fatalf("Prune = %d, %v; want the row of 31 days only", n, err)
+	}
+}

@@ -161,3 +161,25 @@ func TestWithKeyPrefix_RefusesABrace(t *testing.T) {
 	}
 	redisdedup.WithKeyPrefix("tenant-7:paygate:") // no panic
 }
+
+func TestNew_DefaultsAreAMinutesLeaseAndThirtyDaysRetention(t *testing.T) {
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: testengine.Redis(t)})
+	t.Cleanup(func() { _ = rdb.Close() })
+	s := redisdedup.New(rdb)
+	key := paygate.DedupKey{ID: 12, Status: paygate.CallbackCompleted, Transaction: 12, Digest: [32]byte{12}}
+	mark := redisdedup.DefaultKeyPrefix + "{12}:" + key.String()
+	if c, err := s.Claim(ctx, key); err != nil || c != paygate.DedupAcquired {
+		t.Fatalf("Claim = %v, %v", c, err)
+	}
+	if ttl := rdb.PTTL(ctx, mark).Val(); ttl <= 59*time.Second || ttl > time.Minute {
+		t.Fatalf("claim expires in %v, want 60 s", ttl)
+	}
+	if err := s.Complete(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	const month = 30 * 24 * time.Hour
+	if ttl := rdb.PTTL(ctx, mark).Val(); ttl <= month-time.Minute || ttl > month {
+		t.Fatalf("processed mark expires in %v, want 30 days", ttl)
+	}
+}
