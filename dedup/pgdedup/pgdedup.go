@@ -174,9 +174,14 @@ func (s *Store) prepare(t string) {
 
 // Claim implements paygate.CallbackDedupStore. It does not wait for a
 // claim held elsewhere: it reports DedupBusy, and the handler answers 503
-// so that the gateway delivers again later.
+// so that the gateway delivers again later. A claim this process holds is
+// never taken over by this process, even past its lease: its holder is
+// alive.
 func (s *Store) Claim(ctx context.Context, key paygate.DedupKey) (paygate.DedupClaim, error) {
 	k, token := key.String(), dedupstore.New()
+	if s.tokens.Holds(k) {
+		return paygate.DedupBusy, nil
+	}
 	var state int
 	err := s.pool.QueryRow(ctx, s.claimSQL, k, int64(key.Transaction), key.Stage(), string(key.Status), token, s.cfg.Lease.Milliseconds()).Scan(&state)
 	switch {

@@ -66,6 +66,10 @@ func TestStore_KeysAreHashTaggedAndExpire(t *testing.T) {
 	}
 }
 
+func TestStore_OwnClaimOutlivingItsLeaseStaysBusy(t *testing.T) {
+	dedupsuite.OwnClaimOutlivingItsLeaseStaysBusy(t, stores(t))
+}
+
 func TestStore_ReleaseLeavesAnotherReplicasClaim(t *testing.T) {
 	dedupsuite.ReleaseKeepsATakenOverClaim(t, stores(t))
 }

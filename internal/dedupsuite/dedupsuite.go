@@ -258,6 +258,32 @@ func CompleteAfterATakeOverReportsTheLostLease(t *testing.T, newStore Factory) {
 	}
 }
 
+// OwnClaimOutlivingItsLeaseStaysBusy claims a callback through a store
+// with a short lease and keeps it past the lease, as a slow function does;
+// deliveries to the same process (the same store) meanwhile are busy, not
+// a take-over: the holder is alive, and a take-over would let its Release
+// delete the newer claim. Released, the callback can be claimed again.
+func OwnClaimOutlivingItsLeaseStaysBusy(t *testing.T, newStore Factory) {
+	ctx := context.Background()
+	const lease = 20 * time.Millisecond
+	s := newStore(t, lease)
+	k := key(rand.Uint64())
+	if c, err := s.Claim(ctx, k); err != nil || c != paygate.DedupAcquired {
+		t.Fatalf("first Claim = %v, %v", c, err)
+	}
+	for end := time.Now().Add(10 * lease); time.Now().Before(end); time.Sleep(lease / 4) {
+		if c, err := s.Claim(ctx, k); err != nil || c != paygate.DedupBusy {
+			t.Fatalf("Claim while this process holds the callback = %v, %v; want busy", c, err)
+		}
+	}
+	if err := s.Release(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := s.Claim(ctx, k); err != nil || c != paygate.DedupAcquired {
+		t.Fatalf("Claim after Release = %v, %v; want acquired", c, err)
+	}
+}
+
 // takenOver claims a new key through a store with a short lease, then,
 // once the lease lapsed, through another store; it returns the first
 // store, whose claim is no longer its own.
