@@ -48,6 +48,10 @@ func TestStore_StaleCallbacksAreMarked(t *testing.T) {
 	dedupsuite.Ordering(t, stores(t, pgdedup.WithTable("public.dedup_ordering")))
 }
 
+func TestStore_SwappedCallbackIsNotProcessedAgain(t *testing.T) {
+	dedupsuite.Swapped(t, stores(t))
+}
+
 func TestStore_OwnClaimOutlivingItsLeaseStaysBusy(t *testing.T) {
 	dedupsuite.OwnClaimOutlivingItsLeaseStaysBusy(t, stores(t))
 }

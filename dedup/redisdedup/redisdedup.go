@@ -11,20 +11,17 @@
 // completes nor releases: its claim expires after the lease, and the next
 // delivery is processed by another replica.
 //
-// Each callback has one key (prefix + "{" + transaction + "}:" +
-// DedupKey.String()), and the latest status of each transaction has one
-// (prefix + "{" + transaction + "}:latest"), transaction being
-// DedupKey.Transaction: all the keys of one transaction share a hash tag,
-// so one slot, and Complete updates a callback's mark and its
-// transaction's latest status in one script. The store works on a Redis
-// Cluster (pass a *redis.ClusterClient) as on one server.
+// Each callback has one key, hash-tagged on the callback's digest
+// (prefix + "{" + DedupKey.String() + "}"), and the latest status of each
+// transaction has one, hash-tagged on the transaction id; every script
+// touches one key, so the store works on a Redis Cluster (pass a
+// *redis.ClusterClient) as on one server.
 package redisdedup
 
 import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -72,13 +69,8 @@ func WithLease(d time.Duration) Option { return func(s *Store) { s.cfg.SetLease(
 func WithRetention(d time.Duration) Option { return func(s *Store) { s.cfg.SetRetention(d) } }
 
 // WithKeyPrefix sets the prefix of every key the store writes, to share a
-// Redis database with other data. Default DefaultKeyPrefix. It panics if p
-// holds a brace: Redis Cluster would take a hash tag from the prefix
-// instead of the transaction's, and split a callback's keys across slots.
+// Redis database with other data. Default DefaultKeyPrefix.
 func WithKeyPrefix(p string) Option {
-	if strings.ContainsAny(p, "{}") {
-		panic(fmt.Sprintf("redisdedup: key prefix %q holds a brace, which would change the keys' hash tag", p))
-	}
 	return func(s *Store) { s.prefix = p }
 }
 
@@ -106,21 +98,10 @@ end
 if v == ARGV[3] then return 1 end
 return 2`)
 
-// completeScript records the callback's status as the latest of its
-// transaction (KEYS[2]) unless one of a later or the same stage is there,
-// then marks the callback (KEYS[1]) done for the retention: 0 when the
+// completeScript marks the callback done for the retention: 0 when the
 // claim was still ours or had lapsed untaken, 1 when another replica had
-// claimed or completed it meanwhile (marked done all the same). A stage of
-// 0 records no status.
+// claimed or completed it meanwhile (marked done all the same).
 var completeScript = redis.NewScript(`
-local stage = tonumber(ARGV[4])
-if stage > 0 then
-  local cur = redis.call('HGET', KEYS[2], 'stage')
-  if not cur or tonumber(cur) < stage then
-    redis.call('HSET', KEYS[2], 'stage', ARGV[4], 'status', ARGV[5])
-    redis.call('PEXPIRE', KEYS[2], ARGV[3])
-  end
-end
 local v = redis.call('GET', KEYS[1])
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 if v and v ~= ARGV[1] then return 1 end
@@ -130,6 +111,15 @@ return 0`)
 var releaseScript = redis.NewScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`)
+
+// latestScript records a status in the transaction's hash unless one of a
+// later or the same stage is there.
+var latestScript = redis.NewScript(`
+local cur = redis.call('HGET', KEYS[1], 'stage')
+if cur and tonumber(cur) >= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'stage', ARGV[1], 'status', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1`)
 
 // Claim implements paygate.CallbackDedupStore. It does not wait for a
 // claim held elsewhere: it reports DedupBusy, and the handler answers 503
@@ -160,13 +150,17 @@ func (s *Store) Claim(ctx context.Context, key paygate.DedupKey) (paygate.DedupC
 // latest of its transaction unless a later stage was. It returns an error
 // matching ErrLeaseLost when another replica took the claim over.
 func (s *Store) Complete(ctx context.Context, key paygate.DedupKey) error {
-	stage := key.Stage()
-	if key.Transaction == 0 {
-		stage = 0
+	if key.Transaction != 0 && key.Stage() > 0 {
+		// Before the done mark: a crash in between leaves the callback to
+		// be processed again, never a processed status unrecorded.
+		err := latestScript.Run(ctx, s.rdb, []string{s.transactionKey(key.Transaction)},
+			key.Stage(), string(key.Status), ms(s.cfg.Retention)).Err()
+		if err != nil {
+			return fmt.Errorf("redisdedup: record latest status: %w", err)
+		}
 	}
 	k := s.callbackKey(key)
-	n, err := completeScript.Run(ctx, s.rdb, []string{k, s.transactionKey(key.Transaction)},
-		s.tokens.Take(k), done, ms(s.cfg.Retention), stage, string(key.Status)).Int()
+	n, err := completeScript.Run(ctx, s.rdb, []string{k}, s.tokens.Take(k), done, ms(s.cfg.Retention)).Int()
 	if err != nil {
 		return fmt.Errorf("redisdedup: complete: %w", err)
 	}
@@ -199,16 +193,11 @@ func (s *Store) LatestStatus(ctx context.Context, transaction paygate.ID) (payga
 }
 
 func (s *Store) callbackKey(key paygate.DedupKey) string {
-	return s.tag(key.Transaction) + ":" + key.String()
+	return s.prefix + "{" + key.String() + "}"
 }
 
 func (s *Store) transactionKey(id paygate.ID) string {
-	return s.tag(id) + ":latest"
-}
-
-// tag starts every key of transaction id, hash tag included.
-func (s *Store) tag(id paygate.ID) string {
-	return s.prefix + "{" + id.String() + "}"
+	return s.prefix + "txn:{" + id.String() + "}"
 }
 
 // ms is d in whole milliseconds, at least one, as PX and PEXPIRE take it.

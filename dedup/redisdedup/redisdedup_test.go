@@ -2,7 +2,6 @@ package redisdedup_test
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
@@ -43,7 +42,7 @@ func TestStore_KeysAreHashTaggedAndExpire(t *testing.T) {
 	t.Cleanup(func() { _ = rdb.Close() })
 	s := redisdedup.New(rdb, redisdedup.WithLease(time.Minute), redisdedup.WithRetention(48*time.Hour))
 	key := paygate.DedupKey{ID: 11, Status: paygate.CallbackCompleted, Transaction: 11, Digest: [32]byte{1, 2, 3}}
-	claimKey := redisdedup.DefaultKeyPrefix + "{11}:" + key.String()
+	claimKey := redisdedup.DefaultKeyPrefix + "{" + key.String() + "}"
 
 	if c, err := s.Claim(ctx, key); err != nil || c != paygate.DedupAcquired {
 		t.Fatalf("Claim = %v, %v", c, err)
@@ -57,13 +56,17 @@ func TestStore_KeysAreHashTaggedAndExpire(t *testing.T) {
 	if ttl := rdb.PTTL(ctx, claimKey).Val(); ttl <= 47*time.Hour || ttl > 48*time.Hour {
 		t.Fatalf("processed mark expires in %v, want the retention of 48h", ttl)
 	}
-	txnKey := redisdedup.DefaultKeyPrefix + "{11}:latest"
+	txnKey := redisdedup.DefaultKeyPrefix + "txn:{11}"
 	if ttl := rdb.PTTL(ctx, txnKey).Val(); ttl <= 47*time.Hour {
 		t.Fatalf("latest status expires in %v, want the retention of 48h", ttl)
 	}
 	if c, err := s.Claim(ctx, key); err != nil || c != paygate.DedupProcessed {
 		t.Fatalf("Claim after Complete = %v, %v; want processed", c, err)
 	}
+}
+
+func TestStore_SwappedCallbackIsNotProcessedAgain(t *testing.T) {
+	dedupsuite.Swapped(t, stores(t))
 }
 
 func TestStore_OwnClaimOutlivingItsLeaseStaysBusy(t *testing.T) {
@@ -78,67 +81,22 @@ func TestStore_CompleteAfterATakeOverReportsTheLostLease(t *testing.T) {
 	dedupsuite.CompleteAfterATakeOverReportsTheLostLease(t, stores(t))
 }
 
-func TestStore_OnARedisCluster(t *testing.T) {
+// clusterStores returns a factory of stores on one fresh Redis Cluster,
+// each with its own cluster client.
+func clusterStores(t testing.TB) dedupsuite.Factory {
 	addrs := testengine.RedisCluster(t)
-	client := func(t testing.TB) *redis.ClusterClient {
+	return func(t testing.TB, lease time.Duration) paygate.CallbackDedupStore {
 		rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
 		t.Cleanup(func() { _ = rdb.Close() })
-		return rdb
+		return redisdedup.New(rdb, redisdedup.WithLease(lease))
 	}
-	factory := func(t testing.TB, lease time.Duration) paygate.CallbackDedupStore {
-		return redisdedup.New(client(t), redisdedup.WithLease(lease))
-	}
-	t.Run("replicas", func(t *testing.T) { dedupsuite.Replicas(t, factory) })
-	t.Run("ordering", func(t *testing.T) { dedupsuite.Ordering(t, factory) })
-	t.Run("one slot per transaction", func(t *testing.T) { oneSlotPerTransaction(t, client(t)) })
 }
 
-// oneSlotPerTransaction processes a payment's callback and its refund's,
-// then finds every key the store wrote: the callbacks' marks and the
-// payment's latest status must hash to one slot, so that a script may
-// touch them together.
-func oneSlotPerTransaction(t *testing.T, rdb *redis.ClusterClient) {
-	ctx := context.Background()
-	const prefix = "slots:"
-	s := redisdedup.New(rdb, redisdedup.WithKeyPrefix(prefix))
-	payment := paygate.ID(9_000_000_000_000_000_031)
-	for _, k := range []paygate.DedupKey{
-		{ID: payment, Status: paygate.CallbackCompleted, Transaction: payment, Digest: [32]byte{31}},
-		{ID: payment + 1, Status: paygate.CallbackRefundCompleted, Transaction: payment, Digest: [32]byte{32}},
-	} {
-		if c, err := s.Claim(ctx, k); err != nil || c != paygate.DedupAcquired {
-			t.Fatalf("Claim = %v, %v", c, err)
-		}
-		if err := s.Complete(ctx, k); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var mu sync.Mutex
-	var keys []string
-	err := rdb.ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
-		found, err := c.Keys(ctx, prefix+"*").Result()
-		mu.Lock()
-		defer mu.Unlock()
-		keys = append(keys, found...)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(keys) != 3 {
-		t.Fatalf("keys %q, want the two callbacks' and the payment's latest status", keys)
-	}
-	slots := map[int64][]string{}
-	for _, k := range keys {
-		slot, err := rdb.ClusterKeySlot(ctx, k).Result()
-		if err != nil {
-			t.Fatal(err)
-		}
-		slots[slot] = append(slots[slot], k)
-	}
-	if len(slots) != 1 {
-		t.Fatalf("one transaction's keys on %d slots: %v", len(slots), slots)
-	}
+func TestStore_OnARedisCluster(t *testing.T) {
+	factory := clusterStores(t)
+	t.Run("replicas", func(t *testing.T) { dedupsuite.Replicas(t, factory) })
+	t.Run("ordering", func(t *testing.T) { dedupsuite.Ordering(t, factory) })
+	t.Run("swapped", func(t *testing.T) { dedupsuite.Swapped(t, factory) })
 }
 
 // BenchmarkClaimComplete measures one callback's claim and completion on
@@ -149,30 +107,13 @@ func BenchmarkClaimComplete(b *testing.B) {
 	b.Run("redis", func(b *testing.B) { dedupsuite.ClaimComplete(b, stores(b)(b, time.Minute)) })
 }
 
-// A brace in the prefix would move the hash tag ("app{}:" makes Redis hash
-// whole keys, so one callback's keys land on different slots and its
-// scripts fail on a Cluster).
-func TestWithKeyPrefix_RefusesABrace(t *testing.T) {
-	for _, p := range []string{"app{}:", "app{", "app}", "{tenant}:"} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Errorf("WithKeyPrefix(%q) accepted", p)
-				}
-			}()
-			redisdedup.WithKeyPrefix(p)
-		}()
-	}
-	redisdedup.WithKeyPrefix("tenant-7:paygate:") // no panic
-}
-
 func TestNew_DefaultsAreAMinutesLeaseAndThirtyDaysRetention(t *testing.T) {
 	ctx := context.Background()
 	rdb := redis.NewClient(&redis.Options{Addr: testengine.Redis(t)})
 	t.Cleanup(func() { _ = rdb.Close() })
 	s := redisdedup.New(rdb)
 	key := paygate.DedupKey{ID: 12, Status: paygate.CallbackCompleted, Transaction: 12, Digest: [32]byte{12}}
-	mark := redisdedup.DefaultKeyPrefix + "{12}:" + key.String()
+	mark := redisdedup.DefaultKeyPrefix + "{" + key.String() + "}"
 	if c, err := s.Claim(ctx, key); err != nil || c != paygate.DedupAcquired {
 		t.Fatalf("Claim = %v, %v", c, err)
 	}

@@ -229,6 +229,50 @@ func Ordering(t *testing.T, newStore Factory) {
 	}
 }
 
+// Swapped delivers a genuine refund_completed to one replica, then copies
+// of it that still verify to another: id and reference_id swapped (which
+// also changes the transaction the refund seems to belong to), and a value
+// holding a "|" re-split across two fields. Each is the same signed
+// callback and must not be processed again.
+func Swapped(t *testing.T, newStore Factory) {
+	ctx := context.Background()
+	var calls atomic.Int32
+	fn := func(context.Context, *paygate.Callback) error { calls.Add(1); return nil }
+	a, b := serve(t, fn, newStore(t, time.Minute)), serve(t, fn, newStore(t, time.Minute))
+	signer := paygate.NewTestCallbackSigner(secret, paygate.FormExtended)
+	genuine := signer.Values(paygate.CallbackRefundCompleted, url.Values{
+		"id": {"8200000000000000002"}, "reference_id": {"8200000000000000001"}, "attr_note": {"zz|zzz"},
+	})
+	variant := func(change func(url.Values)) url.Values {
+		v := url.Values{}
+		for k, vs := range genuine {
+			v[k] = vs
+		}
+		change(v)
+		if err := paygate.VerifySignature(v, secret); err != nil {
+			t.Fatalf("the variant does not verify: %v", err)
+		}
+		return v
+	}
+	swapped := variant(func(v url.Values) {
+		v.Set("id", genuine.Get("reference_id"))
+		v.Set("reference_id", genuine.Get("id"))
+	})
+	resplit := variant(func(v url.Values) {
+		v.Set("attr_note", "zz")
+		v.Set("attr_zz", "zzz")
+	})
+	for i, v := range []url.Values{genuine, swapped, resplit} {
+		code, err := post(ctx, http.DefaultClient, []string{a, b}[i%2], v.Encode())
+		if err != nil || code != http.StatusOK {
+			t.Fatalf("delivery %d: %d, %v", i, code, err)
+		}
+	}
+	if got := calls.Load(); got != 1 {
+		t.Fatalf("the refund and its swapped copies processed %d times, want once", got)
+	}
+}
+
 // ReleaseKeepsATakenOverClaim lets one replica's claim lapse while its
 // function runs and another replica take the callback over: the first
 // replica's late Release must leave the second one's claim in place.
