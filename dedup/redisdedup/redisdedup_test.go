@@ -69,6 +69,10 @@ func TestStore_SwappedCallbackIsNotProcessedAgain(t *testing.T) {
 	dedupsuite.Swapped(t, stores(t))
 }
 
+func TestStore_AnEndedContextEndsEveryCall(t *testing.T) {
+	dedupsuite.ContextEndsTheCall(t, stores(t))
+}
+
 func TestStore_OwnClaimOutlivingItsLeaseStaysBusy(t *testing.T) {
 	dedupsuite.OwnClaimOutlivingItsLeaseStaysBusy(t, stores(t))
 }

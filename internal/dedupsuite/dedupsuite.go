@@ -273,6 +273,30 @@ func Swapped(t *testing.T, newStore Factory) {
 	}
 }
 
+// ContextEndsTheCall calls every method with a context already ended: each
+// returns an error matching the context's, instead of reaching the engine.
+func ContextEndsTheCall(t *testing.T, newStore Factory) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s := newStore(t, time.Minute).(paygate.CallbackOrderStore)
+	k := key(rand.Uint64())
+	if _, err := s.Claim(ctx, k); !errors.Is(err, context.Canceled) {
+		t.Errorf("Claim = %v, want context.Canceled", err)
+	}
+	if err := s.Complete(ctx, k); !errors.Is(err, context.Canceled) {
+		t.Errorf("Complete = %v, want context.Canceled", err)
+	}
+	if err := s.Release(ctx, k); !errors.Is(err, context.Canceled) {
+		t.Errorf("Release = %v, want context.Canceled", err)
+	}
+	if _, err := s.LatestStatus(ctx, k.Transaction); !errors.Is(err, context.Canceled) {
+		t.Errorf("LatestStatus = %v, want context.Canceled", err)
+	}
+	if c, err := s.Claim(context.Background(), k); err != nil || c != paygate.DedupAcquired {
+		t.Fatalf("Claim after the ended calls = %v, %v; want acquired: they changed nothing", c, err)
+	}
+}
+
 // ReleaseKeepsATakenOverClaim lets one replica's claim lapse while its
 // function runs and another replica take the callback over: the first
 // replica's late Release must leave the second one's claim in place.
