@@ -48,16 +48,8 @@ func TestStore_StaleCallbacksAreMarked(t *testing.T) {
 	dedupsuite.Ordering(t, stores(t, pgdedup.WithTable("public.dedup_ordering")))
 }
 
-func TestStore_SwappedCallbackIsNotProcessedAgain(t *testing.T) {
-	dedupsuite.Swapped(t, stores(t))
-}
-
-func TestStore_AnEndedContextEndsEveryCall(t *testing.T) {
-	dedupsuite.ContextEndsTheCall(t, stores(t))
-}
-
-func TestStore_OwnClaimOutlivingItsLeaseStaysBusy(t *testing.T) {
-	dedupsuite.OwnClaimOutlivingItsLeaseStaysBusy(t, stores(t))
+func TestStore_Claims(t *testing.T) {
+	dedupsuite.Claims(t, stores(t))
 }
 
 func TestStore_ReleaseLeavesAnotherReplicasClaim(t *testing.T) {

@@ -65,16 +65,8 @@ func TestStore_KeysAreHashTaggedAndExpire(t *testing.T) {
 	}
 }
 
-func TestStore_SwappedCallbackIsNotProcessedAgain(t *testing.T) {
-	dedupsuite.Swapped(t, stores(t))
-}
-
-func TestStore_AnEndedContextEndsEveryCall(t *testing.T) {
-	dedupsuite.ContextEndsTheCall(t, stores(t))
-}
-
-func TestStore_OwnClaimOutlivingItsLeaseStaysBusy(t *testing.T) {
-	dedupsuite.OwnClaimOutlivingItsLeaseStaysBusy(t, stores(t))
+func TestStore_Claims(t *testing.T) {
+	dedupsuite.Claims(t, stores(t))
 }
 
 func TestStore_ReleaseLeavesAnotherReplicasClaim(t *testing.T) {

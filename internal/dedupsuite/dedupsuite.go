@@ -229,6 +229,15 @@ func Ordering(t *testing.T, newStore Factory) {
 	}
 }
 
+// Claims runs, as subtests, what a store's claims must do besides the
+// replica, crash and ordering tests: Swapped, ContextEndsTheCall and
+// OwnClaimOutlivingItsLeaseStaysBusy.
+func Claims(t *testing.T, newStore Factory) {
+	t.Run("swapped", func(t *testing.T) { Swapped(t, newStore) })
+	t.Run("ended context", func(t *testing.T) { ContextEndsTheCall(t, newStore) })
+	t.Run("own claim past its lease", func(t *testing.T) { OwnClaimOutlivingItsLeaseStaysBusy(t, newStore) })
+}
+
 // Swapped delivers a genuine refund_completed to one replica, then copies
 // of it that still verify to another: id and reference_id swapped (which
 // also changes the transaction the refund seems to belong to), and a value

@@ -36,15 +36,7 @@ func TestRedis_APortTakenMeanwhileIsNotMistakenForOurs(t *testing.T) {
 		}
 	}()
 	taken := foreign.Addr().(*net.TCPAddr).Port
-	handedOut := false
-	pickPort = func(t testing.TB) int {
-		if !handedOut {
-			handedOut = true
-			return taken
-		}
-		return freePort(t)
-	}
-	t.Cleanup(func() { pickPort = freePort })
+	handOutFirst(t, taken)
 
 	addr := Redis(t)
 	if addr == foreign.Addr().String() {
@@ -64,18 +56,24 @@ func TestPostgres_APortTakenMeanwhileIsRetried(t *testing.T) {
 	}
 	defer foreign.Close()
 	taken := foreign.Addr().(*net.TCPAddr).Port
-	handedOut := false
-	pickPort = func(t testing.TB) int {
-		if !handedOut {
-			handedOut = true
-			return taken
-		}
-		return freePort(t)
-	}
-	t.Cleanup(func() { pickPort = freePort })
+	handOutFirst(t, taken)
 
 	dsn := Postgres(t)
 	if strings.Contains(dsn, ":"+strconv.Itoa(taken)+"/") {
 		t.Fatalf("Postgres returned %s, on the port another process took", dsn)
 	}
+}
+
+// handOutFirst makes pickPort return port once, then free ports, for the
+// rest of the test.
+func handOutFirst(t *testing.T, port int) {
+	handedOut := false
+	pickPort = func(t testing.TB) int {
+		if !handedOut {
+			handedOut = true
+			return port
+		}
+		return freePort(t)
+	}
+	t.Cleanup(func() { pickPort = freePort })
 }
