@@ -2,7 +2,6 @@ package paygate
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"github.com/shopspring/decimal"
@@ -35,6 +34,10 @@ type Balance struct {
 	// BaseAmount is the total in the base currency.
 	BaseAmount         decimal.Decimal `json:"base_amount"`
 	BaseRollingReserve decimal.Decimal `json:"base_rolling_reserve"`
+	// Warnings lists the figures of the answer that could not be read and
+	// were left zero (see DecodeWarning): amount and currency must be
+	// present and readable, the others are informational.
+	Warnings []DecodeWarning `json:"-"`
 }
 
 // Get reads the merchant balance (GET balance; extended form only),
@@ -48,30 +51,12 @@ func (s *BalanceService) Get(ctx context.Context, p *BalanceParams, opts ...Call
 	return &out.Balance, nil
 }
 
-// balanceResponse remembers which figures were present, so that a missing
-// amount is an error rather than a silent zero.
-type balanceResponse struct {
-	Balance
-	hasAmount bool
-}
+// balanceResponse carries the rules: the amount and its currency are what
+// the call is for; the other figures are informational.
+type balanceResponse struct{ Balance }
 
-func (r *balanceResponse) UnmarshalJSON(b []byte) error {
-	var present struct {
-		Amount json.RawMessage `json:"amount"`
-	}
-	if err := json.Unmarshal(b, &present); err != nil {
-		return err
-	}
-	r.hasAmount = len(present.Amount) > 0 && string(present.Amount) != "null"
-	return json.Unmarshal(b, &r.Balance)
-}
+var balanceRules = decodeRules{required: []string{"amount", "currency"}}
 
-func (r *balanceResponse) check() error {
-	switch {
-	case !r.hasAmount:
-		return missing("amount")
-	case r.Currency == "":
-		return missing("currency")
-	}
-	return nil
-}
+func (r *balanceResponse) rules() *decodeRules { return &balanceRules }
+
+func (r *balanceResponse) setWarnings(w []DecodeWarning) { r.Warnings = w }

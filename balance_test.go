@@ -52,7 +52,7 @@ func TestBalance_MissingAmountIsAnErrorNotZero(t *testing.T) {
 }
 
 func TestBalance_CurrencyValidated(t *testing.T) {
-	for _, cur := range []string{"eur", "EU", "EURO", "E1R"} {
+	for _, cur := range []string{"EU", "EURO", "E1R"} {
 		t.Run(cur, func(t *testing.T) {
 			requireRejectedLocally(t, "currency", func(c *Client) error {
 				return errOf(c.Balance.Get(context.Background(), &BalanceParams{Currency: cur}))

@@ -22,9 +22,11 @@ const MaxCallbackBytes = 64 << 10
 var (
 	// ErrCallbackMalformed is matched (errors.Is) by the error for a
 	// correctly signed callback that cannot be read: a body that is not a
-	// form, a field sent more than once, a missing or non-numeric id, a
-	// missing status, a reference_id that is not numeric, money that is not
-	// a plain decimal, or sandbox other than "1", "0" or "".
+	// form, a field sent more than once, an absent or non-numeric id, an
+	// absent status, a reference_id that is not numeric, money that is not
+	// a plain decimal, or sandbox other than "1", "0" or "". An id or status
+	// sent empty is not malformed: the spec says every parameter is present
+	// but may be empty.
 	ErrCallbackMalformed = errors.New("paygate: malformed callback")
 	// ErrCallbackTooLarge is matched by the error for a callback body over
 	// MaxCallbackBytes.
@@ -58,7 +60,8 @@ type Callback struct {
 	Project string
 	// User is the user id (string(128); an integer in the basic form).
 	User UserID
-	// ID is the transaction id (19 digits); always non-zero.
+	// ID is the transaction id (19 digits), or zero when the gateway sent
+	// it empty.
 	ID ID
 	// ReferenceID is the parent transaction (for refund_completed, the
 	// refunded transaction), or zero.
@@ -84,7 +87,7 @@ type Callback struct {
 	// Type is the callback type (extended form only).
 	Type CallbackType
 	// Status is the callback status; a status the spec does not list is
-	// kept as sent (see [CallbackStatus.Known]).
+	// kept as sent (see [CallbackStatus.Known]), and so is an empty one.
 	Status CallbackStatus
 	// Reason may explain the status (extended form only).
 	Reason string
@@ -191,9 +194,10 @@ func (v *CallbackVerifier) ParseRequest(r *http.Request) (*Callback, error) {
 // ParseValues verifies and decodes callback fields already parsed from a
 // form. The signature is checked first; then a field sent more than once
 // is rejected as malformed, because which of its values the gateway meant
-// cannot be told from a signature over values alone. The id must be a
-// positive decimal integer and the status non-empty; reference_id, when not
-// empty, must be a decimal integer; money, when not empty, must be a plain
+// cannot be told from a signature over values alone. The id and the status
+// must be present, and may be empty (the spec: "all parameters are present
+// but may be empty"); the id and reference_id, when not empty, must be
+// decimal integers; money, when not empty, must be a plain
 // decimal (digits with an optional sign and fraction); sandbox must be "1",
 // "0" or empty.
 func (v *CallbackVerifier) ParseValues(values url.Values) (*Callback, error) {
@@ -295,19 +299,20 @@ func decodeCallback(values url.Values) (*Callback, error) {
 	if !values.Has("type") && !values.Has("reason") {
 		cb.Form = FormBasic
 	}
+	for _, name := range [...]string{"id", "status"} {
+		if !values.Has(name) {
+			return nil, malformed(name, "is absent")
+		}
+	}
 	var err error
-	if cb.ID, err = callbackID("id", values.Get("id")); err != nil {
-		return nil, err
-	}
-	if cb.ID <= 0 {
-		return nil, malformed("id", "must be a positive transaction id")
-	}
-	if cb.Status == "" {
-		return nil, malformed("status", "is required")
-	}
-	if ref := values.Get("reference_id"); ref != "" {
-		if cb.ReferenceID, err = callbackID("reference_id", ref); err != nil {
-			return nil, err
+	for _, f := range [...]struct {
+		name string
+		dst  *ID
+	}{{"id", &cb.ID}, {"reference_id", &cb.ReferenceID}} {
+		if v := values.Get(f.name); v != "" {
+			if *f.dst, err = callbackID(f.name, v); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, m := range []struct {

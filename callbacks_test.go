@@ -178,10 +178,10 @@ func TestCallbackHandler_StatusCodes(t *testing.T) {
 			v.Del("id")
 			return callbackRequest(signedOver(v))
 		}, 400, 0},
-		{"id empty", func() *http.Request { return ext.Request("/cb", CallbackCompleted, url.Values{"id": {""}}) }, 400, 0},
+		{"id empty", func() *http.Request { return ext.Request("/cb", CallbackCompleted, url.Values{"id": {""}}) }, 200, 1}, // present but empty: valid
 		{"id not numeric", func() *http.Request { return ext.Request("/cb", CallbackCompleted, url.Values{"id": {"12ab"}}) }, 400, 0},
 		{"id negative", func() *http.Request { return ext.Request("/cb", CallbackCompleted, url.Values{"id": {"-5"}}) }, 400, 0},
-		{"id zero", func() *http.Request { return ext.Request("/cb", CallbackCompleted, url.Values{"id": {"0"}}) }, 400, 0},
+		{"id zero", func() *http.Request { return ext.Request("/cb", CallbackCompleted, url.Values{"id": {"0"}}) }, 200, 1}, // 0 is a value
 		{"id beyond 64 bits", func() *http.Request {
 			return ext.Request("/cb", CallbackCompleted, url.Values{"id": {"92233720368547758070"}})
 		}, 400, 0},
@@ -191,7 +191,12 @@ func TestCallbackHandler_StatusCodes(t *testing.T) {
 		{"status twice", func() *http.Request {
 			return ext.Request("/cb", CallbackCompleted, url.Values{"status": {"failed", "completed"}})
 		}, 400, 0},
-		{"status empty", func() *http.Request { return ext.Request("/cb", "", nil) }, 400, 0},
+		{"status empty", func() *http.Request { return ext.Request("/cb", "", nil) }, 200, 1}, // present but empty: valid
+		{"status missing", func() *http.Request {
+			v := ext.Values(CallbackCompleted, nil)
+			v.Del("status")
+			return callbackRequest(signedOver(v))
+		}, 400, 0},
 		{"reference_id not numeric", func() *http.Request {
 			return ext.Request("/cb", CallbackRefundCompleted, url.Values{"reference_id": {"x1"}})
 		}, 400, 0},

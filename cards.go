@@ -2,6 +2,7 @@ package paygate
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"net/http"
 	"slices"
@@ -24,6 +25,9 @@ type Token struct {
 	// Card describes the tokenized card (last four digits, mask, scheme,
 	// expiry).
 	Card Card `json:"card"`
+	// Warnings lists the informational fields of the answer that could not
+	// be read and were left zero; only the id is essential.
+	Warnings []DecodeWarning `json:"-"`
 }
 
 // Tokenize exchanges card data for a temporary token (GET card/getToken).
@@ -111,7 +115,7 @@ type ChargeParams struct {
 	// Payment.PermanentToken.
 	Remember bool `url:"remember,omitempty"`
 	// VerifyCard charges 1 EUR instead of Price, holds and releases it
-	// immediately, to check that the card is valid.
+	// immediately, to check that the card is valid. Price may then be 0.
 	VerifyCard bool `url:"verify_card,omitempty"`
 
 	// Recurring subscribes the payer to recurring payments; it needs
@@ -229,34 +233,44 @@ func (s *CardsService) payment(ctx context.Context, path string, params any, opt
 }
 
 // paymentResponse is a charge, authentication, recurring or reversal
-// answer: both forms always carry success, and all but a basic-form
-// reversal the transaction id. (So the checks live here and not on
-// Payment.) Its Success shadows Payment.Success so that an absent flag is
-// told from false: read as false, a broken body would pass for a declined
-// request, which tells the merchant nothing happened.
+// answer. The rules live here and not on Payment because they differ by
+// call: a basic-form reversal answers only success.
 type paymentResponse struct {
 	Payment
-	Success    *bool `json:"success"`
-	optionalID bool  // set by the caller for a reversal
+	optionalID bool // set by the caller for a reversal
 }
 
-func (r *paymentResponse) check() error {
-	switch {
-	case r.ID == 0 && !r.optionalID:
-		return missing("id")
-	case r.Success == nil:
-		return missing("success")
+// chargeRules: whether the payment went through (success, status), which
+// transaction it is (id) and whether the payer must pass 3-D Secure (acs)
+// decide what happened; success and id are always sent.
+var chargeRules = decodeRules{required: []string{"id", "success"}, essential: []string{"status", "acs"}}
+
+// reversalRules: success is always sent; id, status and type (a refund
+// transaction) tell what the reversal did.
+var reversalRules = decodeRules{required: []string{"success"}, essential: []string{"id", "status", "type"}}
+
+func (r *paymentResponse) rules() *decodeRules {
+	if r.optionalID {
+		return &reversalRules
 	}
-	r.Payment.Success = *r.Success
-	return nil
+	return &chargeRules
 }
+
+func (r *paymentResponse) setWarnings(w []DecodeWarning) { r.Warnings = w }
+
+// tokenRules: the token id is what the call is for.
+var tokenRules = decodeRules{required: []string{"id"}}
+
+func (t *Token) rules() *decodeRules { return &tokenRules }
 
 func (t *Token) check() error {
 	if t.ID == "" {
-		return missing("id")
+		return &fieldError{field: "id", err: errors.New("the token id is empty")}
 	}
 	return nil
 }
+
+func (t *Token) setWarnings(w []DecodeWarning) { t.Warnings = w }
 
 func (p *TokenizeParams) validate(Form) error {
 	return checkCardData("", p.Number, p.ExpirationMonth, p.ExpirationYear, p.SecurityCode)
@@ -266,11 +280,10 @@ func (p *ChargeParams) validate(f Form) error {
 	return firstError(
 		p.checkPayer(f),
 		p.checkCard(f),
-		checkAmount("price", p.Price),
+		p.checkPrice(),
 		checkCurrency("currency", p.Currency),
 		checkRequired("description", p.Description),
 		checkMaxLen("order_id", p.OrderID, MaxOrderIDLength),
-		checkURL("acs_return_url", p.ACSReturnURL),
 		p.checkThreeDS(),
 		p.checkRecurring(),
 		checkAttributes(p.Attributes),
@@ -287,8 +300,7 @@ func (p *ChargeParams) checkPayer(f Form) error {
 		return &ValidationError{Field: "user", Reason: "give either an internal user id or user details, not both"}
 	case p.UserDetails != nil:
 		u := p.UserDetails
-		return checkUser(userFields{identifier: "user[identifier]", email: "user[email]", phone: "user[phone]", locale: "user[locale]", ip: "user[ip]"},
-			u.Identifier, u.Email, u.Phone, u.Locale, u.IP)
+		return checkUser(userFields{identifier: "user[identifier]", phone: "user[phone]", locale: "user[locale]"}, u.Identifier, u.Phone, u.Locale)
 	}
 	return nil
 }
@@ -321,20 +333,20 @@ func (p *ChargeParams) checkThreeDS() error {
 	return nil
 }
 
-func (p *ChargeParams) checkRecurring() error {
-	switch {
-	case p.Recurring && p.RecurringInterval == nil:
-		return &ValidationError{Field: "recurring_interval", Reason: "is required with recurring; Days(0) leaves only manual recurring"}
-	case !p.Recurring && p.RecurringInterval != nil:
-		return &ValidationError{Field: "recurring_interval", Reason: "is only sent with recurring"}
-	case !p.Recurring && p.RecurringTrial != 0:
-		return &ValidationError{Field: "recurring_trial", Reason: "is only sent with recurring"}
-	case p.RecurringInterval != nil && *p.RecurringInterval < 0:
-		return &ValidationError{Field: "recurring_interval", Reason: "must not be negative"}
-	case p.RecurringTrial < 0:
-		return &ValidationError{Field: "recurring_trial", Reason: "must not be negative"}
+// checkPrice requires a price; with verify_card it may be 0, because the
+// gateway then charges its 1 EUR hold instead of the price.
+func (p *ChargeParams) checkPrice() error {
+	if p.VerifyCard && p.Price.IsZero() {
+		return nil
 	}
-	return nil
+	return checkAmount("price", p.Price)
+}
+
+func (p *ChargeParams) checkRecurring() error {
+	if p.Recurring && p.RecurringInterval == nil {
+		return &ValidationError{Field: "recurring_interval", Reason: "is required with recurring; Days(0) leaves only manual recurring"}
+	}
+	return firstError(checkDays("recurring_interval", p.RecurringInterval), checkDays("recurring_trial", &p.RecurringTrial))
 }
 
 func (p *AuthenticateParams) validate(Form) error {
@@ -364,5 +376,3 @@ func checkAttributes(attrs map[string]string) error {
 	}
 	return nil
 }
-
-// checkReturnURL accepts an empty value or an absolute http(s) URL.

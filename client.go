@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate-go/internal/form"
+	"github.com/paygate/paygate-go/internal/jsonscalar"
 	"github.com/paygate/paygate-go/internal/redact"
 )
 
@@ -364,8 +365,9 @@ func defaultHTTPClient(headerWait time.Duration) *http.Client {
 type CallOption func(*callSettings)
 
 type callSettings struct {
-	retry   RetryPolicy
-	timeout time.Duration
+	retry    RetryPolicy
+	timeout  time.Duration
+	warnings *[]DecodeWarning
 }
 
 // WithCallRetryPolicy overrides the client's retry policy for one call.
@@ -392,8 +394,9 @@ type validator interface {
 	validate(Form) error
 }
 
-// checker is implemented by response types that can tell whether a decoded
-// body carries the fields the gateway always sends.
+// checker is implemented by response types that check, once decoded, what
+// the per-field rules cannot express (fields required only together with
+// others, contradictions).
 type checker interface {
 	check() error
 }
@@ -447,8 +450,16 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 	if isRedirect(status) {
 		return &Error{HTTPStatus: status, Message: redirectRefused(r.location), Attempts: attempts}
 	}
-	if err = c.decode(ep, status, body, out); err != nil {
+	warnings, err := c.decode(ep, status, body, out)
+	if err != nil {
 		err = secretsOf(encoded).scrub(err)
+	}
+	for _, w := range warnings {
+		c.log(ctx, slog.LevelWarn, "paygate unreadable field left zero", ep, status, 0, attempts, nil,
+			slog.String("field", w.Field), slog.String("problem", w.Problem))
+	}
+	if settings.warnings != nil {
+		*settings.warnings = append(*settings.warnings, warnings...)
 	}
 	var apiErr *Error
 	switch {
@@ -667,69 +678,57 @@ func (c *Client) log(ctx context.Context, level slog.Level, msg string, ep endpo
 	c.logger.LogAttrs(ctx, level, msg, attrs...)
 }
 
-// errorEnvelope is the gateway's failure body.
+// errorEnvelope is the gateway's failure body. Only the code decides what
+// happened; a message that cannot be read is left empty.
 type errorEnvelope struct {
 	Error *struct {
 		Code    json.RawMessage `json:"code"`
-		Message string          `json:"message"`
+		Message json.RawMessage `json:"message"`
 	} `json:"error"`
 }
 
-// decode maps an HTTP answer to out or to an error.
-func (c *Client) decode(ep endpoint, status int, body []byte, out any) error {
+// decode maps an HTTP answer to out or to an error. The body is read as a
+// tolerant reader (see decodeRules): only the fields that decide what
+// happened can fail it; any other field that cannot be read is left zero
+// and returned as a warning.
+func (c *Client) decode(ep endpoint, status int, body []byte, out any) ([]DecodeWarning, error) {
 	if apiErr := parseGatewayError(status, body); apiErr != nil {
-		return apiErr
+		return nil, apiErr
 	}
 	if status < 200 || status > 299 {
-		return &Error{HTTPStatus: status, Body: redact.Excerpt(body, 200)}
+		return nil, &Error{HTTPStatus: status, Body: redact.Excerpt(body, 200)}
 	}
 	if out == nil {
-		return nil
+		return nil, nil
 	}
 	if err := screenBody(body); err != nil {
-		return &ResponseError{Method: ep.method, Path: ep.path, HTTPStatus: status, Err: err}
+		return nil, &ResponseError{Method: ep.method, Path: ep.path, HTTPStatus: status, Err: err}
 	}
-	if err := json.Unmarshal(body, out); err != nil {
+	warnings, err := decodeTolerant(body, out)
+	if err == nil {
+		if ch, ok := out.(checker); ok {
+			err = ch.check()
+		}
+	}
+	if err != nil {
 		re := &ResponseError{Method: ep.method, Path: ep.path, HTTPStatus: status, Err: err}
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			re.Field = jsonPath(te.Field)
+		var fe *fieldError
+		var me *missingFieldError
+		switch {
+		case errors.As(err, &fe):
+			re.Field = fe.field
+		case errors.As(err, &me):
+			re.Field = me.field
 		}
 		if len(bytes.TrimSpace(body)) == 0 {
-			re.Err = errors.New("empty body")
+			re.Err, re.Field = errors.New("empty body"), ""
 		}
-		return re
+		return nil, re
 	}
-	if ch, ok := out.(checker); ok {
-		if err := ch.check(); err != nil {
-			re := &ResponseError{Method: ep.method, Path: ep.path, HTTPStatus: status, Err: err}
-			var me *missingFieldError
-			if errors.As(err, &me) {
-				re.Field = me.field
-			}
-			return re
-		}
+	if w, ok := out.(warned); ok && warnings != nil {
+		w.setWarnings(warnings)
 	}
-	if field, err := checkMoney(reflect.ValueOf(out)); err != nil {
-		return &ResponseError{Method: ep.method, Path: ep.path, HTTPStatus: status, Field: field, Err: err}
-	}
-	return nil
-}
-
-// jsonPath drops the segments of a decoding error's field path that name
-// Go structs rather than JSON fields: leading embedded types
-// (paymentResponse.Payment.id) and the "plain" alias the lenient decoders
-// of models.go embed (user.plain.id), leaving the path in the body (id,
-// user.id). The gateway's field names start in lowercase.
-func jsonPath(field string) string {
-	for field != "" && 'A' <= field[0] && field[0] <= 'Z' {
-		_, rest, ok := strings.Cut(field, ".")
-		if !ok {
-			break
-		}
-		field = rest
-	}
-	return strings.ReplaceAll(field, "plain.", "")
+	return warnings, nil
 }
 
 // parseGatewayError returns the gateway error object a body carries, with
@@ -747,7 +746,8 @@ func parseGatewayError(status int, body []byte) *Error {
 	if err != nil || code == 0 {
 		return nil
 	}
-	return &Error{HTTPStatus: status, Code: code, Message: redact.Excerpt([]byte(env.Error.Message), 255)}
+	message, _ := jsonscalar.Text(env.Error.Message)
+	return &Error{HTTPStatus: status, Code: code, Message: redact.Excerpt([]byte(message), 255)}
 }
 
 func parseCode(raw json.RawMessage) (ErrorCode, error) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -34,6 +35,16 @@ type responseDecoder struct {
 	// integer and money are the paths of an integer and of an amount, ""
 	// when the type has none.
 	integer, money string
+	// essential are the paths, beyond required, of the fields that decide
+	// what happened: they must be readable. Every other field is
+	// informational: unreadable, it is left zero with a warning.
+	essential []string
+}
+
+// mustRead reports whether the field at path fails the call when it cannot
+// be read.
+func (d responseDecoder) mustRead(path string) bool {
+	return slices.Contains(d.required, path) || slices.Contains(d.essential, path)
 }
 
 // everyResponseDecoder lists a decoder per response type.
@@ -43,67 +54,67 @@ func everyResponseDecoder() []responseDecoder {
 			func(ctx context.Context, c *Client) (string, error) {
 				p, err := c.Cards.Charge(ctx, &ChargeParams{User: "1", CardToken: "tok", Price: decimal.RequireFromString("1"), Currency: "EUR", Description: "d", OrderID: "ord-1"})
 				return textOf(p == nil, err, func() string { return string(p.Status) })
-			}, "status", true, []string{"id", "success"}, "id", "price"},
+			}, "status", true, []string{"id", "success"}, "id", "price", []string{"status", "acs"}},
 		{"Payment (Reverse)", http.MethodPost, "transaction/reverse", "transaction_reverse_extended.json",
 			func(ctx context.Context, c *Client) (string, error) {
 				p, err := c.Transactions.Reverse(ctx, &ReverseParams{OrderID: "ord-1", Amount: decimal.RequireFromString("1")})
 				return textOf(p == nil, err, func() string { return string(p.Status) })
-			}, "status", true, []string{"success"}, "referenceId", "fee"},
+			}, "status", true, []string{"success"}, "referenceId", "fee", []string{"id", "status", "type"}},
 		{"Token", http.MethodGet, "card/getToken", "card_get_token.json",
 			func(ctx context.Context, c *Client) (string, error) {
 				tok, err := c.Cards.Tokenize(ctx, &TokenizeParams{Number: "4242424242424242", ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "737"})
 				return textOf(tok == nil, err, func() string { return tok.ID })
-			}, "id", false, []string{"id"}, "card.expirationMonth", ""},
+			}, "id", false, []string{"id"}, "card.expirationMonth", "", nil},
 		{"TransactionStatus", http.MethodGet, "transaction/status", "transaction_status.json",
 			func(ctx context.Context, c *Client) (string, error) {
 				st, err := c.Transactions.Status(ctx, &StatusParams{OrderID: "ord-1"})
 				return textOf(st == nil, err, func() string { return string(st.Status) })
-			}, "status", true, []string{"id", "status"}, "id", "price"},
+			}, "status", true, []string{"id", "status"}, "id", "price", nil},
 		{"Transaction", http.MethodGet, "transactions/9007199254740993123", "transactions_by_id.json",
 			func(ctx context.Context, c *Client) (string, error) {
 				tx, err := c.Transactions.Get(ctx, 9007199254740993123)
 				return textOf(tx == nil, err, func() string { return string(tx.Status) })
-			}, "status", true, []string{"id", "status"}, "id", "fee"},
+			}, "status", true, []string{"id", "status"}, "id", "fee", []string{"type"}},
 		{"TransactionPage", http.MethodGet, "transactions", "transactions_list_single.json",
 			func(ctx context.Context, c *Client) (string, error) {
 				page, err := c.Transactions.List(ctx, &ListParams{OrderID: "ord-1"})
 				return textOf(page == nil, err, func() string { return string(page.Transactions[0].Status) })
-			}, "transactions[0].status", true, []string{"transactions", "transactions[0].id", "transactions[0].status"}, "totalCount", "transactions[0].price"},
+			}, "transactions[0].status", true, []string{"transactions", "transactions[0].id", "transactions[0].status"}, "totalCount", "transactions[0].price", []string{"transactions[0].type"}},
 		{"AlternativePayment", http.MethodPost, "transaction/create", "transaction_create.json",
 			func(ctx context.Context, c *Client) (string, error) {
 				ap, err := c.Transactions.Create(ctx, &AlternativePaymentParams{User: "u", PaymentMethod: MethodPayPal, Price: decimal.RequireFromString("1"),
 					Currency: "EUR", Description: "d", SuccessURL: "https://s.example", FailURL: "https://f.example", OrderID: "ord-1"})
 				return textOf(ap == nil, err, func() string { return string(ap.Status) })
-			}, "status", true, []string{"id", "status"}, "id", "amount"},
+			}, "status", true, []string{"id", "status"}, "", "amount", nil},
 		{"PayoutType list", http.MethodGet, "payout-types", "payout_types.json",
 			func(ctx context.Context, c *Client) (string, error) {
 				types, err := c.Payouts.Types(ctx)
 				return textOf(types == nil, err, func() string { return types[0].Key })
-			}, "types[0].key", false, []string{"success", "types", "types[0].id", "types[0].key"}, "types[0].id", ""},
+			}, "types[0].key", false, []string{"success", "types", "types[0].id", "types[0].key"}, "types[0].id", "", nil},
 		{"parameter array", http.MethodGet, "payout-parameters", "payout_parameters_sepa.json",
 			func(ctx context.Context, c *Client) (string, error) {
 				params, err := c.Payouts.Parameters(ctx, &PayoutParameterParams{Type: PayoutType{ID: 4, Key: "SEPA"}, Account: "DE89370400440532013000", Currency: "EUR"})
 				return textOf(params == nil, err, func() string { return params[0].Name })
-			}, "[0].name", false, []string{"[0].name"}, "", ""},
+			}, "[0].name", false, []string{"[0].name"}, "", "", []string{"[0].required"}},
 		{"Payout", http.MethodPost, "payout", "payout.json",
 			func(ctx context.Context, c *Client) (string, error) {
 				po, err := c.Payouts.Create(ctx, &PayoutParams{Type: PayoutType{ID: 4, Key: "SEPA"}, Account: "DE89370400440532013000", Amount: decimal.RequireFromString("1"), Currency: "EUR", OrderID: "ord-1"})
 				return textOf(po == nil, err, func() string { return string(po.Status) })
-			}, "status", true, []string{"success", "id", "status"}, "id", ""},
+			}, "status", true, []string{"success", "id", "status"}, "id", "", nil},
 		{"Balance", http.MethodGet, "balance", "balance.json",
 			func(ctx context.Context, c *Client) (string, error) {
 				b, err := c.Balance.Get(ctx, nil)
 				return textOf(b == nil, err, func() string { return b.Currency })
-			}, "currency", false, []string{"amount", "currency"}, "", "base_amount"},
+			}, "currency", false, []string{"amount", "currency"}, "", "base_amount", nil},
 		{"resolve id", http.MethodPost, "user/resolve", "user_resolve.json",
 			func(ctx context.Context, c *Client) (string, error) {
 				id, err := c.Users.Resolve(ctx, &ResolveUserParams{Identifier: "cust-1", IP: "203.0.113.7"})
 				return string(id), err
-			}, "id", false, []string{"id"}, "", ""},
+			}, "id", false, []string{"id"}, "", "", nil},
 		{"success answer", http.MethodPost, "user/cancelRecurring", "user_recurring_success.json",
 			func(ctx context.Context, c *Client) (string, error) {
 				return "", c.Users.CancelRecurring(ctx, &CancelRecurringParams{User: "1"})
-			}, "", false, []string{"success"}, "", ""},
+			}, "", false, []string{"success"}, "", "", nil},
 	}
 }
 
@@ -159,23 +170,36 @@ func TestDecoders_HostileAndBrokenAnswers(t *testing.T) {
 				}
 			}
 
+			// requireWarning checks that the call succeeds and reports field
+			// as unreadable.
+			requireWarning := func(t *testing.T, body []byte, field string) {
+				t.Helper()
+				_, err := try(t, body)
+				require.NoError(t, err, "an informational field never fails the call")
+				c, _ := newMockClient(t)
+				warnings, err := c.decode(endpoint{method: d.method, path: d.path}, http.StatusOK, body, decodeInto[d.name]())
+				require.NoError(t, err)
+				require.True(t, slices.ContainsFunc(warnings, func(w DecodeWarning) bool { return w.Field == field }), "warnings: %v", warnings)
+			}
 			huge := map[string]string{"exponent": `1e999999999`, "400 digits": strings.Repeat("9", 400), "negative exponent": `1e-999999999`}
 			for name, n := range huge {
 				if d.integer != "" {
 					t.Run("huge integer "+name, func(t *testing.T) {
-						_, err := try(t, editJSON(t, good, d.integer, json.RawMessage(n)))
-						requireFieldError(t, err, d.integer)
+						body := editJSON(t, good, d.integer, json.RawMessage(n))
+						if d.mustRead(d.integer) {
+							_, err := try(t, body)
+							requireFieldError(t, err, d.integer)
+						} else {
+							requireWarning(t, body, d.integer)
+						}
 					})
 				}
 				if d.money != "" {
 					t.Run("huge amount "+name, func(t *testing.T) {
 						for _, v := range []string{n, strconv.Quote(n)} {
-							_, err := try(t, editJSON(t, good, d.money, json.RawMessage(v)))
-							var re *ResponseError
-							require.ErrorAs(t, err, &re, "amount %s", v)
-							if name == "400 digits" {
-								require.Equal(t, d.money, re.Field)
-							}
+							// Amounts are informational in every answer that
+							// has one here.
+							requireWarning(t, editJSON(t, good, d.money, json.RawMessage(v)), d.money)
 						}
 					})
 				}
@@ -294,12 +318,14 @@ func editJSON(t testing.TB, doc []byte, path string, value any) []byte {
 	return out
 }
 
-func TestDecoders_ErrorsNeverQuoteACardNumberFromTheBody(t *testing.T) {
+func TestDecoders_WarningsNeverQuoteACardNumberFromTheBody(t *testing.T) {
 	c, mock := newMockClient(t)
 	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/card/getToken",
 		httpmock.NewStringResponder(200, `{"id":"tok","card":{"lastFour":{"n":"4242424242424242"}}}`))
-	_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{Number: "4000000000000002", ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "737"})
-	requireResponseError(t, err, "card.lastFour")
-	require.NotContains(t, err.Error(), "4242424242424242")
-	require.Contains(t, err.Error(), "************4242")
+	tok, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{Number: "4000000000000002", ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "737"})
+	require.NoError(t, err, "lastFour is informational")
+	require.Equal(t, "tok", tok.ID)
+	require.Len(t, tok.Warnings, 1)
+	require.Equal(t, "card.lastFour", tok.Warnings[0].Field)
+	require.NotContains(t, tok.Warnings[0].String(), "4242424242424242")
 }

@@ -18,12 +18,22 @@
 // Transaction ids are [ID] values: 64-bit integers that stay exact whether
 // the gateway sends them as JSON numbers or strings.
 //
+// # Reading answers
+//
+// Answers are read as the production gateway writes them, not only as the
+// spec's tables show them: snake or camel case names, numbers as strings,
+// times in any ISO 8601 form or as Unix seconds, and presence rather than
+// zero value deciding whether a field is there. Only the fields that decide
+// what happened can fail a call; any other field that cannot be read is
+// left zero, logged at warn level and listed as a [DecodeWarning] in the
+// result's Warnings (or through [WithDecodeWarnings]).
+//
 // # Errors
 //
 // Gateway errors are [*Error] values carrying the gateway's five-digit code;
 // match them with errors.Is and the sentinels ([ErrCardTokenUsed], ...).
-// Input the SDK can tell is wrong is refused before anything is sent, with a
-// [*ValidationError] naming the parameter. A payment, payout or reversal
+// Input that breaks a rule the spec states is refused before anything is
+// sent, with a [*ValidationError] naming the parameter. A payment, payout or reversal
 // that may have reached the gateway without a usable answer is never sent
 // again by the SDK: its error matches [ErrOutcomeUnknown] and carries the
 // order id to look the outcome up with.

@@ -54,9 +54,12 @@ func (u *UserID) UnmarshalJSON(b []byte) error {
 	return err
 }
 
-// Time is a timestamp sent by the gateway. It decodes RFC 3339 with or
-// without a fraction, "2006-01-02 15:04:05" and "20060102T15:04:05-07:00";
-// null and "" decode as the zero time.
+// Time is a timestamp sent by the gateway. It decodes RFC 3339 and the ISO
+// 8601 forms PHP and Java servers write: offsets as +03:00, +0300, +03 or
+// Z, with or without a fraction, "2006-01-02 15:04:05", the compact
+// "20150522T11:21:37+03:00" and "20150522T112137+0300", "2006-01-02", and
+// Unix seconds as a JSON number or a string of digits. null and "" decode
+// as the zero time; layouts without a zone are read as UTC.
 type Time struct{ time.Time }
 
 // UnmarshalJSON accepts the layouts described on Time.
@@ -108,6 +111,11 @@ func (s Status) Known() bool {
 		return true
 	}
 	return false
+}
+
+// failed reports whether s ends a transaction without its effect.
+func (s Status) failed() bool {
+	return s == StatusFailed || s == StatusCancelled || s == StatusAbandoned
 }
 
 // Final reports whether no further change of the transaction's own status
@@ -284,6 +292,12 @@ func (u *User) UnmarshalJSON(b []byte) error {
 // recurring and reverse responses carry it. The basic form fills only
 // Success, ID, Card, ACS, PermanentToken and Recurring (a basic-form
 // reversal only Success).
+//
+// The fields that decide what happened are essential: success and id must
+// be present (a reversal needs only success), and status and acs (for a
+// reversal: id, status and type) must be readable when present, or the
+// call fails. Any other field that cannot be read is left zero and listed
+// in Warnings.
 type Payment struct {
 	// Success tells whether the payment process can continue.
 	Success     bool            `json:"success"`
@@ -309,6 +323,9 @@ type Payment struct {
 	// Recurring is present when the user is subscribed to recurring
 	// payments.
 	Recurring *Recurring `json:"recurring"`
+	// Warnings lists the informational fields of the answer that could not
+	// be read and were left zero (see DecodeWarning).
+	Warnings []DecodeWarning `json:"-"`
 }
 
 // NeedsAuthentication reports whether the payer must pass 3-D Secure before
@@ -333,7 +350,7 @@ func (p *Payment) Completed() bool { return p.Status == StatusCompleted }
 // successful and needs no authentication.
 func (p *Payment) Failed() bool {
 	if p.Status != "" {
-		return p.Status == StatusFailed || p.Status == StatusCancelled || p.Status == StatusAbandoned
+		return p.Status.failed()
 	}
 	return !p.Success
 }
@@ -350,9 +367,20 @@ func (p *Payment) Pending() bool {
 }
 
 // TransactionStatus is a transaction as the status endpoint reports it.
+//
+// The spec's table is in snake case; the gateway has been seen answering
+// in camel case (orderId, originalStatus, createdAt, updatedAt, with
+// referenceId, method and user), and both spellings decode. The id and
+// status decide what happened: they must be present, or the call fails.
+// Every other field is informational: when unreadable it is left zero and
+// listed in Warnings.
 type TransactionStatus struct {
 	ID      ID     `json:"id"`
 	OrderID string `json:"order_id"`
+	// ReferenceID, Method and User come only in the camel case answer.
+	ReferenceID ID     `json:"reference_id"`
+	Method      string `json:"method"`
+	User        *User  `json:"user"`
 	// Price has two decimals, Fee four.
 	Price    decimal.Decimal `json:"price"`
 	Fee      decimal.Decimal `json:"fee"`
@@ -366,9 +394,18 @@ type TransactionStatus struct {
 	CreatedAt      Time   `json:"created_at"`
 	// UpdatedAt does not include the later effects of other transactions.
 	UpdatedAt Time `json:"updated_at"`
+	// Warnings lists the informational fields of the answer that could not
+	// be read and were left zero (see DecodeWarning).
+	Warnings []DecodeWarning `json:"-"`
 }
 
 // Transaction is a transaction as the by-id and list endpoints report it.
+//
+// The id, status and type decide what happened: id and status must be
+// present and type readable, or the call fails. Every other field is
+// informational: when unreadable it is left zero and listed in Warnings
+// (of the TransactionPage, in a listing). Fields decode in snake case too
+// (order_id, original_status, ...).
 type Transaction struct {
 	ID          ID              `json:"id"`
 	OrderID     string          `json:"orderId"`
@@ -387,6 +424,9 @@ type Transaction struct {
 	User           *User  `json:"user"`
 	// Card is the user's card.
 	Card *Card `json:"card"`
+	// Warnings lists the informational fields of a by-id answer that could
+	// not be read and were left zero (see DecodeWarning).
+	Warnings []DecodeWarning `json:"-"`
 }
 
 // flexInt decodes an int from a JSON number or numeric string.

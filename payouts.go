@@ -31,8 +31,13 @@ const PayoutTypeCreditCard = "CREDIT_CARD"
 
 // PayoutType is a way of paying funds out, for example to a card
 // (CREDIT_CARD) or by SEPA transfer.
+//
+// Pass a type as [PayoutsService.Types] returned it. Ids start at 0 (the
+// production gateway numbers CREDIT_CARD 0), so a PayoutType with neither
+// an ID nor a Key is taken for no type at all; a type built by hand with
+// id 0 must carry its Key.
 type PayoutType struct {
-	// ID is what payout-parameters and payout take as type.
+	// ID is what payout-parameters and payout take as type; 0 is a valid id.
 	ID int `json:"id"`
 	// Key names the type, for example CREDIT_CARD or SEPA.
 	Key   string `json:"key"`
@@ -44,6 +49,10 @@ func (t PayoutType) IsCard() bool { return t.Key == PayoutTypeCreditCard }
 
 // Types lists the payout types of the project (GET payout-types, sent
 // unsigned like the gateway's own clients send it).
+//
+// success, and the id and key of every type, are essential: they must be
+// present (0 and "" are values) or the call fails. A label that cannot be
+// read is left empty and reported (see WithDecodeWarnings).
 func (s *PayoutsService) Types(ctx context.Context, opts ...CallOption) ([]PayoutType, error) {
 	out := new(payoutTypesResponse)
 	ep := endpoint{method: http.MethodGet, path: "payout-types", unsigned: true}
@@ -59,11 +68,13 @@ func (s *PayoutsService) Types(ctx context.Context, opts ...CallOption) ([]Payou
 // PayoutParameterParams asks which further parameters a payout needs.
 type PayoutParameterParams struct {
 	// Type is the payout type, as Types returned it: its ID is sent, and its
-	// Key tells whether Account is a card number. Required.
+	// Key tells whether Account is a card number, so both are required.
 	Type PayoutType
-	// Account is the recipient account; required. For a card type the SDK
-	// sends only the BIN (the first 6 digits), as the gateway requires, so
-	// the full card number can be passed here and never leaves the machine.
+	// Account is the recipient account; required. For the card type
+	// (CREDIT_CARD) the SDK sends only the BIN (the first 6 digits), as the
+	// gateway requires, so the full card number can be passed here and
+	// never leaves the machine. Any other type's account is sent whole,
+	// whatever it looks like: the type decides, as the spec says.
 	Account AccountNumber
 	// Currency is an ISO 4217 code; required.
 	Currency string
@@ -83,9 +94,12 @@ type PayoutParameter struct {
 
 // Parameters returns the further parameters a payout of the given type, to
 // the given account, in the given currency needs (GET payout-parameters,
-// sent unsigned like the gateway's own clients send it). For a card type,
-// and for any account that is a valid card number, only the BIN of Account
-// is sent.
+// sent unsigned like the gateway's own clients send it). For the card type
+// only the BIN of Account is sent.
+//
+// The name and the required flag of every parameter are essential: the
+// call fails when they are missing or unreadable. Type and label are
+// informational (see WithDecodeWarnings).
 func (s *PayoutsService) Parameters(ctx context.Context, p *PayoutParameterParams, opts ...CallOption) ([]PayoutParameter, error) {
 	if p == nil {
 		return nil, &ValidationError{Field: "type", Reason: "is required"}
@@ -94,9 +108,7 @@ func (s *PayoutsService) Parameters(ctx context.Context, p *PayoutParameterParam
 		return nil, err
 	}
 	q := payoutParameterQuery{Type: p.Type.ID, Account: string(p.Account), Currency: p.Currency}
-	if p.Type.IsCard() || cardnum.Valid(q.Account) {
-		// Also when the type's key is unknown: a full card number never
-		// goes into a query string, which proxies and servers log.
+	if p.Type.IsCard() {
 		q.Account = q.Account[:binLength]
 	}
 	var out payoutParameterList
@@ -109,8 +121,9 @@ func (s *PayoutsService) Parameters(ctx context.Context, p *PayoutParameterParam
 
 // PayoutParams creates a payout. Type, Amount and Currency are required.
 // For a card type give either Account (the card number) or CardToken (a
-// temporary card token); for any other type Account is required. When Type
-// has no Key (built by hand from an id), either of them is accepted.
+// temporary card token). For any other type Account is usually required,
+// as the spec says: payout-parameters and the gateway decide, so the SDK
+// does not.
 //
 // The other fields are the further parameters the gateway may ask for
 // (see [PayoutsService.Parameters]), with their wire names; parameters
@@ -187,12 +200,19 @@ type PayoutParams struct {
 }
 
 // Payout is the gateway's answer to a payout request.
+//
+// All three fields decide what happened: success must be present, and with
+// success true so must id and status (0 and "" are values); a field that
+// cannot be read fails the call.
 type Payout struct {
 	ID      ID   `json:"id"`
 	Success bool `json:"success"`
 	// Status is a callback status, for example processing; the final one
 	// (payout_completed, payout_failed, ...) arrives by callback.
 	Status CallbackStatus `json:"status"`
+	// Warnings lists fields of the answer beyond these three that could not
+	// be read (see DecodeWarning); none are decoded today.
+	Warnings []DecodeWarning `json:"-"`
 }
 
 // Create pays funds out (POST payout; extended form only). An answer with
@@ -210,7 +230,7 @@ func (s *PayoutsService) Create(ctx context.Context, p *PayoutParams, opts ...Ca
 		return nil, err
 	}
 	if !out.Payout.Success {
-		return nil, &DeclinedError{Method: http.MethodPost, Path: path, ID: out.ID, Status: string(out.Status)}
+		return nil, &DeclinedError{Method: http.MethodPost, Path: path, ID: out.Payout.ID, Status: string(out.Payout.Status)}
 	}
 	return &out.Payout, nil
 }
@@ -237,8 +257,9 @@ func (e *MissingParametersError) Unwrap() []error {
 }
 
 // CheckRequired checks, before sending, that every required parameter of
-// controls (from [PayoutsService.Parameters]) has a non-empty value in p,
-// in a field or in Extra. It returns nil or a [*MissingParametersError]
+// controls (from [PayoutsService.Parameters]) has a value in p, in a field
+// or in Extra: a parameter is missing when it would not be sent, or be sent
+// empty. The type is always sent, id 0 included. It returns nil or a [*MissingParametersError]
 // naming all the missing ones.
 func (p *PayoutParams) CheckRequired(controls []PayoutParameter) error {
 	if p == nil {
@@ -265,12 +286,23 @@ func (p *PayoutParams) CheckRequired(controls []PayoutParameter) error {
 
 // Set gives the parameter name, as [PayoutsService.Parameters] returned it,
 // the value: the field of p that carries that name when there is one
-// (FirstName for "firstName", Account for "account", ...), Extra otherwise.
-// Set does not validate; Create does.
+// (FirstName for "firstName", Account for "account", the type's id for
+// "type", 0 included), Extra otherwise. Set does not validate; Create does:
+// a type that is not a number, or an amount, is kept in Extra, where Create
+// reports it.
 func (p *PayoutParams) Set(name, value string) {
 	if i, ok := payoutFields()[name]; ok && i >= 0 {
 		reflect.ValueOf(p).Elem().Field(i).SetString(value)
 		return
+	}
+	switch name {
+	case "type":
+		if id, err := strconv.Atoi(value); err == nil {
+			if id != p.Type.ID {
+				p.Type = PayoutType{ID: id}
+			}
+			return
+		}
 	}
 	if p.Extra == nil {
 		p.Extra = map[string]string{}
@@ -304,6 +336,8 @@ const binLength = 6
 func (p *PayoutParameterParams) validate() error {
 	err := firstError(
 		checkPayoutType(p.Type),
+		// Without the key, whether only the BIN may go out cannot be told.
+		checkRequired("type", p.Type.Key),
 		checkRequired("account", string(p.Account)),
 		checkCurrency("currency", p.Currency),
 	)
@@ -332,15 +366,8 @@ func (p *PayoutParams) validate(Form) error {
 		if err := checkCardNumber("account", string(p.Account)); err != nil {
 			return err
 		}
-	case p.Type.Key == "" && p.Account == "" && p.CardToken == "":
-		return &ValidationError{Field: "account", Reason: "is required"}
-	case p.Type.Key != "" && !p.Type.IsCard():
-		if err := checkRequired("account", string(p.Account)); err != nil {
-			return err
-		}
-		if p.CardToken != "" {
-			return &ValidationError{Field: "cardToken", Reason: "is only for card payouts"}
-		}
+	case p.Type.Key != "" && !p.Type.IsCard() && p.CardToken != "":
+		return &ValidationError{Field: "cardToken", Reason: "is only for card payouts"}
 	}
 	if p.CardExpirationDate != "" && !validCardExpiry(p.CardExpirationDate) {
 		return &ValidationError{Field: "cardExpirationDate", Reason: "must be MM/YY"}
@@ -386,9 +413,11 @@ var payoutFields = sync.OnceValue(func() map[string]int {
 	return fields
 })
 
+// checkPayoutType requires a type: id 0 is a valid id, so only a type with
+// neither id nor key counts as none.
 func checkPayoutType(t PayoutType) error {
-	if t.ID <= 0 {
-		return &ValidationError{Field: "type", Reason: "is required: a payout type id from payout-types"}
+	if t.ID == 0 && t.Key == "" {
+		return &ValidationError{Field: "type", Reason: "is required: a payout type from payout-types (a type with id 0 needs its key)"}
 	}
 	return nil
 }
@@ -420,20 +449,13 @@ type payoutTypesResponse struct {
 	Types   []PayoutType `json:"types"`
 }
 
+var payoutTypesRules = decodeRules{required: []string{"success", "types[].id", "types[].key"}}
+
+func (r *payoutTypesResponse) rules() *decodeRules { return &payoutTypesRules }
+
 func (r *payoutTypesResponse) check() error {
-	switch {
-	case r.Success == nil:
-		return missing("success")
-	case *r.Success && r.Types == nil:
+	if *r.Success && r.Types == nil {
 		return missing("types")
-	}
-	for i, t := range r.Types {
-		if t.ID == 0 {
-			return missing("types[" + strconv.Itoa(i) + "].id")
-		}
-		if t.Key == "" {
-			return missing("types[" + strconv.Itoa(i) + "].key")
-		}
 	}
 	return nil
 }
@@ -441,34 +463,41 @@ func (r *payoutTypesResponse) check() error {
 // payoutParameterList is the bare JSON array payout-parameters answers.
 type payoutParameterList []PayoutParameter
 
-func (l payoutParameterList) check() error {
-	for i, c := range l {
-		if c.Name == "" {
-			return missing("[" + strconv.Itoa(i) + "].name")
-		}
-	}
-	return nil
-}
+var payoutParameterRules = decodeRules{required: []string{"[].name"}, essential: []string{"[].required"}}
 
-// payoutResponse requires success, so that a broken answer is never taken
-// for a declined payout: its Success shadows Payout.Success to tell an
-// absent flag from false.
+func (l *payoutParameterList) rules() *decodeRules { return &payoutParameterRules }
+
+// payoutResponse shadows the fields of Payout with pointers, so that an
+// absent field is told from a zero one: read as false, a broken body would
+// pass for a declined payout.
 type payoutResponse struct {
 	Payout
-	Success *bool `json:"success"`
+	Success *bool           `json:"success"`
+	ID      *ID             `json:"id"`
+	Status  *CallbackStatus `json:"status"`
 }
 
+var payoutRules = decodeRules{required: []string{"success"}, essential: []string{"id", "status"}}
+
+func (r *payoutResponse) rules() *decodeRules { return &payoutRules }
+
+func (r *payoutResponse) setWarnings(w []DecodeWarning) { r.Payout.Warnings = w }
+
 func (r *payoutResponse) check() error {
+	if r.ID != nil {
+		r.Payout.ID = *r.ID
+	}
+	if r.Status != nil {
+		r.Payout.Status = *r.Status
+	}
 	switch {
-	case r.Success == nil:
-		return missing("success")
-	case !*r.Success && r.Status != "" && !r.Status.payoutFailure():
+	case !*r.Success && r.Status != nil && *r.Status != "" && !r.Status.payoutFailure():
 		// The gateway took the payout (it has a live status) yet says no:
 		// which of the two holds cannot be told.
-		return fmt.Errorf("success is false, but the payout is %s", r.Status)
-	case *r.Success && r.ID == 0:
+		return fmt.Errorf("success is false, but the payout is %s", *r.Status)
+	case *r.Success && r.ID == nil:
 		return missing("id")
-	case *r.Success && r.Status == "":
+	case *r.Success && r.Status == nil:
 		return missing("status")
 	}
 	r.Payout.Success = *r.Success
@@ -499,14 +528,14 @@ func (c *PayoutParameter) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &aux); err != nil {
 		return err
 	}
-	switch string(aux.Required) {
-	case "", "null", "false", "0", `"0"`, `"false"`, `""`:
+	if len(aux.Required) == 0 {
 		c.Required = false
-	case "true", "1", `"1"`, `"true"`:
-		c.Required = true
-	default:
-		s, _ := jsonscalar.Text(aux.Required)
-		return fmt.Errorf("required: %q is not a boolean", s)
+		return nil
 	}
+	required, err := jsonscalar.Bool(aux.Required)
+	if err != nil {
+		return fmt.Errorf("required: %w", err)
+	}
+	c.Required = required
 	return nil
 }

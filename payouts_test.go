@@ -141,7 +141,7 @@ func TestPayoutParameters_Validation(t *testing.T) {
 		{"type required", &PayoutParameterParams{Account: "DE89", Currency: "EUR"}, "type"},
 		{"account required", &PayoutParameterParams{Type: sepaPayoutType, Currency: "EUR"}, "account"},
 		{"currency required", &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89"}, "currency"},
-		{"currency format", &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89", Currency: "eur"}, "currency"},
+		{"currency format", &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89", Currency: "EU"}, "currency"},
 		{"card account shorter than a BIN", &PayoutParameterParams{Type: cardPayoutType, Account: "42424", Currency: "EUR"}, "account"},
 		{"card account not digits", &PayoutParameterParams{Type: cardPayoutType, Account: "4242 4242 4242 4242", Currency: "EUR"}, "account"},
 	}
@@ -243,12 +243,10 @@ func TestPayoutCreate_Validation(t *testing.T) {
 		{"currency required", func(p *PayoutParams) { p.Currency = "" }, "currency"},
 		{"currency format", func(p *PayoutParams) { p.Currency = "EURO" }, "currency"},
 		{"order id at most 64", func(p *PayoutParams) { p.OrderID = strings.Repeat("o", 65) }, "orderId"},
-		{"non-card account required", func(p *PayoutParams) { p.Account = "" }, "account"},
 		{"card token only for cards", func(p *PayoutParams) { p.CardToken = "tok" }, "cardToken"},
 		{"card needs account or token", func(p *PayoutParams) { p.Type, p.Account = cardPayoutType, "" }, "account"},
 		{"card account and token exclusive", func(p *PayoutParams) { p.Type, p.Account, p.CardToken = cardPayoutType, payoutTestCard, "tok" }, "cardToken"},
 		{"card account must pass Luhn", func(p *PayoutParams) { p.Type, p.Account = cardPayoutType, "4242424242424241" }, "account"},
-		{"untyped id needs account or token", func(p *PayoutParams) { p.Type, p.Account = PayoutType{ID: 9}, "" }, "account"},
 		{"card expiration MM/YY", func(p *PayoutParams) { p.CardExpirationDate = "2031-09" }, "cardExpirationDate"},
 		{"card expiration month", func(p *PayoutParams) { p.CardExpirationDate = "13/31" }, "cardExpirationDate"},
 		{"document type passport or id", func(p *PayoutParams) { p.DocumentType = "licence" }, "documentType"},
@@ -377,12 +375,19 @@ func TestPayoutParamsSet_FillsTheFieldOfThatNameElseExtra(t *testing.T) {
 	require.ErrorContains(t, q.checkExtra(), "Extra[order_id]", "it would pass for the payout's order id")
 }
 
-func TestPayoutParameters_CardNumberIsCutEvenWithoutTheTypeKey(t *testing.T) {
+func TestPayoutParameters_TheTypeDecidesWhetherOnlyTheBINGoesOut(t *testing.T) {
 	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "payout-parameters", fixtureResponder(t, 200, "payout_parameters_card.json"))
-	_, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: PayoutType{ID: 1}, Account: payoutTestCard, Currency: "EUR"})
+	rec := record(t, mock, http.MethodGet, "payout-parameters", fixtureResponder(t, 200, "payout_parameters_sepa.json"))
+	// A wallet number that happens to pass the Luhn check is not a card.
+	const wallet = "79261234565"
+	_, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: PayoutType{ID: 7, Key: "QIWI"}, Account: wallet, Currency: "EUR"})
 	require.NoError(t, err)
-	r := rec.Only(t)
-	require.Equal(t, string(payoutTestCard)[:6], r.Params.Get("account"))
-	require.NotContains(t, r.Raw, string(payoutTestCard))
+	require.Equal(t, wallet, rec.Only(t).Params.Get("account"), "sent whole: the type is not the card type")
+
+	// Without its key the type cannot tell, so nothing is sent.
+	_, err = c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: PayoutType{ID: 1}, Account: payoutTestCard, Currency: "EUR"})
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	require.Equal(t, "type", ve.Field)
+	require.Len(t, rec.Requests(), 1)
 }

@@ -4,10 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"reflect"
-	"strconv"
-	"strings"
-	"sync"
 
 	"github.com/shopspring/decimal"
 )
@@ -47,111 +43,10 @@ func screenBody(body []byte) error {
 	return nil
 }
 
-var decimalType = reflect.TypeFor[decimal.Decimal]()
-
-// checkMoney walks a decoded response and rejects any amount beyond the
-// limits above, returning the JSON path of the first one (for example
-// "transactions[2].price"). It only visits fields that can hold an amount,
-// and builds the path only for the amount at fault, so a valid response
-// costs no allocations.
-func checkMoney(v reflect.Value) (string, error) {
-	path, err := moneyAt(v)
-	return strings.TrimPrefix(path, "."), err
-}
-
-func moneyAt(v reflect.Value) (string, error) {
-	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
-		if v.IsNil() {
-			return "", nil
-		}
-		return moneyAt(v.Elem())
-	case reflect.Slice, reflect.Array:
-		for i := range v.Len() {
-			if path, err := moneyAt(v.Index(i)); err != nil {
-				return "[" + strconv.Itoa(i) + "]" + path, err
-			}
-		}
-	case reflect.Struct:
-		if v.Type() == decimalType {
-			return "", checkDecodedAmount(decimalOf(v))
-		}
-		for _, f := range moneyFields(v.Type()) {
-			if path, err := moneyAt(v.Field(f.index)); err != nil {
-				if f.name != "" {
-					path = "." + f.name + path
-				}
-				return path, err
-			}
-		}
-	}
-	return "", nil
-}
-
-func decimalOf(v reflect.Value) decimal.Decimal {
-	if v.CanAddr() {
-		return *v.Addr().Interface().(*decimal.Decimal)
-	}
-	return v.Interface().(decimal.Decimal)
-}
-
-// moneyField is a field of a response struct that holds an amount, or may
-// hold one deeper down; name is its JSON name, empty for an embedded struct.
-type moneyField struct {
-	index int
-	name  string
-}
-
-var moneyPlans sync.Map // reflect.Type -> []moneyField
-
-func moneyFields(t reflect.Type) []moneyField {
-	if plan, ok := moneyPlans.Load(t); ok {
-		return plan.([]moneyField)
-	}
-	var plan []moneyField
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() || !holdsMoney(f.Type, map[reflect.Type]bool{}) {
-			continue
-		}
-		name := ""
-		if !f.Anonymous {
-			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-			if tag == "-" {
-				continue
-			}
-			if name = tag; name == "" {
-				name = f.Name
-			}
-		}
-		plan = append(plan, moneyField{index: i, name: name})
-	}
-	moneyPlans.Store(t, plan)
-	return plan
-}
-
-// holdsMoney reports whether a value of type t can contain a decimal.
-func holdsMoney(t reflect.Type, seen map[reflect.Type]bool) bool {
-	if seen[t] {
-		return false
-	}
-	seen[t] = true
-	switch t.Kind() {
-	case reflect.Pointer, reflect.Slice, reflect.Array:
-		return holdsMoney(t.Elem(), seen)
-	case reflect.Struct:
-		if t == decimalType {
-			return true
-		}
-		for i := range t.NumField() {
-			if f := t.Field(i); f.IsExported() && holdsMoney(f.Type, seen) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
+// checkDecodedAmount rejects an amount beyond the limits above. The
+// tolerant decoder applies it to every decimal it reads, so that an absurd
+// amount is reported at its path (an error for an essential field, a
+// warning otherwise).
 func checkDecodedAmount(d decimal.Decimal) error {
 	exp := int(d.Exponent())
 	switch {

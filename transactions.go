@@ -8,7 +8,6 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -66,10 +65,13 @@ func (p *ReverseParams) validate(Form) error {
 // transaction when the payout was already made, and the returned Payment
 // carries only Success.
 //
-// The gateway may answer success false without an error object: it received
-// the reversal and refused it. Reverse returns that as a [*DeclinedError]
-// (errors.Is(err, ErrDeclined)), never as a Payment to inspect, so a
-// reversal either succeeded or returned an error. A refusal the gateway
+// The gateway may answer success false without an error object. When the
+// answer carries no transaction status, or a failed, cancelled or abandoned
+// one, it received the reversal and refused it: Reverse returns a
+// [*DeclinedError] (errors.Is(err, ErrDeclined)). When it carries a
+// transaction in any other status (a completed refund, for example), the
+// reversal was recorded whatever the flag says, and Reverse returns that
+// Payment, Success false, without an error: read its Type and Status. A refusal the gateway
 // explains with a code comes back as an [*Error], for example
 // [ErrNotReversible] (40504) or [ErrTransactionNotFound] (40403). When the
 // outcome is unknown (errors.Is(err, ErrOutcomeUnknown)), read the
@@ -85,7 +87,7 @@ func (s *TransactionsService) Reverse(ctx context.Context, p *ReverseParams, opt
 	if err := s.client.do(ctx, endpoint{method: http.MethodPost, path: path}, p, &out, opts); err != nil {
 		return nil, err
 	}
-	if !out.Payment.Success {
+	if !out.Payment.Success && (out.Status == "" || out.Status.failed()) {
 		return nil, &DeclinedError{Method: http.MethodPost, Path: path, ID: out.ID, Status: string(out.Status)}
 	}
 	return &out.Payment, nil
@@ -154,13 +156,10 @@ func (p *AlternativePaymentParams) validate(Form) error {
 		checkCurrency("currency", p.Currency),
 		checkRequired("description", p.Description),
 		checkRequired("success_url", p.SuccessURL),
-		checkURL("success_url", p.SuccessURL),
 		checkRequired("fail_url", p.FailURL),
-		checkURL("fail_url", p.FailURL),
 		checkMaxLen("ua", p.UserAgent, MaxUserAgentLength),
 		checkMaxLen("order_id", p.OrderID, MaxOrderIDLength),
-		checkUser(userFields{identifier: "user", email: "email", phone: "phone", locale: "locale", ip: "ip"},
-			p.User, p.Email, p.Phone, p.Locale, p.IP),
+		checkUser(userFields{identifier: "user", phone: "phone", locale: "locale"}, p.User, p.Phone, p.Locale),
 	)
 	switch {
 	case err != nil:
@@ -175,10 +174,18 @@ func (p *AlternativePaymentParams) validate(Form) error {
 
 // AlternativePayment is a payment started by an alternative method. Send the
 // payer to RedirectURL to confirm it; the outcome arrives by callback.
+//
+// The id and status decide what happened: they must be present and
+// readable, or the call fails. Amount and currency are informational: when
+// unreadable they are left zero and listed in Warnings.
 type AlternativePayment struct {
-	// ID is the transaction id. The gateway documents it as a string; it
-	// decodes from a string or a number, exactly.
-	ID ID `json:"id"`
+	// ID is the transaction id for the look-ups (Status, Get), or zero when
+	// the gateway sent an id that is not a decimal integer.
+	ID ID `json:"-"`
+	// RawID is the id exactly as the gateway sent it: the spec types it as
+	// a string, so it is accepted whatever its characters (a JSON number is
+	// kept digit for digit). RedirectURL is built from it.
+	RawID string `json:"id"`
 	// Amount is decoded exactly from the JSON number the gateway sends.
 	Amount   decimal.Decimal `json:"amount"`
 	Currency string          `json:"currency"`
@@ -187,6 +194,9 @@ type AlternativePayment struct {
 	// RedirectURL is {checkout_url}/confirm/{id}/, built from the client's
 	// checkout URL (see WithCheckoutURL).
 	RedirectURL string `json:"-"`
+	// Warnings lists the informational fields of the answer that could not
+	// be read and were left zero (see DecodeWarning).
+	Warnings []DecodeWarning `json:"-"`
 }
 
 // Create starts a payment by an alternative method (POST transaction/create;
@@ -200,15 +210,15 @@ func (s *TransactionsService) Create(ctx context.Context, p *AlternativePaymentP
 	if err := s.client.do(ctx, ep, p, out, opts); err != nil {
 		return nil, err
 	}
-	out.RedirectURL = s.client.checkoutURL + "/confirm/" + url.PathEscape(out.ID.String()) + "/"
+	out.RedirectURL = s.client.checkoutURL + "/confirm/" + url.PathEscape(out.RawID) + "/"
 	return out, nil
 }
 
 // Get reads one transaction by its id (GET transactions/{id}; extended form
 // only).
 func (s *TransactionsService) Get(ctx context.Context, id ID, opts ...CallOption) (*Transaction, error) {
-	if id <= 0 {
-		return nil, &ValidationError{Field: "id", Reason: "a positive transaction id is required"}
+	if id == 0 {
+		return nil, &ValidationError{Field: "id", Reason: "is required"}
 	}
 	out := new(Transaction)
 	ep := endpoint{method: http.MethodGet, path: "transactions/" + id.String(), extendedOnly: true}
@@ -248,28 +258,25 @@ type ListParams struct {
 }
 
 func (p *ListParams) validate(Form) error {
-	err := firstError(
+	return firstError(
 		checkRequired("orderId", p.OrderID),
 		checkMaxLen("orderId", p.OrderID, MaxOrderIDLength),
-		checkRange("created", p.Created),
-		checkRange("updated", p.Updated),
 	)
-	switch {
-	case err != nil:
-		return err
-	case p.Page < 0:
-		return &ValidationError{Field: "page", Reason: "must not be negative"}
-	case p.Limit < 0:
-		return &ValidationError{Field: "limit", Reason: "must not be negative"}
-	}
-	return nil
 }
 
 // TransactionPage is one page of a transaction listing.
+//
+// The transactions array, and the id, status and type of each transaction,
+// decide what the listing says: they must be present (type only readable)
+// or the call fails. TotalCount and every other field are informational:
+// when unreadable they are left zero and listed in Warnings.
 type TransactionPage struct {
 	// TotalCount is the gateway's count of the available transactions.
 	TotalCount   int           `json:"totalCount"`
 	Transactions []Transaction `json:"transactions"`
+	// Warnings lists the informational fields of the answer that could not
+	// be read and were left zero (see DecodeWarning).
+	Warnings []DecodeWarning `json:"-"`
 }
 
 // List reads one page of the transactions of an order (GET transactions;
@@ -310,7 +317,10 @@ func (s *TransactionsService) All(ctx context.Context, p *ListParams, opts ...Ca
 		}
 		pageSize := q.Limit
 		seen := 0
+		// prevFirst is the id of the previous page's first transaction;
+		// 0 is an id too, so whether there was one is kept apart.
 		var prevFirst ID
+		fetched := false
 		for {
 			page, err := s.List(ctx, &q, opts...)
 			if err != nil {
@@ -318,7 +328,7 @@ func (s *TransactionsService) All(ctx context.Context, p *ListParams, opts ...Ca
 				return
 			}
 			n := len(page.Transactions)
-			if n > 0 && prevFirst != 0 && page.Transactions[0].ID == prevFirst {
+			if n > 0 && fetched && page.Transactions[0].ID == prevFirst {
 				yield(Transaction{}, fmt.Errorf("paygate: GET transactions returned page %d equal to the page before it", q.Page))
 				return
 			}
@@ -327,7 +337,7 @@ func (s *TransactionsService) All(ctx context.Context, p *ListParams, opts ...Ca
 					return
 				}
 			}
-			if prevFirst == 0 {
+			if !fetched {
 				if pageSize == 0 {
 					pageSize = n
 				}
@@ -339,9 +349,7 @@ func (s *TransactionsService) All(ctx context.Context, p *ListParams, opts ...Ca
 			if n == 0 || n < pageSize || (page.TotalCount > 0 && seen >= page.TotalCount) {
 				return
 			}
-			if n > 0 {
-				prevFirst = page.Transactions[0].ID
-			}
+			prevFirst, fetched = page.Transactions[0].ID, true
 			q.Page++
 		}
 	}
@@ -449,35 +457,30 @@ func (s *TransactionsService) Reconcile(ctx context.Context, orderID string, opt
 	return rec, nil
 }
 
-func (t *TransactionStatus) check() error {
-	switch {
-	case t.ID == 0:
-		return missing("id")
-	case t.Status == "":
-		return missing("status")
+var (
+	// statusRules: which transaction and its status are what the look-up
+	// is for.
+	statusRules = decodeRules{required: []string{"id", "status"}}
+	// transactionRules: Reconcile also decides by the type.
+	transactionRules = decodeRules{required: []string{"id", "status"}, essential: []string{"type"}}
+	pageRules        = decodeRules{
+		required:  []string{"transactions", "transactions[].id", "transactions[].status"},
+		essential: []string{"transactions[].type"},
 	}
-	return nil
-}
+	alternativeRules = decodeRules{required: []string{"id", "status"}}
+)
+
+func (t *TransactionStatus) rules() *decodeRules            { return &statusRules }
+func (t *TransactionStatus) setWarnings(w []DecodeWarning)  { t.Warnings = w }
+func (t *Transaction) rules() *decodeRules                  { return &transactionRules }
+func (t *Transaction) setWarnings(w []DecodeWarning)        { t.Warnings = w }
+func (p *TransactionPage) rules() *decodeRules              { return &pageRules }
+func (p *TransactionPage) setWarnings(w []DecodeWarning)    { p.Warnings = w }
+func (a *AlternativePayment) rules() *decodeRules           { return &alternativeRules }
+func (a *AlternativePayment) setWarnings(w []DecodeWarning) { a.Warnings = w }
 
 func (a *AlternativePayment) check() error {
-	switch {
-	case a.ID == 0:
-		return missing("id")
-	case a.Status == "":
-		return missing("status")
-	}
-	return nil
-}
-
-func (t *Transaction) check() error { return t.checkAt("") }
-
-func (t *Transaction) checkAt(prefix string) error {
-	switch {
-	case t.ID == 0:
-		return missing(prefix + "id")
-	case t.Status == "":
-		return missing(prefix + "status")
-	}
+	a.ID, _ = ParseID(a.RawID) // zero when not numeric, as documented
 	return nil
 }
 
@@ -491,21 +494,7 @@ func (p *TransactionPage) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &wire); err != nil {
 		return err
 	}
-	*p = TransactionPage{TotalCount: int(wire.TotalCount), Transactions: wire.Transactions}
-	return nil
-}
-
-func (p *TransactionPage) check() error {
-	if p.Transactions == nil {
-		// Read as an empty page, a broken answer would tell Reconcile that
-		// nothing was recorded, and the merchant to charge again.
-		return missing("transactions")
-	}
-	for i := range p.Transactions {
-		if err := p.Transactions[i].checkAt("transactions[" + strconv.Itoa(i) + "]."); err != nil {
-			return err
-		}
-	}
+	*p = TransactionPage{TotalCount: int(wire.TotalCount), Transactions: wire.Transactions, Warnings: p.Warnings}
 	return nil
 }
 
@@ -516,16 +505,6 @@ func checkIDOrOrderID(id ID, orderID string) error {
 		return &ValidationError{Field: "id", Reason: "either id or order_id is required"}
 	case id != 0 && orderID != "":
 		return &ValidationError{Field: "order_id", Reason: "give either id or order_id, not both"}
-	case id < 0:
-		return &ValidationError{Field: "id", Reason: "must be positive"}
 	}
 	return checkMaxLen("order_id", orderID, MaxOrderIDLength)
-}
-
-// checkRange rejects a time range that ends before it starts.
-func checkRange(field string, r TimeRange) error {
-	if !r.From.IsZero() && !r.To.IsZero() && r.To.Before(r.From) {
-		return &ValidationError{Field: field + "[to]", Reason: "must not be before " + field + "[from]"}
-	}
-	return nil
 }

@@ -1,8 +1,10 @@
 package paygate
 
 import (
+	"math"
 	"net/url"
 	"strconv"
+	"time"
 	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
@@ -34,13 +36,14 @@ func checkMaxLen(field, v string, max int) error {
 	return nil
 }
 
-// checkCurrency accepts an ISO 4217 code: three uppercase letters.
+// checkCurrency accepts an ISO 4217 code: three letters, in either case
+// (the spec states three letters; the gateway reads the case it likes).
 func checkCurrency(field, v string) error {
 	if v == "" {
 		return &ValidationError{Field: field, Reason: "is required"}
 	}
-	if len(v) != 3 || !isUpper(v[0]) || !isUpper(v[1]) || !isUpper(v[2]) {
-		return &ValidationError{Field: field, Reason: "must be an ISO 4217 code of three uppercase letters"}
+	if len(v) != 3 || !isLetter(v[0]) || !isLetter(v[1]) || !isLetter(v[2]) {
+		return &ValidationError{Field: field, Reason: "must be an ISO 4217 code of three letters"}
 	}
 	return nil
 }
@@ -75,16 +78,14 @@ func checkPhone(field, v string) error {
 	return nil
 }
 
-// checkCardNumber requires digits only (12 to 19 of them) passing the Luhn
-// check.
+// checkCardNumber requires digits only ("no separators", the spec says)
+// passing the Luhn check. The length is the gateway's to judge.
 func checkCardNumber(field, number string) error {
 	switch {
 	case number == "":
 		return &ValidationError{Field: field, Reason: "is required"}
 	case !cardnum.Digits(number):
 		return &ValidationError{Field: field, Reason: "must be digits only, without spaces or separators"}
-	case len(number) < 12 || len(number) > 19:
-		return &ValidationError{Field: field, Reason: "must be 12 to 19 digits"}
 	case !cardnum.LuhnValid(number):
 		return &ValidationError{Field: field, Reason: "fails the Luhn check"}
 	}
@@ -111,10 +112,21 @@ func absoluteHTTPURL(s string) (*url.URL, bool) {
 	return u, true
 }
 
-// checkURL accepts an empty value or an absolute http(s) URL.
-func checkURL(field, v string) error {
-	if _, ok := absoluteHTTPURL(v); v != "" && !ok {
-		return &ValidationError{Field: field, Reason: "must be an absolute http(s) URL"}
+// MaxRecurringDays is the largest number of days a recurring interval or
+// trial may have: the most days a time.Duration holds (about 292 years),
+// so that the interval can be turned into a duration, by the SDK or by the
+// merchant's code, without overflowing.
+const MaxRecurringDays = int(math.MaxInt64 / int64(24*time.Hour))
+
+// checkDays accepts an absent (nil) or zero day count, or a positive one up
+// to MaxRecurringDays.
+func checkDays(field string, days *int) error {
+	switch {
+	case days == nil:
+	case *days < 0:
+		return &ValidationError{Field: field, Reason: "must not be negative"}
+	case *days > MaxRecurringDays:
+		return &ValidationError{Field: field, Reason: "must be at most " + strconv.Itoa(MaxRecurringDays) + " days"}
 	}
 	return nil
 }
@@ -129,4 +141,4 @@ func firstError(errs ...error) error {
 	return nil
 }
 
-func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
+func isLetter(c byte) bool { return ('A' <= c && c <= 'Z') || ('a' <= c && c <= 'z') }

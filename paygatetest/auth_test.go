@@ -77,7 +77,7 @@ func TestAuth_UnsignedMethodsAcceptRequestsWithOrWithoutSignature(t *testing.T) 
 	for _, tc := range []struct{ name, path string }{
 		{"getToken", "/v1/card/getToken?number=4242424242424242&expiration_month=12&expiration_year=2030&security_code=123"},
 		{"payout-types", "/v1/payout-types?"},
-		{"payout-parameters", "/v1/payout-parameters?type=3&account=acc1&currency=EUR"},
+		{"payout-parameters", "/v1/payout-parameters?type=" + walletPayout + "&account=acc1&currency=EUR"},
 	} {
 		u, err := url.Parse(tc.path)
 		require.NoError(t, err)

@@ -330,11 +330,11 @@ func TestCallbacks_FireOnEveryStatusChange(t *testing.T) {
 		}
 	}
 
-	payout := idOf(s.ok("payout", url.Values{"type": {"3"}, "account": {"w"}, "amount": {"1"}, "currency": {"EUR"}, "phone": {"4915112345678"}}))
+	payout := idOf(s.ok("payout", url.Values{"type": {walletPayout}, "account": {"w"}, "amount": {"1"}, "currency": {"EUR"}, "phone": {"4915112345678"}}))
 	s.srv.SettlePending()
 	assert.Equal(t, []string{"processing", "payout_completed"}, statuses(s, payout))
 
-	failedPayout := idOf(s.ok("payout", url.Values{"type": {"1"}, "account": {paygatetest.CardDeclined}, "amount": {"1"}, "currency": {"EUR"}, "cardHolder": {"X"}}))
+	failedPayout := idOf(s.ok("payout", url.Values{"type": {cardPayout}, "account": {paygatetest.CardDeclined}, "amount": {"1"}, "currency": {"EUR"}, "cardHolder": {"X"}}))
 	s.srv.SettlePending()
 	assert.Equal(t, []string{"processing", "payout_failed"}, statuses(s, failedPayout))
 

@@ -19,6 +19,13 @@ import (
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
+// The sandbox's payout type ids as sent on the wire.
+var (
+	cardPayout   = strconv.Itoa(paygatetest.PayoutCreditCard)
+	sepaPayout   = strconv.Itoa(paygatetest.PayoutSEPA)
+	walletPayout = strconv.Itoa(paygatetest.PayoutWallet)
+)
+
 // testStart is the frozen time tests start at.
 var testStart = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 

@@ -107,7 +107,7 @@ func guzzleFlow(t *testing.T, s *sandbox, send func(method string, o obj) (int, 
 	do("transaction/create", obj{"user": "cust-3", "payment_method": "paypal", "price": json.Number("12.3"), "currency": "EUR",
 		"description": "d", "success_url": "https://shop.example/ok", "fail_url": "https://shop.example/fail", "order_id": "alt-1",
 		"email": nil})
-	do("payout", obj{"type": json.Number("3"), "account": "wallet-1", "amount": json.Number("1"), "currency": "EUR",
+	do("payout", obj{"type": json.Number(walletPayout), "account": "wallet-1", "amount": json.Number("1"), "currency": "EUR",
 		"phone": "4915112345678", "fullName": false})
 	do("user/cancelRecurring", obj{"user": uid})
 	return answers

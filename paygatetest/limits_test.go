@@ -117,7 +117,7 @@ func TestServer_BasicFormNeverGetsAnExtendedOnlyCode(t *testing.T) {
 		{"order id too long", "card/process", url.Values{"user": {uid}, "card_token": {s.token(paygatetest.CardApproved)}, "price": {"1"}, "currency": {"EUR"}, "description": {"d"}, "order_id": {strings.Repeat("o", 65)}}},
 		{"status without id", "transaction/status", nil},
 		{"reverse without amount", "transaction/reverse", url.Values{"id": {"1"}}},
-		{"payout-parameters of SEPA in USD", "payout-parameters", url.Values{"type": {"2"}, "account": {"DE89370400440532013000"}, "currency": {"USD"}}},
+		{"payout-parameters of SEPA in USD", "payout-parameters", url.Values{"type": {sepaPayout}, "account": {"DE89370400440532013000"}, "currency": {"USD"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, out := s.call(tc.method, tc.v)

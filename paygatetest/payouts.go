@@ -11,11 +11,13 @@ import (
 	"github.com/paygate/paygate-go/internal/cardnum"
 )
 
-// The payout types of the sandbox, by id.
+// The payout types of the sandbox, by id. They are numbered from 0, as the
+// production gateway numbers them (CREDIT_CARD is 0), so that a client which
+// takes id 0 for "no type" fails here as it would there.
 const (
-	PayoutCreditCard = 1 // CREDIT_CARD: a card, by account (number) or cardToken
-	PayoutSEPA       = 2 // SEPA: an IBAN, in EUR only
-	PayoutWallet     = 3 // WALLET: an e-wallet account
+	PayoutCreditCard = 0 // CREDIT_CARD: a card, by account (number) or cardToken
+	PayoutSEPA       = 1 // SEPA: an IBAN, in EUR only
+	PayoutWallet     = 2 // WALLET: an e-wallet account
 )
 
 // control is a Payout-parameter-control object.

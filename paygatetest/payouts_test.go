@@ -19,9 +19,9 @@ func TestPayoutTypes_ListsTheTypes(t *testing.T) {
 	status, body := s.do(http.MethodGet, "/v1/payout-types", url.Values{"project": {s.srv.ProjectKey}})
 	require.Equal(t, http.StatusOK, status)
 	assert.JSONEq(t, `{"success":true,"types":[
-		{"id":1,"key":"CREDIT_CARD","label":"Credit card"},
-		{"id":2,"key":"SEPA","label":"SEPA transfer"},
-		{"id":3,"key":"WALLET","label":"E-wallet"}]}`, string(body))
+		{"id":0,"key":"CREDIT_CARD","label":"Credit card"},
+		{"id":1,"key":"SEPA","label":"SEPA transfer"},
+		{"id":2,"key":"WALLET","label":"E-wallet"}]}`, string(body))
 }
 
 // parameterNames asks payout-parameters and returns name -> required.
@@ -50,15 +50,15 @@ func TestPayoutParameters_DependOnTypeBINAndCurrency(t *testing.T) {
 		name, typ, account, currency string
 		want                         map[string]bool
 	}{
-		{"visa BIN in EUR", "1", "424242", "EUR", map[string]bool{"cardHolder": true}},
-		{"mastercard BIN in EUR", "1", "555555", "EUR", map[string]bool{"cardHolder": true, "cardExpirationDate": true}},
-		{"visa BIN in USD", "1", "424242", "USD", map[string]bool{"cardHolder": true, "firstName": true, "lastName": true,
+		{"visa BIN in EUR", cardPayout, "424242", "EUR", map[string]bool{"cardHolder": true}},
+		{"mastercard BIN in EUR", cardPayout, "555555", "EUR", map[string]bool{"cardHolder": true, "cardExpirationDate": true}},
+		{"visa BIN in USD", cardPayout, "424242", "USD", map[string]bool{"cardHolder": true, "firstName": true, "lastName": true,
 			"birthDate": true, "country": true, "address": false, "city": false}},
 		{"type by key", "CREDIT_CARD", "424242", "EUR", map[string]bool{"cardHolder": true}},
-		{"SEPA", "2", "DE89370400440532013000", "EUR", map[string]bool{"beneficiaryFirstName": true,
+		{"SEPA", sepaPayout, "DE89370400440532013000", "EUR", map[string]bool{"beneficiaryFirstName": true,
 			"beneficiaryLastName": true, "receiverBankBIC": true, "description": false}},
-		{"wallet in EUR", "3", "wallet-1", "EUR", map[string]bool{"phone": true, "fullName": false}},
-		{"wallet in USD", "3", "wallet-1", "USD", map[string]bool{"phone": true, "fullName": false, "birthDate": true}},
+		{"wallet in EUR", walletPayout, "wallet-1", "EUR", map[string]bool{"phone": true, "fullName": false}},
+		{"wallet in USD", walletPayout, "wallet-1", "USD", map[string]bool{"phone": true, "fullName": false, "birthDate": true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, parameterNames(t, s, tc.typ, tc.account, tc.currency))
@@ -74,10 +74,10 @@ func TestPayoutParameters_Errors(t *testing.T) {
 		code paygate.ErrorCode
 	}{
 		{"unknown type", url.Values{"type": {"9"}, "account": {"424242"}, "currency": {"EUR"}}, paygate.CodeMerchantDataMissing},
-		{"card account shorter than a BIN", url.Values{"type": {"1"}, "account": {"4242"}, "currency": {"EUR"}}, paygate.CodeMerchantDataMissing},
-		{"no account", url.Values{"type": {"3"}, "currency": {"EUR"}}, paygate.CodeMerchantDataMissing},
-		{"no currency", url.Values{"type": {"3"}, "account": {"w"}}, paygate.CodeMerchantDataMissing},
-		{"SEPA outside EUR", url.Values{"type": {"2"}, "account": {"GB29NWBK60161331926819"}, "currency": {"GBP"}}, paygate.CodeGatewayMisconfigured},
+		{"card account shorter than a BIN", url.Values{"type": {cardPayout}, "account": {"4242"}, "currency": {"EUR"}}, paygate.CodeMerchantDataMissing},
+		{"no account", url.Values{"type": {walletPayout}, "currency": {"EUR"}}, paygate.CodeMerchantDataMissing},
+		{"no currency", url.Values{"type": {walletPayout}, "account": {"w"}}, paygate.CodeMerchantDataMissing},
+		{"SEPA outside EUR", url.Values{"type": {sepaPayout}, "account": {"GB29NWBK60161331926819"}, "currency": {"GBP"}}, paygate.CodeGatewayMisconfigured},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := tc.v
@@ -90,7 +90,7 @@ func TestPayoutParameters_Errors(t *testing.T) {
 
 func TestPayout_ValidatesTheParametersOnCreate(t *testing.T) {
 	s := newSandbox(t)
-	card := url.Values{"type": {"1"}, "account": {"5555555555554444"}, "amount": {"5"}, "currency": {"EUR"},
+	card := url.Values{"type": {cardPayout}, "account": {"5555555555554444"}, "amount": {"5"}, "currency": {"EUR"},
 		"cardHolder": {"JANE DOE"}, "cardExpirationDate": {"12/30"}, "orderId": {"po-1"}}
 	with := func(k, v string) url.Values { return withValue(card, k, v) }
 	for _, tc := range []struct {
@@ -106,8 +106,8 @@ func TestPayout_ValidatesTheParametersOnCreate(t *testing.T) {
 		{"card failing Luhn", with("account", "5555555555554443"), paygate.CodeCardNumberInvalid},
 		{"blocked card", with("account", paygatetest.CardBlocked), paygate.CodeCardBlocked},
 		{"unknown card token", func() url.Values { v := with("account", ""); v.Set("cardToken", "tmp_x"); return v }(), paygate.CodeCardTokenInvalid},
-		{"wallet without phone", url.Values{"type": {"3"}, "account": {"w"}, "amount": {"1"}, "currency": {"EUR"}}, paygate.CodeMerchantDataMissing},
-		{"wallet in USD with a bad birth date", url.Values{"type": {"3"}, "account": {"w"}, "amount": {"1"}, "currency": {"USD"},
+		{"wallet without phone", url.Values{"type": {walletPayout}, "account": {"w"}, "amount": {"1"}, "currency": {"EUR"}}, paygate.CodeMerchantDataMissing},
+		{"wallet in USD with a bad birth date", url.Values{"type": {walletPayout}, "account": {"w"}, "amount": {"1"}, "currency": {"USD"},
 			"phone": {"4915112345678"}, "birthDate": {"1990-01-31"}}, paygate.CodeMerchantDataMissing},
 	} {
 		t.Run(tc.name, func(t *testing.T) { s.fails("payout", tc.v, tc.code) })
@@ -123,8 +123,8 @@ func TestPayout_CompletesOrFailsAndMovesTheBalance(t *testing.T) {
 	s.charge(s.user("u"), paygatetest.CardApproved, url.Values{"price": {"100"}})
 	assert.Equal(t, "97.10", s.ok("balance", nil)["amount"])
 
-	good := s.ok("payout", url.Values{"type": {"3"}, "account": {"w"}, "amount": {"20"}, "currency": {"EUR"}, "phone": {"4915112345678"}})
-	bad := s.ok("payout", url.Values{"type": {"1"}, "cardToken": {s.token(paygatetest.CardDeclined)}, "amount": {"30"},
+	good := s.ok("payout", url.Values{"type": {walletPayout}, "account": {"w"}, "amount": {"20"}, "currency": {"EUR"}, "phone": {"4915112345678"}})
+	bad := s.ok("payout", url.Values{"type": {cardPayout}, "cardToken": {s.token(paygatetest.CardDeclined)}, "amount": {"30"},
 		"currency": {"EUR"}, "cardHolder": {"X"}})
 	assert.Equal(t, "47.10", s.ok("balance", nil)["amount"], "a processing payout holds its amount")
 	s.srv.SettlePending()

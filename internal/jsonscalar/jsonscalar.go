@@ -1,6 +1,7 @@
 // Package jsonscalar decodes the loosely typed JSON scalars the gateway
 // sends: integers as numbers or numeric strings, strings as strings or
-// numbers, and times in several layouts. Every function treats null and ""
+// numbers, booleans as true/false or 1/0, and times in the layouts PHP and
+// Java servers write or as Unix seconds. Every function treats null and ""
 // as the zero value and never goes through float64.
 package jsonscalar
 
@@ -19,6 +20,7 @@ import (
 var (
 	stringType = reflect.TypeOf("")
 	int64Type  = reflect.TypeOf(int64(0))
+	boolType   = reflect.TypeOf(false)
 	timeType   = reflect.TypeOf(time.Time{})
 )
 
@@ -94,22 +96,59 @@ func Int(b []byte) (int, error) {
 	return int(n), nil
 }
 
+// Bool decodes a boolean sent as true/false, 1/0 or one of the strings
+// "1", "0", "true", "false" and "". null is false.
+func Bool(b []byte) (bool, error) {
+	switch string(b) {
+	case "true", "1", `"1"`, `"true"`:
+		return true, nil
+	case "false", "0", `"0"`, `"false"`, `""`, "null":
+		return false, nil
+	}
+	return false, typeError("non-boolean", b, boolType)
+}
+
 // timeLayouts are tried in order. RFC 3339 with or without a fraction is
-// what the spec promises; the others have been seen in the wild.
+// what the spec promises; the others are the ISO 8601 forms PHP (DATE_ATOM,
+// DATE_ISO8601 with its +0300 offset) and Java servers write, and forms
+// seen in the wild. A fraction after the seconds is accepted by every
+// layout (time.Parse reads one even where the layout has none). Layouts
+// without a zone are read as UTC.
 var timeLayouts = []string{
 	time.RFC3339Nano,
-	"2006-01-02T15:04:05.999999999",
+	"2006-01-02T15:04:05Z0700",
+	"2006-01-02T15:04:05Z07",
+	"2006-01-02T15:04:05",
 	"2006-01-02 15:04:05Z07:00",
-	"2006-01-02 15:04:05.999999999",
+	"2006-01-02 15:04:05Z0700",
+	"2006-01-02 15:04:05",
 	"20060102T15:04:05Z07:00",
+	"20060102T15:04:05Z0700",
 	"20060102T15:04:05",
+	"20060102T150405Z07:00",
+	"20060102T150405Z0700",
+	"20060102T150405",
 	"2006-01-02",
 }
 
-// Time decodes a time from a JSON string. Layouts without a zone are read
-// as UTC. null and "" are the zero time.
+// Unix seconds are accepted from year 1 to year 9999, the years RFC 3339
+// can write.
+const (
+	minUnix = -62135596800
+	maxUnix = 253402300799
+)
+
+// Time decodes a time from a JSON string in one of the layouts above, or
+// from Unix seconds sent as a JSON integer or a string of digits (what the
+// spec calls a timestamp). null and "" are the zero time.
 func Time(b []byte) (time.Time, error) {
-	if len(b) == 0 || (b[0] != '"' && string(b) != "null") {
+	if len(b) == 0 {
+		return time.Time{}, typeError("nothing", b, timeType)
+	}
+	if c := b[0]; c == '-' || ('0' <= c && c <= '9') {
+		return unixTime(b)
+	}
+	if b[0] != '"' && string(b) != "null" {
 		return time.Time{}, typeError("non-string", b, timeType)
 	}
 	s, err := Text(b)
@@ -119,11 +158,31 @@ func Time(b []byte) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
+	if digits(s) {
+		return unixTime(b)
+	}
 	t, err := ParseTime(s)
 	if err != nil {
 		return time.Time{}, typeError("unrecognised time", b, timeType)
 	}
 	return t, nil
+}
+
+func unixTime(b []byte) (time.Time, error) {
+	n, err := Int64(b)
+	if err != nil || n < minUnix || n > maxUnix {
+		return time.Time{}, typeError("unrecognised time", b, timeType)
+	}
+	return time.Unix(n, 0).UTC(), nil
+}
+
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // ParseTime parses s in any of the accepted layouts.

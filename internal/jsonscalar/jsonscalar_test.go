@@ -83,6 +83,20 @@ func TestTime_EveryAcceptedLayout(t *testing.T) {
 		{`"20261122T13:04:05+03:00"`, plus3},
 		{`"20261122T10:04:05"`, utc},
 		{`"2026-11-22"`, time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)},
+		// PHP's DATE_ISO8601 and Java's offsets without a colon.
+		{`"2026-11-22T13:04:05+0300"`, plus3},
+		{`"2026-11-22T10:04:05+0000"`, utc},
+		{`"2026-11-22T10:04:05.123+0000"`, utc.Add(123 * time.Millisecond)},
+		{`"2026-11-22T13:04:05+03"`, plus3},
+		{`"2026-11-22 13:04:05+0300"`, plus3},
+		{`"20261122T13:04:05+0300"`, plus3},
+		{`"20261122T130405+0300"`, plus3},
+		{`"20261122T100405Z"`, utc},
+		{`"20261122T13:04:05.250+03:00"`, plus3.Add(250 * time.Millisecond)},
+		// Unix seconds, where the spec says timestamp.
+		{`1795341845`, utc},
+		{`"1795341845"`, utc},
+		{`0`, time.Unix(0, 0)},
 		{`null`, time.Time{}},
 		{`""`, time.Time{}},
 	}
@@ -91,8 +105,23 @@ func TestTime_EveryAcceptedLayout(t *testing.T) {
 		require.NoError(t, err, tt.in)
 		require.True(t, tt.want.Equal(got), "%s: got %v want %v", tt.in, got, tt.want)
 	}
-	for _, in := range []string{`"yesterday"`, `1700000000`, `"2026-13-01T00:00:00Z"`, `{}`} {
+	for _, in := range []string{`"yesterday"`, `1700000000.5`, `"2026-13-01T00:00:00Z"`, `{}`, `true`, `253402300800`, `"99999999999999"`, `"+0300"`} {
 		_, err := Time([]byte(in))
+		require.Error(t, err, in)
+	}
+}
+
+func TestBool(t *testing.T) {
+	for in, want := range map[string]bool{
+		`true`: true, `1`: true, `"1"`: true, `"true"`: true,
+		`false`: false, `0`: false, `"0"`: false, `"false"`: false, `""`: false, `null`: false,
+	} {
+		got, err := Bool([]byte(in))
+		require.NoError(t, err, in)
+		require.Equal(t, want, got, in)
+	}
+	for _, in := range []string{`2`, `"yes"`, `{}`, `[]`, ``} {
+		_, err := Bool([]byte(in))
 		require.Error(t, err, in)
 	}
 }
@@ -117,7 +146,7 @@ func FuzzInt64(f *testing.F) {
 }
 
 func FuzzTime(f *testing.F) {
-	for _, s := range []string{`"2026-11-22T10:04:05Z"`, `"2026-11-22 10:04:05"`, `"20261122T13:04:05+03:00"`, `null`, `"x"`} {
+	for _, s := range []string{`"2026-11-22T10:04:05Z"`, `"2026-11-22 10:04:05"`, `"20261122T13:04:05+03:00"`, `"2026-11-22T10:04:05+0000"`, `1795341845`, `"1795341845"`, `null`, `"x"`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {

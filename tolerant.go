@@ -1,0 +1,428 @@
+package paygate
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/paygate/paygate-go/internal/jsonscalar"
+)
+
+// DecodeWarning is a field of an answer that could not be read and was left
+// at its zero value. Only informational fields are treated so: a field that
+// decides what happened (each answer type names them in its doc comment)
+// fails the call instead.
+//
+// Every warning is logged at warn level through the client's logger (see
+// WithLogger) and is visible on the result: in the Warnings field of the
+// struct results, and, for the calls that return a slice or an id, through
+// [WithDecodeWarnings].
+type DecodeWarning struct {
+	// Field is the field's path in the answer, for example card.expiresAt
+	// or transactions[2].fee.
+	Field string
+	// Problem says what was wrong with it, without quoting the value.
+	Problem string
+}
+
+// String returns "field: problem".
+func (w DecodeWarning) String() string { return w.Field + ": " + w.Problem }
+
+// WithDecodeWarnings appends the warnings of the call's answer to *dst. It
+// is the way to see them for calls whose result has no Warnings field
+// (Payouts.Types, Payouts.Parameters, Users.Resolve, and the calls that
+// return only an error).
+func WithDecodeWarnings(dst *[]DecodeWarning) CallOption {
+	return func(s *callSettings) { s.warnings = dst }
+}
+
+// decodeRules name, per answer type, the fields that decide what happened.
+// Paths are JSON paths with "[]" for any array index, for example
+// "transactions[].id"; "" is the body itself.
+type decodeRules struct {
+	// required fields must be present and not null; 0, "", false and
+	// "0.00" are values.
+	required []string
+	// essential fields, and everything inside them, must decode when
+	// present. Required fields are essential too.
+	essential []string
+}
+
+// ruled is implemented by the answer types decoded tolerantly.
+type ruled interface{ rules() *decodeRules }
+
+// warned is implemented by results that carry their decode warnings.
+type warned interface{ setWarnings([]DecodeWarning) }
+
+// fieldError is a required or essential field that is missing or cannot be
+// read: it fails the call.
+type fieldError struct {
+	field string
+	err   error
+}
+
+func (e *fieldError) Error() string { return e.err.Error() }
+func (e *fieldError) Unwrap() error { return e.err }
+
+// tolerantDecoder decodes an answer field by field: a field that cannot be
+// read is left zero and reported as a warning, unless the rules name it
+// essential; a required field that is absent or null fails the decoding.
+// Keys match in the field's own spelling, its snake or camel case twin
+// (order_id and orderId), or, like encoding/json, without regard to case.
+type tolerantDecoder struct {
+	rules    *decodeRules
+	warnings []DecodeWarning
+	fatal    *fieldError
+}
+
+// decodeTolerant decodes body into out (a pointer) under out's rules.
+func decodeTolerant(body []byte, out any) ([]DecodeWarning, error) {
+	d := &tolerantDecoder{rules: &decodeRules{}}
+	if r, ok := out.(ruled); ok {
+		d.rules = r.rules()
+	}
+	if !json.Valid(body) {
+		// The error of encoding/json says where, and the body is broken
+		// anyway: this path need not be cheap.
+		err := json.Unmarshal(body, new(struct{}))
+		return nil, &fieldError{err: err}
+	}
+	d.value(&fieldPath{}, json.RawMessage(body), reflect.ValueOf(out).Elem())
+	if d.fatal != nil {
+		return nil, d.fatal
+	}
+	return d.warnings, nil
+}
+
+// essential reports whether the field at pattern must decode: it is
+// essential or required, lies inside an essential field, or holds a
+// required one (an array element that is not an object cannot hold its
+// id).
+func (d *tolerantDecoder) essential(pattern string) bool {
+	if pattern == "" {
+		return true // a body that is not what the type expects at all
+	}
+	for _, e := range d.rules.essential {
+		if pattern == e || within(pattern, e) {
+			return true
+		}
+	}
+	for _, r := range d.rules.required {
+		if pattern == r || within(r, pattern) {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether pattern names a field inside outer.
+func within(pattern, outer string) bool {
+	return len(pattern) > len(outer) && strings.HasPrefix(pattern, outer) &&
+		(pattern[len(outer)] == '.' || pattern[len(outer)] == '[')
+}
+
+func (d *tolerantDecoder) required(pattern string) bool {
+	for _, r := range d.rules.required {
+		if pattern == r {
+			return true
+		}
+	}
+	return false
+}
+
+// problem records a field that could not be read.
+func (d *tolerantDecoder) problem(at *fieldPath, err error) {
+	if d.essential(at.pattern()) {
+		if d.fatal == nil {
+			d.fatal = &fieldError{field: at.String(), err: err}
+		}
+		return
+	}
+	d.warnings = append(d.warnings, DecodeWarning{Field: at.String(), Problem: problemText(err)})
+}
+
+// problemText describes err without the value that caused it.
+func problemText(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return "cannot be read as " + te.Type.String()
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return "is not valid JSON"
+	}
+	if errors.Is(err, errNotObject) || errors.Is(err, errNotArray) {
+		return err.Error()
+	}
+	return "cannot be read"
+}
+
+// fieldPath is where a value sits in the answer: a member name, or (name
+// "") an array index, below its parent; the root has neither parent nor
+// name. It becomes a string only when a field is reported, so that an
+// answer read without problems builds none.
+type fieldPath struct {
+	parent *fieldPath
+	name   string
+	index  int
+}
+
+// String returns the path with indices, for example transactions[2].id.
+func (p *fieldPath) String() string { return p.render(true) }
+
+// pattern returns the path with "[]" for every index, as decodeRules
+// spell them.
+func (p *fieldPath) pattern() string { return p.render(false) }
+
+func (p *fieldPath) render(indices bool) string {
+	if p.parent == nil {
+		return ""
+	}
+	s := p.parent.render(indices)
+	switch {
+	case p.name == "" && indices:
+		return s + "[" + strconv.Itoa(p.index) + "]"
+	case p.name == "":
+		return s + "[]"
+	case s == "":
+		return p.name
+	}
+	return s + "." + p.name
+}
+
+var (
+	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	errNotObject    = errors.New("is not a JSON object")
+	errNotArray     = errors.New("is not a JSON array")
+)
+
+// value decodes raw into v and reports whether it did. raw is never null
+// here for a field (the caller leaves null fields zero) but may be for the
+// body.
+func (d *tolerantDecoder) value(at *fieldPath, raw json.RawMessage, v reflect.Value) bool {
+	t := v.Type()
+	switch {
+	case t.Kind() == reflect.Pointer:
+		if string(raw) == "null" {
+			return false
+		}
+		// An object that is not one stays nil, not an empty object.
+		elem := reflect.New(t.Elem())
+		if !d.value(at, raw, elem.Elem()) {
+			return false
+		}
+		v.Set(elem)
+	case isObject(t):
+		return d.object(at, raw, v)
+	case t.Kind() == reflect.Slice && !reflect.PointerTo(t).Implements(unmarshalerType):
+		return d.array(at, raw, v)
+	default:
+		if err := decodeLeaf(raw, v); err != nil {
+			v.SetZero()
+			d.problem(at, err)
+			return false
+		}
+	}
+	return true
+}
+
+// isObject reports whether t is decoded field by field: a struct with JSON
+// fields. Structs that decode themselves from a scalar (Time, decimal) are
+// leaves.
+func isObject(t reflect.Type) bool {
+	return t.Kind() == reflect.Struct && len(tolerantFields(t)) > 0
+}
+
+func decodeLeaf(raw json.RawMessage, v reflect.Value) error {
+	if u, ok := v.Addr().Interface().(json.Unmarshaler); ok {
+		if err := u.UnmarshalJSON(raw); err != nil {
+			return err
+		}
+		if amount, ok := u.(*decimal.Decimal); ok {
+			return checkDecodedAmount(*amount)
+		}
+		return nil
+	}
+	switch v.Kind() {
+	case reflect.String:
+		s, err := jsonscalar.Text(raw)
+		if err != nil {
+			return err
+		}
+		v.SetString(s)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n, err := jsonscalar.Int64(raw)
+		if err != nil {
+			return err
+		}
+		if v.OverflowInt(n) {
+			return &json.UnmarshalTypeError{Value: "out-of-range number", Type: v.Type()}
+		}
+		v.SetInt(n)
+	case reflect.Bool:
+		b, err := jsonscalar.Bool(raw)
+		if err != nil {
+			return err
+		}
+		v.SetBool(b)
+	default:
+		return json.Unmarshal(raw, v.Addr().Interface())
+	}
+	return nil
+}
+
+// shaped reports whether raw, a valid JSON value, opens with open: a null
+// reads nothing, anything else but the expected shape is a problem at path.
+func (d *tolerantDecoder) shaped(at *fieldPath, raw json.RawMessage, open byte, shapeErr error) bool {
+	if string(raw) == "null" {
+		return false
+	}
+	if len(raw) == 0 || raw[0] != open {
+		d.problem(at, shapeErr)
+		return false
+	}
+	return true
+}
+
+func (d *tolerantDecoder) array(at *fieldPath, raw json.RawMessage, v reflect.Value) bool {
+	if !d.shaped(at, raw, '[', errNotArray) {
+		return false
+	}
+	elems := arrayElements(raw, make([][]byte, 0, 8))
+	s := reflect.MakeSlice(v.Type(), len(elems), len(elems))
+	for i, e := range elems {
+		if string(e) == "null" {
+			continue
+		}
+		d.value(&fieldPath{parent: at, index: i}, e, s.Index(i))
+	}
+	v.Set(s)
+	return true
+}
+
+func (d *tolerantDecoder) object(at *fieldPath, raw json.RawMessage, v reflect.Value) bool {
+	if !d.shaped(at, raw, '{', errNotObject) {
+		return false
+	}
+	var buf [32]member
+	members := objectMembers(raw, buf[:0])
+	for _, f := range tolerantFields(v.Type()) {
+		fp := fieldPath{parent: at, name: f.name}
+		member, ok := f.lookup(members)
+		if !ok || string(member) == "null" {
+			if d.fatal == nil && d.required(fp.pattern()) {
+				d.fatal = &fieldError{field: fp.String(), err: missing(fp.String())}
+			}
+			continue
+		}
+		d.value(&fp, member, v.FieldByIndex(f.index))
+	}
+	return true
+}
+
+// tolerantField is a JSON field of a struct: its name as tagged, the other
+// spelling of that name, and where it is (through embedded structs).
+type tolerantField struct {
+	name, twin string
+	index      []int
+}
+
+// lookup finds the field's member: by its name, its twin, or without
+// regard to case.
+// A key sent twice counts by its last value, as in encoding/json.
+func (f *tolerantField) lookup(members []member) (json.RawMessage, bool) {
+	for _, fold := range [...]bool{false, true} {
+		for _, name := range [...]string{f.name, f.twin} {
+			if name == "" {
+				continue
+			}
+			for i := len(members) - 1; i >= 0; i-- {
+				if keyIs(members[i].key, name, fold) {
+					return members[i].value, true
+				}
+			}
+		}
+	}
+	return nil, false
+}
+
+var fieldPlans sync.Map // reflect.Type -> []tolerantField
+
+// tolerantFields lists the JSON fields of struct type t, those of embedded
+// structs included; a field of the outer struct hides one of the same name
+// inside.
+func tolerantFields(t reflect.Type) []tolerantField {
+	if plan, ok := fieldPlans.Load(t); ok {
+		return plan.([]tolerantField)
+	}
+	var plan []tolerantField
+	seen := map[string]bool{}
+	var walk func(t reflect.Type, index []int)
+	walk = func(t reflect.Type, index []int) {
+		var embedded []reflect.StructField
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct {
+				embedded = append(embedded, f)
+				continue
+			}
+			if !f.IsExported() || tag == "-" || tag == "" || seen[tag] {
+				continue
+			}
+			seen[tag] = true
+			plan = append(plan, tolerantField{name: tag, twin: twinSpelling(tag), index: append(append([]int(nil), index...), i)})
+		}
+		for _, f := range embedded {
+			walk(f.Type, append(append([]int(nil), index...), f.Index...))
+		}
+	}
+	if t.Kind() == reflect.Struct {
+		walk(t, nil)
+	}
+	fieldPlans.Store(t, plan)
+	return plan
+}
+
+// twinSpelling returns the camel case spelling of a snake case name
+// (order_id: orderId) or the snake case spelling of a camel case one
+// (orderId: order_id), or "" when the name has no other spelling. Names
+// that start with a capital (PaReq) are left alone.
+func twinSpelling(name string) string {
+	if name == "" || !unicode.IsLower(rune(name[0])) {
+		return ""
+	}
+	var b strings.Builder
+	switch {
+	case strings.Contains(name, "_"):
+		up := false
+		for _, r := range name {
+			switch {
+			case r == '_':
+				up = true
+			case up:
+				b.WriteRune(unicode.ToUpper(r))
+				up = false
+			default:
+				b.WriteRune(r)
+			}
+		}
+	case strings.IndexFunc(name, unicode.IsUpper) > 0:
+		for _, r := range name {
+			if unicode.IsUpper(r) {
+				b.WriteByte('_')
+				r = unicode.ToLower(r)
+			}
+			b.WriteRune(r)
+		}
+	default:
+		return ""
+	}
+	return b.String()
+}
