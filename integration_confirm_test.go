@@ -80,6 +80,26 @@ func TestConfirmCallback_RefusesAmountAndUserSwapped(t *testing.T) {
 	assert.False(t, conf.Confirmed())
 }
 
+// Every callback field is present, reason mostly empty: swapping amount
+// or type with it empties them, and the signature still verifies.
+func TestConfirmCallback_RefusesAmountOrTypeSwappedWithAnEmptyReason(t *testing.T) {
+	sb := newSandbox(t, paygate.FormExtended)
+	verifier, err := paygate.NewCallbackVerifier(sb.srv.PrivateKey)
+	require.NoError(t, err)
+	_, refund := fullyRefunded(t, sb, "ord-swap-empty")
+	genuine := sb.delivered(t, refund, paygate.CallbackRefundCompleted)
+	require.Empty(t, genuine.Get("reason"))
+
+	for _, field := range []string{"amount", "type"} {
+		forged, err := verifier.ParseValues(swapped(genuine, field, "reason"))
+		require.NoError(t, err, "the swap verifies")
+		require.Empty(t, forged.Value(field))
+		conf, err := sb.client.ConfirmCallback(testCtx(t), forged)
+		require.ErrorIs(t, err, paygate.ErrCallbackNotConfirmed, field)
+		assert.Equal(t, []string{field}, conf.Mismatches())
+	}
+}
+
 func TestConfirmCallback_RefusesStaleCompletedAfterFullRefund(t *testing.T) {
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
