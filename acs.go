@@ -174,14 +174,15 @@ func (s *CardsService) authenticateBound(ctx context.Context, p *AuthenticatePar
 	expected := before.ID
 	switch {
 	case p.PaymentID != 0 && before.ID != p.PaymentID:
-		return nil, &ResponseError{Method: http.MethodGet, Path: "transaction/status", HTTPStatus: http.StatusOK,
+		status := endpoints[epStatus]
+		return nil, &ResponseError{Method: status.method, Path: status.path, HTTPStatus: http.StatusOK,
 			Field: "id", Err: fmt.Errorf("asked for transaction %s, answered for %s", p.PaymentID, before.ID)}
 	case p.OrderID != "" && before.OrderID != p.OrderID:
 		return nil, &ACSReturnMismatchError{PaymentID: expected, OrderID: p.OrderID, FoundOrderID: before.OrderID}
 	case !awaitingAuthentication(before.Status):
 		return paymentFromStatus(before), nil
 	}
-	pay, err := s.payment(ctx, "card/authenticate", p, opts)
+	pay, err := s.payment(ctx, epAuthenticate, p, opts)
 	switch {
 	case errors.Is(err, ErrTransactionCompleted):
 		// A repeated return that raced the first: report where the payment

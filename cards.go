@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 
@@ -52,7 +51,7 @@ func (s *CardsService) Tokenize(ctx context.Context, p *TokenizeParams, opts ...
 		return nil, &ValidationError{Field: "number", Reason: "is required"}
 	}
 	out := new(Token)
-	if err := s.client.do(ctx, endpoint{method: http.MethodGet, path: "card/getToken", unsigned: true}, p, out, opts); err != nil {
+	if err := s.client.do(ctx, endpoints[epTokenize], p, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -145,7 +144,7 @@ func (s *CardsService) Charge(ctx context.Context, p *ChargeParams, opts ...Call
 	if p == nil {
 		return nil, &ValidationError{Field: "user", Reason: "is required"}
 	}
-	return s.payment(ctx, "card/process", p, opts)
+	return s.payment(ctx, epCharge, p, opts)
 }
 
 // AuthenticateParams carry what the access control server sent back to the
@@ -192,7 +191,7 @@ func (s *CardsService) Authenticate(ctx context.Context, p *AuthenticateParams, 
 	if p.PaymentID != 0 || p.OrderID != "" {
 		return s.authenticateBound(ctx, p, opts)
 	}
-	return s.payment(ctx, "card/authenticate", p, opts)
+	return s.payment(ctx, epAuthenticate, p, opts)
 }
 
 // ChargeRecurringParams describe a manual recurring charge (POST
@@ -219,12 +218,12 @@ func (s *CardsService) ChargeRecurring(ctx context.Context, p *ChargeRecurringPa
 	if p == nil {
 		return nil, &ValidationError{Field: "user", Reason: "is required"}
 	}
-	return s.payment(ctx, "card/processRecurring", p, opts)
+	return s.payment(ctx, epChargeRecurring, p, opts)
 }
 
-func (s *CardsService) payment(ctx context.Context, path string, params any, opts []CallOption) (*Payment, error) {
+func (s *CardsService) payment(ctx context.Context, name endpointName, params any, opts []CallOption) (*Payment, error) {
 	var out paymentResponse
-	if err := s.client.do(ctx, endpoint{method: http.MethodPost, path: path}, params, &out, opts); err != nil {
+	if err := s.client.do(ctx, endpoints[name], params, &out, opts); err != nil {
 		return nil, err
 	}
 	return &out.Payment, nil

@@ -380,14 +380,6 @@ func WithCallTimeout(d time.Duration) CallOption {
 	return func(s *callSettings) { s.timeout = d }
 }
 
-// endpoint describes one method of the gateway.
-type endpoint struct {
-	method       string // http.MethodGet or http.MethodPost
-	path         string // below /v1/, for example "card/process"
-	unsigned     bool   // sent without a signature
-	extendedOnly bool   // absent from the basic form
-}
-
 // validator is implemented by parameter structs that can be checked before
 // anything is sent.
 type validator interface {
@@ -442,7 +434,7 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 	r := &attempt{client: c, ep: ep, encoded: encoded}
 	status, body, attempts, err := r.sendWithRetries(ctx, settings.retry)
 	if err != nil {
-		if ep.method == http.MethodPost && r.mayHaveReached {
+		if !ep.idempotent && r.mayHaveReached {
 			return unknown.after(attempts, err)
 		}
 		return &NetworkError{Method: ep.method, Path: ep.path, Attempts: attempts, Err: err}
@@ -467,10 +459,10 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 		return nil
 	case errors.As(err, &apiErr):
 		apiErr.Attempts = attempts
-		if ep.method == http.MethodPost && apiErr.Code == 0 && status >= 500 {
+		if !ep.idempotent && apiErr.Code == 0 && status >= 500 {
 			return unknown.after(attempts, err)
 		}
-	case ep.method == http.MethodPost:
+	case !ep.idempotent:
 		// The gateway answered 2xx, but with nothing we can read: it may
 		// well have charged.
 		return unknown.after(attempts, err)
@@ -540,9 +532,9 @@ func (a *attempt) sendWithRetries(ctx context.Context, policy RetryPolicy) (stat
 		switch {
 		case ctx.Err() != nil:
 		case err != nil:
-			// A POST is retried only when it provably never left.
-			retryable = a.ep.method == http.MethodGet || notSent
-		case a.ep.method == http.MethodGet:
+			// Any other method is sent again only when it provably never left.
+			retryable = a.ep.idempotent || notSent
+		case a.ep.idempotent:
 			retryable = retryableStatus(status)
 		}
 		if !retryable || attempts >= policy.MaxAttempts {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
@@ -55,7 +54,7 @@ func (t PayoutType) IsCard() bool { return t.Key == PayoutTypeCreditCard }
 // read is left empty and reported (see WithDecodeWarnings).
 func (s *PayoutsService) Types(ctx context.Context, opts ...CallOption) ([]PayoutType, error) {
 	out := new(payoutTypesResponse)
-	ep := endpoint{method: http.MethodGet, path: "payout-types", unsigned: true}
+	ep := endpoints[epPayoutTypes]
 	if err := s.client.do(ctx, ep, nil, out, opts); err != nil {
 		return nil, err
 	}
@@ -112,7 +111,7 @@ func (s *PayoutsService) Parameters(ctx context.Context, p *PayoutParameterParam
 		q.Account = q.Account[:binLength]
 	}
 	var out payoutParameterList
-	ep := endpoint{method: http.MethodGet, path: "payout-parameters", unsigned: true}
+	ep := endpoints[epPayoutParameters]
 	if err := s.client.do(ctx, ep, &q, &out, opts); err != nil {
 		return nil, err
 	}
@@ -223,14 +222,13 @@ func (s *PayoutsService) Create(ctx context.Context, p *PayoutParams, opts ...Ca
 	if p == nil {
 		return nil, &ValidationError{Field: "type", Reason: "is required"}
 	}
-	const path = "payout"
 	out := new(payoutResponse)
-	ep := endpoint{method: http.MethodPost, path: path, extendedOnly: true}
+	ep := endpoints[epCreatePayout]
 	if err := s.client.do(ctx, ep, &payoutRequest{Type: p.Type.ID, PayoutParams: p}, out, opts); err != nil {
 		return nil, err
 	}
 	if !out.Payout.Success {
-		return nil, &DeclinedError{Method: http.MethodPost, Path: path, ID: out.Payout.ID, Status: string(out.Payout.Status)}
+		return nil, &DeclinedError{Method: ep.method, Path: ep.path, ID: out.Payout.ID, Status: string(out.Payout.Status)}
 	}
 	return &out.Payout, nil
 }

@@ -380,7 +380,7 @@ func FuzzChargeInformationalField(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	ep := endpoint{method: http.MethodPost, path: "card/process"}
+	ep := endpoints[epCharge]
 	f.Fuzz(func(t *testing.T, which uint8, value []byte) {
 		path := paths[int(which)%len(paths)]
 		raw := json.RawMessage(value)

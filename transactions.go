@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"net/http"
 	"net/url"
 	"time"
 
@@ -35,7 +34,7 @@ func (s *TransactionsService) Status(ctx context.Context, p *StatusParams, opts 
 		return nil, &ValidationError{Field: "id", Reason: "either id or order_id is required"}
 	}
 	out := new(TransactionStatus)
-	if err := s.client.do(ctx, endpoint{method: http.MethodGet, path: "transaction/status"}, p, out, opts); err != nil {
+	if err := s.client.do(ctx, endpoints[epStatus], p, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -82,13 +81,13 @@ func (s *TransactionsService) Reverse(ctx context.Context, p *ReverseParams, opt
 	if p == nil {
 		return nil, &ValidationError{Field: "id", Reason: "either id or order_id is required"}
 	}
-	const path = "transaction/reverse"
+	ep := endpoints[epReverse]
 	out := paymentResponse{optionalID: true} // a basic-form reversal answers only success
-	if err := s.client.do(ctx, endpoint{method: http.MethodPost, path: path}, p, &out, opts); err != nil {
+	if err := s.client.do(ctx, ep, p, &out, opts); err != nil {
 		return nil, err
 	}
 	if !out.Payment.Success && (out.Status == "" || out.Status.failed()) {
-		return nil, &DeclinedError{Method: http.MethodPost, Path: path, ID: out.ID, Status: string(out.Status)}
+		return nil, &DeclinedError{Method: ep.method, Path: ep.path, ID: out.ID, Status: string(out.Status)}
 	}
 	return &out.Payment, nil
 }
@@ -206,7 +205,7 @@ func (s *TransactionsService) Create(ctx context.Context, p *AlternativePaymentP
 		return nil, &ValidationError{Field: "user", Reason: "is required"}
 	}
 	out := new(AlternativePayment)
-	ep := endpoint{method: http.MethodPost, path: "transaction/create", extendedOnly: true}
+	ep := endpoints[epCreateAlternative]
 	if err := s.client.do(ctx, ep, p, out, opts); err != nil {
 		return nil, err
 	}
@@ -221,7 +220,7 @@ func (s *TransactionsService) Get(ctx context.Context, id ID, opts ...CallOption
 		return nil, &ValidationError{Field: "id", Reason: "is required"}
 	}
 	out := new(Transaction)
-	ep := endpoint{method: http.MethodGet, path: "transactions/" + id.String(), extendedOnly: true}
+	ep := endpoints[epTransactionByID].at(id.String())
 	if err := s.client.do(ctx, ep, nil, out, opts); err != nil {
 		return nil, err
 	}
@@ -287,7 +286,7 @@ func (s *TransactionsService) List(ctx context.Context, p *ListParams, opts ...C
 		return nil, &ValidationError{Field: "orderId", Reason: "is required"}
 	}
 	out := new(TransactionPage)
-	ep := endpoint{method: http.MethodGet, path: "transactions", extendedOnly: true}
+	ep := endpoints[epListTransactions]
 	if err := s.client.do(ctx, ep, p, out, opts); err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package paygate
 import (
 	"context"
 	"errors"
-	"net/http"
 
 	"github.com/shopspring/decimal"
 )
@@ -41,7 +40,7 @@ func (s *UsersService) Resolve(ctx context.Context, p *ResolveUserParams, opts .
 		return "", &ValidationError{Field: "identifier", Reason: "is required"}
 	}
 	var out resolveResponse
-	if err := s.client.do(ctx, endpoint{method: http.MethodPost, path: "user/resolve"}, p, &out, opts); err != nil {
+	if err := s.client.do(ctx, endpoints[epResolveUser], p, &out, opts); err != nil {
 		return "", err
 	}
 	return out.ID, nil
@@ -70,7 +69,7 @@ func (s *UsersService) ChangeRecurring(ctx context.Context, p *ChangeRecurringPa
 	if p == nil {
 		return &ValidationError{Field: "user", Reason: "is required"}
 	}
-	return s.client.doSuccess(ctx, endpoint{method: http.MethodPost, path: "user/changeRecurring"}, p, opts)
+	return s.client.doSuccess(ctx, endpoints[epChangeRecurring], p, opts)
 }
 
 // CancelRecurringParams name the user whose recurring payments to cancel
@@ -87,7 +86,7 @@ func (s *UsersService) CancelRecurring(ctx context.Context, p *CancelRecurringPa
 	if p == nil {
 		return &ValidationError{Field: "user", Reason: "is required"}
 	}
-	return s.client.doSuccess(ctx, endpoint{method: http.MethodPost, path: "user/cancelRecurring"}, p, opts)
+	return s.client.doSuccess(ctx, endpoints[epCancelRecurring], p, opts)
 }
 
 // Days returns a pointer to n, for the day counts where nil means "not
