@@ -20,7 +20,7 @@ const MaxACSReturnBytes = 128 << 10
 // button. Embed it in a page of your own, or use WriteACSRedirect to send a
 // complete page. The URL must be an absolute http(s) URL.
 func (a *ACS) RedirectForm() (template.HTML, error) {
-	if err := a.checkURL(); err != nil {
+	if err := a.verifyURL(); err != nil {
 		return "", err
 	}
 	var buf bytes.Buffer
@@ -83,10 +83,10 @@ func ReadACSReturn(r *http.Request) (*AuthenticateParams, error) {
 	return p, nil
 }
 
-// checkURL refuses anything but an absolute http(s) address, so that a
+// verifyURL refuses anything but an absolute http(s) address, so that a
 // tampered or broken answer cannot point the payer's browser at a
 // javascript: or data: URL, and parameters without a TermUrl.
-func (a *ACS) checkURL() error {
+func (a *ACS) verifyURL() error {
 	if a == nil {
 		return errors.New("paygate: no ACS object: the payment needs no 3-D Secure redirect")
 	}

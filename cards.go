@@ -48,7 +48,7 @@ type Token struct {
 // JSON.
 func (s *CardsService) Tokenize(ctx context.Context, p *TokenizeParams, opts ...CallOption) (*Token, error) {
 	if p == nil {
-		return nil, &ValidationError{Field: "number", Reason: "is required"}
+		p = &TokenizeParams{}
 	}
 	out := new(Token)
 	if err := s.client.do(ctx, endpoints[epTokenize], p, out, opts); err != nil {
@@ -142,7 +142,7 @@ type ChargeParams struct {
 // an error.
 func (s *CardsService) Charge(ctx context.Context, p *ChargeParams, opts ...CallOption) (*Payment, error) {
 	if p == nil {
-		return nil, &ValidationError{Field: "user", Reason: "is required"}
+		p = &ChargeParams{}
 	}
 	return s.payment(ctx, epCharge, p, opts)
 }
@@ -186,7 +186,7 @@ type AuthenticateParams struct {
 // the order.
 func (s *CardsService) Authenticate(ctx context.Context, p *AuthenticateParams, opts ...CallOption) (*Payment, error) {
 	if p == nil {
-		return nil, &ValidationError{Field: "PaRes", Reason: "is required"}
+		p = &AuthenticateParams{}
 	}
 	if p.PaymentID != 0 || p.OrderID != "" {
 		return s.authenticateBound(ctx, p, opts)
@@ -216,7 +216,7 @@ type ChargeRecurringParams struct {
 // ErrRecurringDisabled or ErrRecurringExpired.
 func (s *CardsService) ChargeRecurring(ctx context.Context, p *ChargeRecurringParams, opts ...CallOption) (*Payment, error) {
 	if p == nil {
-		return nil, &ValidationError{Field: "user", Reason: "is required"}
+		p = &ChargeRecurringParams{}
 	}
 	return s.payment(ctx, epChargeRecurring, p, opts)
 }
@@ -260,7 +260,7 @@ var tokenRules = decodeRules{required: []string{"id"}}
 
 func (t *Token) rules() *decodeRules { return &tokenRules }
 
-func (t *Token) check() error {
+func (t *Token) verifyAnswer() error {
 	if t.ID == "" {
 		return &fieldError{field: "id", err: errors.New("the token id is empty")}
 	}

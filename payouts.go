@@ -101,7 +101,7 @@ type PayoutParameter struct {
 // informational (see WithDecodeWarnings).
 func (s *PayoutsService) Parameters(ctx context.Context, p *PayoutParameterParams, opts ...CallOption) ([]PayoutParameter, error) {
 	if p == nil {
-		return nil, &ValidationError{Field: "type", Reason: "is required"}
+		p = &PayoutParameterParams{}
 	}
 	if err := p.validate(); err != nil {
 		return nil, err
@@ -220,7 +220,7 @@ type Payout struct {
 // paying out again.
 func (s *PayoutsService) Create(ctx context.Context, p *PayoutParams, opts ...CallOption) (*Payout, error) {
 	if p == nil {
-		return nil, &ValidationError{Field: "type", Reason: "is required"}
+		p = &PayoutParams{}
 	}
 	out := new(payoutResponse)
 	ep := endpoints[epCreatePayout]
@@ -411,15 +411,6 @@ var payoutFields = sync.OnceValue(func() map[string]int {
 	return fields
 })
 
-// checkPayoutType requires a type: id 0 is a valid id, so only a type with
-// neither id nor key counts as none.
-func checkPayoutType(t PayoutType) error {
-	if t.ID == 0 && t.Key == "" {
-		return &ValidationError{Field: "type", Reason: "is required: a payout type from payout-types (a type with id 0 needs its key)"}
-	}
-	return nil
-}
-
 // validCardExpiry accepts MM/YY.
 func validCardExpiry(s string) bool {
 	if len(s) != 5 || s[2] != '/' || !cardnum.Digits(s[:2]) || !cardnum.Digits(s[3:]) {
@@ -451,7 +442,7 @@ var payoutTypesRules = decodeRules{required: []string{"success", "types[].id", "
 
 func (r *payoutTypesResponse) rules() *decodeRules { return &payoutTypesRules }
 
-func (r *payoutTypesResponse) check() error {
+func (r *payoutTypesResponse) verifyAnswer() error {
 	if *r.Success && r.Types == nil {
 		return missing("types")
 	}
@@ -481,7 +472,7 @@ func (r *payoutResponse) rules() *decodeRules { return &payoutRules }
 
 func (r *payoutResponse) setWarnings(w []DecodeWarning) { r.Payout.Warnings = w }
 
-func (r *payoutResponse) check() error {
+func (r *payoutResponse) verifyAnswer() error {
 	if r.ID != nil {
 		r.Payout.ID = *r.ID
 	}

@@ -24,23 +24,29 @@ import (
 	"github.com/paygate/paygate-go/internal/redact"
 )
 
-// validator is implemented by parameter structs that can be checked before
-// anything is sent.
+// The pipeline's two words for judging data: a request's parameters are
+// validated (validate, returning a *ValidationError naming the parameter,
+// before anything is sent); the gateway's answer is verified (verifyBody,
+// verifyDecodedAmount, verifyAnswer, failing the call with a
+// *ResponseError).
+
+// validator is implemented by parameter structs that can be validated
+// before anything is sent.
 type validator interface {
 	validate(Form) error
 }
 
-// checker is implemented by response types that check, once decoded, what
-// the per-field rules cannot express (fields required only together with
-// others, contradictions).
-type checker interface {
-	check() error
+// answerVerifier is implemented by response types that verify, once
+// decoded, what the per-field rules cannot express (fields required only
+// together with others, contradictions).
+type answerVerifier interface {
+	verifyAnswer() error
 }
 
 var pairsPool = sync.Pool{New: func() any { p := make(form.Pairs, 0, 24); return &p }}
 
 // do is the one request pipeline: validate, encode, sign, send (with the
-// retries the policy allows), read, decode.
+// retries the policy allows), read, decode, verify.
 func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts []CallOption) error {
 	if ep.extendedOnly && c.form == FormBasic {
 		return fmt.Errorf("%w: %s %s", ErrBasicForm, ep.method, ep.path)
@@ -331,13 +337,13 @@ func (c *Client) decode(ep endpoint, status int, body []byte, out any) ([]Decode
 	if out == nil {
 		return nil, nil
 	}
-	if err := screenBody(body); err != nil {
+	if err := verifyBody(body); err != nil {
 		return nil, &ResponseError{Method: ep.method, Path: ep.path, HTTPStatus: status, Err: err}
 	}
 	warnings, err := decodeTolerant(body, out)
 	if err == nil {
-		if ch, ok := out.(checker); ok {
-			err = ch.check()
+		if v, ok := out.(answerVerifier); ok {
+			err = v.verifyAnswer()
 		}
 	}
 	if err != nil {
@@ -416,9 +422,9 @@ const (
 
 var errNullBody = errors.New("the body is JSON null")
 
-// screenBody rejects a body before it is decoded: JSON null (which would
+// verifyBody rejects a body before it is decoded: JSON null (which would
 // decode as "nothing" into every type) and absurdly long numbers.
-func screenBody(body []byte) error {
+func verifyBody(body []byte) error {
 	if string(bytes.TrimSpace(body)) == "null" {
 		return errNullBody
 	}
@@ -435,11 +441,11 @@ func screenBody(body []byte) error {
 	return nil
 }
 
-// checkDecodedAmount rejects an amount beyond the limits above. The
+// verifyDecodedAmount rejects an amount beyond the limits above. The
 // tolerant decoder applies it to every decimal it reads, so that an absurd
 // amount is reported at its path (an error for an essential field, a
 // warning otherwise).
-func checkDecodedAmount(d decimal.Decimal) error {
+func verifyDecodedAmount(d decimal.Decimal) error {
 	exp := int(d.Exponent())
 	switch {
 	case exp < -maxMoneyFractionDigits:

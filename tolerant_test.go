@@ -387,7 +387,7 @@ func FuzzChargeInformationalField(f *testing.F) {
 		if !json.Valid(value) || len(value) > 4096 || bytes.Count(value, []byte("[")) > 100 || bytes.Count(value, []byte("{")) > 100 {
 			raw, _ = json.Marshal(strings.ToValidUTF8(string(value), ""))
 		}
-		if screenBody(raw) != nil {
+		if verifyBody(raw) != nil {
 			return // a body-level guard (JSON null, a number of over 1000 digits), not a field
 		}
 		var out paymentResponse

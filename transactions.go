@@ -31,7 +31,7 @@ func (p *StatusParams) validate(Form) error {
 // includes the later effects of other transactions, such as a refund.
 func (s *TransactionsService) Status(ctx context.Context, p *StatusParams, opts ...CallOption) (*TransactionStatus, error) {
 	if p == nil {
-		return nil, &ValidationError{Field: "id", Reason: "either id or order_id is required"}
+		p = &StatusParams{}
 	}
 	out := new(TransactionStatus)
 	if err := s.client.do(ctx, endpoints[epStatus], p, out, opts); err != nil {
@@ -79,7 +79,7 @@ func (p *ReverseParams) validate(Form) error {
 // means the reversal went through.
 func (s *TransactionsService) Reverse(ctx context.Context, p *ReverseParams, opts ...CallOption) (*Payment, error) {
 	if p == nil {
-		return nil, &ValidationError{Field: "id", Reason: "either id or order_id is required"}
+		p = &ReverseParams{}
 	}
 	ep := endpoints[epReverse]
 	out := paymentResponse{optionalID: true} // a basic-form reversal answers only success
@@ -202,7 +202,7 @@ type AlternativePayment struct {
 // extended form only). Redirect the payer to the result's RedirectURL.
 func (s *TransactionsService) Create(ctx context.Context, p *AlternativePaymentParams, opts ...CallOption) (*AlternativePayment, error) {
 	if p == nil {
-		return nil, &ValidationError{Field: "user", Reason: "is required"}
+		p = &AlternativePaymentParams{}
 	}
 	out := new(AlternativePayment)
 	ep := endpoints[epCreateAlternative]
@@ -283,7 +283,7 @@ type TransactionPage struct {
 // [TransactionsService.All].
 func (s *TransactionsService) List(ctx context.Context, p *ListParams, opts ...CallOption) (*TransactionPage, error) {
 	if p == nil {
-		return nil, &ValidationError{Field: "orderId", Reason: "is required"}
+		p = &ListParams{}
 	}
 	out := new(TransactionPage)
 	ep := endpoints[epListTransactions]
@@ -305,11 +305,10 @@ func (s *TransactionsService) List(ctx context.Context, p *ListParams, opts ...C
 // leaves room for doubt); a zero or absent count leaves the short or empty
 // page as the only end.
 func (s *TransactionsService) All(ctx context.Context, p *ListParams, opts ...CallOption) iter.Seq2[Transaction, error] {
+	if p == nil {
+		p = &ListParams{}
+	}
 	return func(yield func(Transaction, error) bool) {
-		if p == nil {
-			yield(Transaction{}, &ValidationError{Field: "orderId", Reason: "is required"})
-			return
-		}
 		q := *p
 		if q.Page == 0 {
 			q.Page = 1
@@ -478,7 +477,7 @@ func (p *TransactionPage) setWarnings(w []DecodeWarning)    { p.Warnings = w }
 func (a *AlternativePayment) rules() *decodeRules           { return &alternativeRules }
 func (a *AlternativePayment) setWarnings(w []DecodeWarning) { a.Warnings = w }
 
-func (a *AlternativePayment) check() error {
+func (a *AlternativePayment) verifyAnswer() error {
 	a.ID, _ = ParseID(a.RawID) // zero when not numeric, as documented
 	return nil
 }
@@ -495,15 +494,4 @@ func (p *TransactionPage) UnmarshalJSON(b []byte) error {
 	}
 	*p = TransactionPage{TotalCount: int(wire.TotalCount), Transactions: wire.Transactions, Warnings: p.Warnings}
 	return nil
-}
-
-// checkIDOrOrderID requires exactly one of a transaction id and an order id.
-func checkIDOrOrderID(id ID, orderID string) error {
-	switch {
-	case id == 0 && orderID == "":
-		return &ValidationError{Field: "id", Reason: "either id or order_id is required"}
-	case id != 0 && orderID != "":
-		return &ValidationError{Field: "order_id", Reason: "give either id or order_id, not both"}
-	}
-	return checkMaxLen("order_id", orderID, MaxOrderIDLength)
 }
