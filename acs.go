@@ -143,18 +143,28 @@ type ACSReturnMismatchError struct {
 	// when the return belonged to another payment (refused after the call:
 	// that other payment went on through its own 3-D Secure step).
 	AuthenticatedID ID
+	// Err is the gateway's refusal when the return belonged to another
+	// payment, already completed (40501, ErrTransactionCompleted), while
+	// the expected one still waits for 3-D Secure.
+	Err error
 }
 
 // Error implements the error interface.
 func (e *ACSReturnMismatchError) Error() string {
-	if e.AuthenticatedID != 0 {
+	switch {
+	case e.AuthenticatedID != 0:
 		return fmt.Sprintf("paygate: the 3-D Secure return belonged to transaction %s, not to payment %s", e.AuthenticatedID, e.PaymentID)
+	case e.Err != nil:
+		return fmt.Sprintf("paygate: the 3-D Secure return belonged to another transaction, already completed, not to payment %s (%v)", e.PaymentID, e.Err)
 	}
 	return fmt.Sprintf("paygate: payment %s belongs to order %q, not to order %q; nothing was sent", e.PaymentID, e.FoundOrderID, e.OrderID)
 }
 
 // Is makes errors.Is(err, ErrACSReturnMismatch) true.
 func (e *ACSReturnMismatchError) Is(target error) bool { return target == ErrACSReturnMismatch }
+
+// Unwrap returns the gateway's refusal, if any.
+func (e *ACSReturnMismatchError) Unwrap() error { return e.Err }
 
 // authenticateBound is Authenticate for a return bound to a payment or an
 // order: look the payment up, refuse another order's, report a settled one
@@ -189,8 +199,11 @@ func (s *CardsService) authenticateBound(ctx context.Context, p *AuthenticatePar
 		// stands, unless it is still waiting, in which case the completed
 		// transaction was another one.
 		now, lerr := s.client.Transactions.Status(ctx, &StatusParams{ID: expected}, opts...)
-		if lerr != nil || awaitingAuthentication(now.Status) {
+		switch {
+		case lerr != nil:
 			return nil, err
+		case awaitingAuthentication(now.Status):
+			return nil, &ACSReturnMismatchError{PaymentID: expected, OrderID: p.OrderID, Err: err}
 		}
 		return paymentFromStatus(now), nil
 	case err != nil:

@@ -72,9 +72,9 @@ func (e *CallbackMismatchError) Is(target error) bool { return target == ErrCall
 //     [CallbackStatus.TransactionStatuses]): a completed callback of a
 //     payment refunded since, or a processing one of a payment completed
 //     since, does not confirm;
-//   - price, and amount when sent: equal to the record's price as numbers
-//     (the callback sends four decimals, the record two; the gateway fills
-//     amount with the price);
+//   - price, and amount when sent (even empty): equal to the record's
+//     price as numbers (the callback sends four decimals, the record two;
+//     the gateway fills amount with the price);
 //   - currency, order_id;
 //   - user: the record's user id (extended form).
 //
@@ -194,11 +194,13 @@ func compareCallback(cb *Callback, tx *Transaction, full bool) *CallbackConfirma
 		check("reference_id", sameTx && tx.ReferenceID == cb.ReferenceID)
 	}
 	types := callbackTransactionTypes[cb.Status]
-	check("type", sameTx && (cb.Type == "" || cb.Type == CallbackTypeTransaction) &&
+	// Presence, not emptiness: a swap with an empty field (reason) leaves
+	// type and amount present but empty, which the record cannot confirm.
+	check("type", sameTx && (!cb.raw.Has("type") || cb.Type == CallbackTypeTransaction) &&
 		(types == nil || slices.Contains(types, tx.Type)))
 	check("status", sameTx && slices.Contains(callbackTransactionStatuses[cb.Status], tx.Status))
 	check("price", sameTx && tx.Price.Equal(cb.Price))
-	if cb.Value("amount") != "" {
+	if cb.raw.Has("amount") {
 		check("amount", sameTx && tx.Price.Equal(cb.Amount))
 	}
 	check("currency", sameTx && tx.Currency == cb.Currency)

@@ -34,6 +34,8 @@ func TestConfirmCallback_ComparesWithTheGatewaysRecord(t *testing.T) {
 		{"callback type other than transaction", FormExtended, CallbackCompleted, url.Values{"type": {"completed"}}, "transaction_completed.json", []string{"type"}},
 		{"price differs", FormExtended, CallbackCompleted, url.Values{"price": {"1000.0000"}}, "transaction_completed.json", []string{"price"}},
 		{"amount and user swapped", FormExtended, CallbackCompleted, url.Values{"amount": {"7301"}, "user": {"10.00"}}, "transaction_completed.json", []string{"amount", "user"}},
+		{"amount emptied by a swap with reason", FormExtended, CallbackCompleted, url.Values{"amount": {""}, "reason": {"10.00"}}, "transaction_completed.json", []string{"amount"}},
+		{"type emptied by a swap with reason", FormExtended, CallbackCompleted, url.Values{"type": {""}, "reason": {"transaction"}}, "transaction_completed.json", []string{"type"}},
 		{"currency differs", FormExtended, CallbackCompleted, url.Values{"currency": {"USD"}}, "transaction_completed.json", []string{"currency"}},
 		{"order id differs", FormExtended, CallbackCompleted, url.Values{"order_id": {"order-2002"}}, "transaction_completed.json", []string{"order_id"}},
 	}

@@ -3,7 +3,6 @@ package paygate
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"slices"
 	"sync"
@@ -16,7 +15,7 @@ const DefaultDedupCapacity = 10000
 // DedupKey identifies one callback for de-duplication, and places it in the
 // life of its transaction for ordering. Build it with [Callback.DedupKey].
 //
-// The identity of a callback is Digest, the SHA-256 of the set of values the
+// The identity of a callback is Digest, the SHA-256 of the string the
 // signature covers: the gateway signs values, not field names, so a
 // callback whose values were swapped between fields (id and reference_id on
 // a refund_completed, say) still verifies, and must not count as a new
@@ -34,9 +33,9 @@ type DedupKey struct {
 	// refunded, charged back, ...), ID otherwise. Stores that keep order
 	// group statuses by it.
 	Transaction ID
-	// Digest is the SHA-256 of the callback's values (signature excluded),
-	// sorted and length-prefixed, so independent of which field carried
-	// which value. A key built by hand with only ID and Status has none and
+	// Digest is the SHA-256 of the string the signature covers (the
+	// values, signature excluded, sorted and joined with "|"), so
+	// independent of which field carried which value. A key built by hand with only ID and Status has none and
 	// is identified by ID and Status, as before.
 	Digest [32]byte
 }
@@ -52,7 +51,8 @@ func (c *Callback) DedupKey() DedupKey {
 
 // String returns the key for an external store: the 64 lowercase hex digits
 // of Digest, or "<id>/<status>" for a key without a Digest. It is never
-// empty, and two callbacks with different values give different strings.
+// empty, and two callbacks whose signed strings differ give different
+// strings.
 func (k DedupKey) String() string {
 	if k.Digest == ([32]byte{}) {
 		return k.ID.String() + "/" + string(k.Status)
@@ -111,8 +111,11 @@ func (k DedupKey) staleAfter(latest CallbackStatus) bool {
 	return s > 0 && latest.stage() > s
 }
 
-// valuesDigest hashes the multiset of values the signature covers, each
-// prefixed with its length so that no two different sets hash alike.
+// valuesDigest hashes what the signature covers: the values sorted and
+// joined with "|". Values re-split at a "|" (two fields merged into one, or
+// one split in two) keep the signature valid, so they must keep the digest
+// too: a length-prefixed encoding would tell them apart and let such a
+// callback be processed again.
 func valuesDigest(v map[string][]string) [32]byte {
 	vals := make([]string, 0, len(v))
 	for k, vs := range v {
@@ -121,15 +124,7 @@ func valuesDigest(v map[string][]string) [32]byte {
 		}
 	}
 	slices.Sort(vals)
-	h := sha256.New()
-	var n [binary.MaxVarintLen64]byte
-	for _, s := range vals {
-		h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
-		h.Write([]byte(s))
-	}
-	var sum [32]byte
-	h.Sum(sum[:0])
-	return sum
+	return sha256.Sum256(appendCanonical(nil, vals))
 }
 
 // DedupClaim is what a CallbackDedupStore says about a callback about to be

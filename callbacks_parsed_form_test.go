@@ -1,7 +1,11 @@
 package paygate
 
 import (
+	"bytes"
+	"context"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -47,4 +51,32 @@ func TestParseRequest_ParsedFormWithAWrongSignatureIsRejected(t *testing.T) {
 	body := NewTestCallbackSigner("another-key", FormExtended).Body(CallbackCompleted, nil)
 	_, err := testVerifier(t).ParseRequest(parsedByMiddleware(t, body, ""))
 	require.ErrorIs(t, err, ErrSignatureInvalid)
+}
+
+// Middleware that reads the body itself (to log it, say) either puts it
+// back, and the callback verifies, or leaves it consumed without parsing a
+// form, and there is nothing left to verify: refused, never processed.
+func TestCallbackHandler_BodyReadByMiddlewareWithoutParseForm(t *testing.T) {
+	body := NewTestCallbackSigner(testSecret, FormExtended).Body(CallbackCompleted, nil)
+	for _, tc := range []struct {
+		name    string
+		putBack bool
+		want    int
+		calls   int
+	}{{"put back", true, http.StatusOK, 1}, {"consumed", false, http.StatusForbidden, 0}} {
+		t.Run(tc.name, func(t *testing.T) {
+			calls := 0
+			h := newTestCallbackHandler(t, func(context.Context, *Callback) error { calls++; return nil })
+			r := callbackRequest(body)
+			read, err := io.ReadAll(r.Body)
+			require.NoError(t, err)
+			if tc.putBack {
+				r.Body = io.NopCloser(bytes.NewReader(read))
+			}
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			assert.Equal(t, tc.want, w.Code)
+			assert.Equal(t, tc.calls, calls)
+		})
+	}
 }

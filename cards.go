@@ -181,7 +181,9 @@ type AuthenticateParams struct {
 // anything is sent, and a payment that is no longer waiting for 3-D Secure
 // (a repeated return: the payer went back and resubmitted) is reported with
 // its current status instead of failing with ErrTransactionCompleted. After
-// the call, an answer for another payment is refused. Both refusals are an
+// the call, an answer for another payment is refused, and so is the
+// gateway's 40501 while the expected payment still waits (the return was
+// another payment's, already completed). These refusals are an
 // *ACSReturnMismatchError (errors.Is ErrACSReturnMismatch): do not change
 // the order.
 func (s *CardsService) Authenticate(ctx context.Context, p *AuthenticateParams, opts ...CallOption) (*Payment, error) {

@@ -2,9 +2,11 @@ package paygate
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -50,6 +52,15 @@ func TestRedirects_NeverFollowedWithAMerchantClient(t *testing.T) {
 					Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode})
 				return err
 			}},
+			{"GET payout-types", func(c *Client) error {
+				_, err := c.Payouts.Types(context.Background())
+				return err
+			}},
+			{"GET payout-parameters", func(c *Client) error {
+				_, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: PayoutType{ID: 5, Key: "SEPA", Label: "SEPA"},
+					Account: echoIBAN, Currency: "EUR"})
+				return err
+			}},
 		} {
 			t.Run(fmt.Sprintf("%d %s", status, call.name), func(t *testing.T) {
 				var elsewhere requestLog
@@ -64,9 +75,15 @@ func TestRedirects_NeverFollowedWithAMerchantClient(t *testing.T) {
 				}))
 				defer gw.Close()
 
-				// A client as a merchant writes it: it follows redirects.
+				// A client as a merchant writes it: it follows redirects, with
+				// a transport and a cookie jar of its own.
+				jar, err := cookiejar.New(nil)
+				require.NoError(t, err)
+				followed := 0
 				c, err := NewClient(testProject, testSecret, WithBaseURL(gw.URL),
-					WithHTTPClient(&http.Client{}), WithRetryPolicy(NoRetries))
+					WithHTTPClient(&http.Client{Transport: &http.Transport{}, Jar: jar,
+						CheckRedirect: func(*http.Request, []*http.Request) error { followed++; return nil }}),
+					WithRetryPolicy(NoRetries))
 				require.NoError(t, err)
 				err = call.do(c)
 
@@ -77,6 +94,8 @@ func TestRedirects_NeverFollowedWithAMerchantClient(t *testing.T) {
 				assert.NotContains(t, err.Error(), "/collect")
 				assert.NotContains(t, err.Error(), echoCardNumber)
 				assert.Zero(t, elsewhere.len(), "the redirect target must receive nothing (no body, no Referer)")
+				assert.Zero(t, followed, "the merchant's CheckRedirect is never asked")
+				assert.NotContains(t, err.Error(), echoIBAN)
 			})
 		}
 	}
@@ -143,5 +162,50 @@ func TestBaseURL_PlainHTTPRefusedUnlessLoopbackOrAllowed(t *testing.T) {
 	for _, base := range []string{"http://127.0.0.1:8080", "http://localhost:8080", "http://[::1]:8080", "http://127.0.0.2", "https://gateway.example.com"} {
 		_, err := NewClient(testProject, testSecret, WithBaseURL(base))
 		require.NoError(t, err, base)
+	}
+}
+
+// quotingTransport fails every request with an error that quotes its URL
+// and Authorization header, as a logging or proxying transport a merchant
+// wraps around the default one may.
+type quotingTransport struct{ sawAuth chan string }
+
+func (q quotingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	q.sawAuth <- r.Header.Get("Authorization")
+	return nil, fmt.Errorf("upstream refused %s (authorization %q)", r.URL, r.Header.Get("Authorization"))
+}
+
+func TestBaseURL_CredentialsNeverInATransportError(t *testing.T) {
+	const user, pass = "merchant", "s3cr3t-pass"
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+	q := quotingTransport{sawAuth: make(chan string, 1)}
+	c, err := NewClient(testProject, testSecret, WithBaseURL("https://"+user+":"+pass+"@gw.example"),
+		WithHTTPClient(&http.Client{Transport: q}), WithRetryPolicy(NoRetries))
+	require.NoError(t, err)
+	calls := map[string]func() error{
+		"GET balance": func() error { _, err := c.Balance.Get(context.Background(), nil); return err },
+		"GET card/getToken": func() error {
+			_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{
+				Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode})
+			return err
+		},
+		"POST card/process": func() error {
+			_, err := c.Cards.Charge(context.Background(), &ChargeParams{User: "1", CardToken: echoToken,
+				Price: decimal.RequireFromString("9.99"), Currency: "EUR", Description: "Order 5", OrderID: "ord-5"})
+			return err
+		},
+	}
+	for name, call := range calls {
+		t.Run(name, func(t *testing.T) {
+			err := call()
+			require.Error(t, err)
+			assert.Equal(t, basic, <-q.sawAuth, "the credentials are sent")
+			require.Contains(t, err.Error(), "upstream refused", "the transport's error is kept")
+			for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err)} {
+				assert.NotContains(t, text, pass)
+				assert.NotContains(t, text, strings.TrimPrefix(basic, "Basic "))
+				assert.NotContains(t, text, echoCardNumber)
+			}
+		})
 	}
 }

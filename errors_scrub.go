@@ -1,6 +1,7 @@
 package paygate
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -69,6 +70,21 @@ func secretsOf(encoded []byte) sentSecrets {
 		return nil
 	}
 	return out
+}
+
+// credentials are the base URL's password and the basic authentication
+// header made of it, masked in a transport error however the transport
+// quoted the request; nil without credentials.
+func (c *Client) credentials() sentSecrets {
+	if c.baseUser == nil {
+		return nil
+	}
+	pass, _ := c.baseUser.Password()
+	s := sentSecrets{{value: base64.StdEncoding.EncodeToString([]byte(c.baseUser.Username() + ":" + pass)), card: true}}
+	if pass != "" { // an empty value would mask between every byte
+		s = append(s, secret{value: pass, card: true})
+	}
+	return s
 }
 
 // errBodyWithheld is the description of an answer without a gateway error

@@ -2,6 +2,7 @@ package paygate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,12 +21,16 @@ import (
 // The card data of the echo tests: values that appear nowhere else in an
 // error, so that finding one means the request leaked.
 const (
-	echoCardNumber = "4000056655665556"
-	echoCode       = "913"
-	echoMonth      = 11
-	echoYear       = 2031
-	echoToken      = "tok_7Hq2mZ9xW4"
-	echoAccount    = "79161234567" // a QIWI wallet: a phone number, too short to look like a card
+	echoCardNumber   = "4000056655665556"
+	echoCode         = "913"
+	echoMonth        = 11
+	echoYear         = 2031
+	echoToken        = "tok_7Hq2mZ9xW4"
+	echoAccount      = "79161234567" // a QIWI wallet: a phone number, too short to look like a card
+	echoRemitterCard = "5555555555554444"
+	echoIBAN         = "DE89370400440532013000"
+	echoPaRes        = "eJzVWNmSo0iyfecr"
+	echoMD           = "md-7f3a9c"
 )
 
 // echoRequest answers with the whole request (query and body, raw and
@@ -77,6 +82,22 @@ func TestErrors_NeverCarryCardDataEchoedByAnAnswer(t *testing.T) {
 				Amount: decimal.RequireFromString("10.00"), Currency: "EUR", OrderID: "payout-77"})
 			return err
 		}, []string{echoAccount}},
+		"Payouts.Create to a card with the remitter's card": {http.MethodPost, "payout", func(c *Client) error {
+			_, err := c.Payouts.Create(context.Background(), &PayoutParams{Type: PayoutType{ID: 1, Key: "CREDIT_CARD", Label: "Card"},
+				Account: echoCardNumber, CardExpirationDate: "11/31", Amount: decimal.RequireFromString("10.00"), Currency: "EUR", OrderID: "payout-78",
+				RemitterCardNumber: echoRemitterCard, RemitterCardExpirationMonth: "09", RemitterCardExpirationYear: "2032",
+				BeneficiaryFirstName: "Zebulon", BeneficiaryDocumentNumber: "XK998877"})
+			return err
+		}, []string{echoCardNumber, "11/31", echoRemitterCard, "2032", "Zebulon", "XK998877"}},
+		"Payouts.Parameters for an account": {http.MethodGet, "payout-parameters", func(c *Client) error {
+			_, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: PayoutType{ID: 5, Key: "SEPA", Label: "SEPA"},
+				Account: echoIBAN, Currency: "EUR"})
+			return err
+		}, []string{echoIBAN}},
+		"Authenticate": {http.MethodPost, "card/authenticate", func(c *Client) error {
+			_, err := c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: echoPaRes, MD: echoMD})
+			return err
+		}, []string{echoPaRes, echoMD}},
 	}
 	answers := []struct {
 		name   string
@@ -94,7 +115,22 @@ func TestErrors_NeverCarryCardDataEchoedByAnAnswer(t *testing.T) {
 				err := tc.call(c)
 				require.Error(t, err)
 				require.Equal(t, 1, mock.GetTotalCallCount())
-				for _, text := range []string{err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err)} {
+				var logged strings.Builder                               // a merchant logging the error
+				withoutTime := func(_ []string, a slog.Attr) slog.Attr { // a timestamp has digit runs of its own
+					if a.Key == slog.TimeKey {
+						return slog.Attr{}
+					}
+					return a
+				}
+				slog.New(slog.NewJSONHandler(&logged, &slog.HandlerOptions{ReplaceAttr: withoutTime})).Error("payment failed", "err", err)
+				texts := []string{err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), logged.String()}
+				var apiErr *Error
+				if errors.As(err, &apiErr) {
+					// Its fields, as %#v of a wrapper would print them were
+					// they not behind a pointer.
+					texts = append(texts, fmt.Sprintf("%#v", *apiErr))
+				}
+				for _, text := range texts {
 					for _, secret := range tc.secrets {
 						if allDigits(secret) {
 							assert.NotRegexp(t, regexp.MustCompile(`(^|\D)0*`+secret+`(\D|$)`), text)

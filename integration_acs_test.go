@@ -1,6 +1,7 @@
 package paygate_test
 
 import (
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,15 +29,26 @@ func (sb *sandbox) returnOf(pay *paygate.Payment) *paygate.AuthenticateParams {
 	return &paygate.AuthenticateParams{PaRes: sb.srv.PaRes(md, paygatetest.ACSPassword), MD: md}
 }
 
+// twoOrders3DS starts a sandbox in form with two payments waiting for
+// 3-D Secure, of orders ord-a and ord-b.
+func twoOrders3DS(t *testing.T, form paygate.Form) (sb *sandbox, a, b *paygate.Payment) {
+	t.Helper()
+	sb = newSandbox(t, form)
+	return sb, sb.charge3DS(t, "ord-a"), sb.charge3DS(t, "ord-b")
+}
+
+// boundTo binds params to the payment id and its order.
+func boundTo(params *paygate.AuthenticateParams, id paygate.ID, orderID string) *paygate.AuthenticateParams {
+	params.PaymentID, params.OrderID = id, orderID
+	return params
+}
+
 func TestAuthenticate_RefusesAReturnOfAnotherOrder(t *testing.T) {
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
-		sb := newSandbox(t, form)
-		a, b := sb.charge3DS(t, "ord-a"), sb.charge3DS(t, "ord-b")
+		sb, a, b := twoOrders3DS(t, form)
 
 		// A's PaRes and MD posted to B's return URL.
-		params := sb.returnOf(a)
-		params.PaymentID, params.OrderID = b.ID, "ord-b"
-		pay, err := sb.client.Cards.Authenticate(testCtx(t), params)
+		pay, err := sb.client.Cards.Authenticate(testCtx(t), boundTo(sb.returnOf(a), b.ID, "ord-b"))
 		require.ErrorIs(t, err, paygate.ErrACSReturnMismatch)
 		assert.Nil(t, pay)
 		var mismatch *paygate.ACSReturnMismatchError
@@ -104,4 +116,54 @@ func TestAuthenticate_UnboundRepeatedReturnStillFailsWith40501(t *testing.T) {
 	require.NoError(t, err)
 	_, err = sb.client.Cards.Authenticate(testCtx(t), sb.returnOf(a))
 	require.ErrorIs(t, err, paygate.ErrTransactionCompleted, "without a binding the SDK cannot tell a repeat from another payment's return")
+}
+
+// A's return, posted to B's return URL once A is completed, gets 40501
+// from the gateway: B still waits, so the return was another payment's.
+func TestAuthenticate_ReturnOfAnotherCompletedOrderIsAMismatch(t *testing.T) {
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		sb, a, b := twoOrders3DS(t, form)
+		_, err := sb.client.Cards.Authenticate(testCtx(t), boundTo(sb.returnOf(a), a.ID, "ord-a"))
+		require.NoError(t, err)
+
+		_, err = sb.client.Cards.Authenticate(testCtx(t), boundTo(sb.returnOf(a), b.ID, "ord-b"))
+		require.ErrorIs(t, err, paygate.ErrACSReturnMismatch)
+		require.ErrorIs(t, err, paygate.ErrTransactionCompleted, "the gateway's answer is kept")
+		assert.Contains(t, err.Error(), "not to payment "+b.ID.String())
+		assert.Equal(t, paygate.StatusAuthenticating, sb.status(t, b.ID).Status)
+	})
+}
+
+// Returns of A posted at once to A's and to B's return URL: A's all report
+// A completed, B's are all refused, and B still waits.
+func TestAuthenticate_ConcurrentReturnsCompleteOnlyTheirOwnPayment(t *testing.T) {
+	forEachForm(t, func(t *testing.T, form paygate.Form) {
+		sb, a, b := twoOrders3DS(t, form)
+		const n = 16
+		var wg sync.WaitGroup
+		pays, errs := make([]*paygate.Payment, n), make([]error, n)
+		for i := range n {
+			params := boundTo(sb.returnOf(a), a.ID, "ord-a")
+			if i%2 == 1 {
+				boundTo(params, b.ID, "ord-b")
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				pays[i], errs[i] = sb.client.Cards.Authenticate(testCtx(t), params)
+			}()
+		}
+		wg.Wait()
+		for i := range n {
+			if i%2 == 1 {
+				assert.ErrorIs(t, errs[i], paygate.ErrACSReturnMismatch, "B's return URL, attempt %d", i)
+				continue
+			}
+			if assert.NoError(t, errs[i], "A's return URL, attempt %d", i) {
+				assert.Equal(t, a.ID, pays[i].ID)
+			}
+		}
+		assert.Equal(t, paygate.StatusCompleted, sb.status(t, a.ID).Status)
+		assert.Equal(t, paygate.StatusAuthenticating, sb.status(t, b.ID).Status)
+	})
 }

@@ -231,7 +231,13 @@ func (a *attempt) send(ctx context.Context, n int) (status int, header http.Head
 	if err != nil {
 		return 0, nil, nil, false, scrubURL(err, c.apiPrefix+a.ep.path)
 	}
-	req.URL.User = c.baseUser
+	if c.baseUser != nil {
+		// As a header, not in req.URL: a transport (a proxy, a logging
+		// wrapper) that quotes the request's URL in its error must not
+		// quote the credentials too.
+		pass, _ := c.baseUser.Password()
+		req.SetBasicAuth(c.baseUser.Username(), pass)
+	}
 	req.Header.Set("Accept", "application/json")
 	req.Header.Set("User-Agent", c.userAgent)
 
@@ -240,7 +246,7 @@ func (a *attempt) send(ctx context.Context, n int) (status int, header http.Head
 	if err != nil {
 		// Before logging: a transport error can quote the answer, which
 		// may echo the request.
-		err = secretsOf(a.encoded).scrub(scrubURL(err, c.apiPrefix+a.ep.path))
+		err = append(secretsOf(a.encoded), c.credentials()...).scrub(scrubURL(err, c.apiPrefix+a.ep.path))
 		c.log(ctx, slog.LevelDebug, "paygate request", a.ep, 0, time.Since(start), n, err)
 		return 0, nil, nil, gotConn.Load(), err
 	}

@@ -141,9 +141,10 @@ func matchControl(path, method string) (controlOp, string, *apiError) {
 }
 
 // authorized reports whether r carries the private key as a bearer token
-// or the dashboard's session cookie (browser), comparing in constant time.
+// (the scheme in any case, as HTTP has it) or the dashboard's session
+// cookie (browser), comparing in constant time.
 func (s *Server) authorized(r *http.Request) (browser, ok bool) {
-	if key, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); found {
+	if scheme, key, found := strings.Cut(r.Header.Get("Authorization"), " "); found && strings.EqualFold(scheme, "Bearer") {
 		return false, equalSecret(key, s.PrivateKey)
 	}
 	if c, err := r.Cookie(sessionCookie); err == nil {

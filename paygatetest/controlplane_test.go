@@ -42,6 +42,23 @@ func TestControlPlane_RequiresThePrivateKey(t *testing.T) {
 	assert.Equal(t, testStart, s.clock.Now())
 }
 
+// The scheme of an Authorization header is case-insensitive (RFC 9110,
+// 11.1): clients that send "bearer" are let in, and only with the key.
+func TestControlPlane_BearerSchemeInAnyCase(t *testing.T) {
+	s := newSandbox(t)
+	for _, scheme := range []string{"Bearer", "bearer", "BEARER"} {
+		for key, want := range map[string]int{s.srv.PrivateKey: http.StatusOK, "not-the-key": http.StatusForbidden} {
+			req, err := http.NewRequest(http.MethodGet, s.srv.URL+"/sandbox/deliveries", nil)
+			require.NoError(t, err)
+			req.Header.Set("Authorization", scheme+" "+key)
+			resp, err := s.hc.Do(req)
+			require.NoError(t, err)
+			resp.Body.Close()
+			assert.Equal(t, want, resp.StatusCode, "%s %s", scheme, key)
+		}
+	}
+}
+
 func TestControlPlane_UnknownOperationAndWrongMethod(t *testing.T) {
 	s := newSandbox(t)
 	status, out := s.control(http.MethodPost, "/sandbox/nothing", nil)

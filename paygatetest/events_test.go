@@ -191,12 +191,23 @@ func TestEvents_ThatDoNotApplyAre409AndChangeNothing(t *testing.T) {
 			}{processing, paygatetest.EventAbandon})
 		}
 		before := len(s.srv.Deliveries())
+		extended := form == paygate.FormExtended
+		balance := ""
+		if extended {
+			balance = s.balanceEUR()
+		}
 		for _, tc := range cases {
 			_, status, code := s.trigger(via, tc.id, tc.e)
 			assert.Equal(t, http.StatusConflict, status, "%s of %s", tc.e, tc.id)
 			assert.Equal(t, paygate.ErrorCode(40900), code)
 		}
 		assert.Len(t, s.srv.Deliveries(), before, "no callback")
+		if extended {
+			assert.Equal(t, balance, s.balanceEUR(), "the balance did not move")
+		}
+		last, err := strconv.ParseInt(processing, 10, 64)
+		require.NoError(t, err)
+		s.fails("transaction/status", url.Values{"id": {strconv.FormatInt(last+1, 10)}}, paygate.CodeTransactionNotFound)
 		st, _ := s.statusOf(paid)
 		assert.Equal(t, "completed", st)
 		st, _ = s.statusOf(processing)
@@ -357,4 +368,54 @@ func TestDisputeMethods_AreTriggerShorthands(t *testing.T) {
 	assert.Equal(t, []int64{pay + 1, pay + 2, pay + 3}, []int64{cb, ret, pen})
 	_, err = s.srv.Penalty(cb)
 	require.ErrorIs(t, err, paygatetest.ErrEventNotApplicable)
+}
+
+// A processing charge that asked for recurring payments holds its
+// subscription until it settles: when an event ends it without the money
+// (failed, declined, cancelled, abandoned), no subscription is left to
+// charge the card later.
+func TestEvents_AChargeThatEndsUnpaidLeavesNoSubscription(t *testing.T) {
+	for _, via := range drivers {
+		for _, e := range []paygatetest.Event{paygatetest.EventFail, paygatetest.EventCancel, paygatetest.EventAbandon} {
+			t.Run(via+"/"+string(e), func(t *testing.T) {
+				s := newSandbox(t, paygatetest.WithProcessingDelay(0))
+				uid := s.user("subscriber")
+				pay := idOf(s.charge(uid, paygatetest.CardProcessing, url.Values{"recurring": {"1"}, "recurring_interval": {"1"}}))
+				s.mustTrigger(via, pay, e)
+				before := len(s.srv.Deliveries())
+				s.clock.Advance(3 * day)
+				assert.Len(t, s.srv.Deliveries(), before, "no automatic charge")
+				s.fails("card/processRecurring", recurringCharge(s, uid), paygate.CodeReferenceTransactionNotFound)
+			})
+		}
+	}
+	t.Run("completed keeps it", func(t *testing.T) {
+		s := newSandbox(t, paygatetest.WithProcessingDelay(0))
+		uid := s.user("subscriber")
+		pay := idOf(s.charge(uid, paygatetest.CardProcessing, url.Values{"recurring": {"1"}, "recurring_interval": {"1"}}))
+		s.mustTrigger("go", pay, paygatetest.EventComplete)
+		s.ok("card/processRecurring", recurringCharge(s, uid))
+	})
+}
+
+// A chargeback, its retrieval and a penalty carry the payment's order id,
+// as a refund does; a status look-up by that order id is still the
+// payment's, its status showing what the dispute did to it.
+func TestEvents_StatusByOrderIDIsThePaymentsAfterADispute(t *testing.T) {
+	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
+		s := newSandbox(t, paygatetest.WithForm(form))
+		pay := idOf(s.charge(s.user("buyer"), paygatetest.CardApproved, url.Values{"order_id": {"ord-9"}}))
+		byOrder := func() map[string]any { return s.ok("transaction/status", url.Values{"order_id": {"ord-9"}}) }
+
+		cb := s.mustTrigger(via, pay, paygatetest.EventChargeback)
+		out := byOrder()
+		assert.Equal(t, pay, idOf(out))
+		assert.Equal(t, "charged_back", out["status"])
+
+		s.mustTrigger(via, cb, paygatetest.EventRetrieval)
+		s.mustTrigger(via, cb, paygatetest.EventPenalty)
+		out = byOrder()
+		assert.Equal(t, pay, idOf(out))
+		assert.Equal(t, "retrieved", out["status"])
+	})
 }

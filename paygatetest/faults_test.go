@@ -65,19 +65,18 @@ func TestFaults_ResetAfterCommit_ChargeIsMadeOutcomeUnknownReconcileFindsIt(t *t
 }
 
 func TestFaults_TimeoutAfterCommit_OutcomeUnknownWithTheDeadline(t *testing.T) {
-	for _, via := range drivers {
-		t.Run(via, func(t *testing.T) {
-			s := newSandbox(t)
-			c := s.srv.Client(paygate.WithTimeout(300 * time.Millisecond))
-			s.inject(via, "card/process", paygatetest.FaultTimeoutAfterCommit, 1)
-			_, err := sdkCharge(t, c, "ord-1")
-			require.ErrorIs(t, err, paygate.ErrOutcomeUnknown)
-			require.ErrorIs(t, err, context.DeadlineExceeded)
-			rec, err := c.Transactions.Reconcile(context.Background(), "ord-1")
-			require.NoError(t, err)
-			assert.True(t, rec.Completed())
-		})
-	}
+	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
+		s := newSandbox(t, paygatetest.WithForm(form))
+		c := s.srv.Client(paygate.WithTimeout(300 * time.Millisecond))
+		s.inject(via, "card/process", paygatetest.FaultTimeoutAfterCommit, 1)
+		_, err := sdkCharge(t, c, "ord-1")
+		require.ErrorIs(t, err, paygate.ErrOutcomeUnknown)
+		require.ErrorIs(t, err, context.DeadlineExceeded)
+		assert.Equal(t, "completed", s.lastCallback().Get("status"), "the charge was processed")
+		rec, err := c.Transactions.Reconcile(context.Background(), "ord-1")
+		require.NoError(t, err)
+		assert.True(t, rec.Completed())
+	})
 }
 
 // TestFaults_AnswersWithoutProcessing: the faults that answer do not

@@ -26,6 +26,8 @@ func (s *Server) transition(t *txn, status paygate.Status) {
 	switch status {
 	case paygate.StatusCompleted, paygate.StatusVerified, paygate.StatusProcessing:
 		s.applyCardEffects(t)
+	case paygate.StatusFailed, paygate.StatusCancelled, paygate.StatusAbandoned:
+		s.dropSubscription(t)
 	}
 	if status == paygate.StatusProcessing {
 		s.schedule(t)
@@ -48,6 +50,19 @@ func (s *Server) applyCardEffects(t *txn) {
 		t.subscribed = true
 		s.st.subscribe(t, s.clock.Now())
 	}
+}
+
+// dropSubscription forgets the subscription that t started while it was
+// processing: a charge that ends unpaid subscribes nobody, and no
+// automatic payment may follow it.
+func (s *Server) dropSubscription(t *txn) {
+	if !t.subscribed || t.user == nil {
+		return
+	}
+	if sub := s.st.recurring[t.user.id]; sub != nil && sub.referenceID == t.id {
+		delete(s.st.recurring, t.user.id)
+	}
+	t.subscribed = false
 }
 
 // schedule settles t after the processing delay. The caller holds s.mu.

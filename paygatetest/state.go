@@ -106,9 +106,9 @@ func (s *state) newTxn(p *Project, typ paygate.TransactionType, now time.Time) *
 }
 
 // lookupTxn finds a transaction of project p by id or, without an id, the
-// latest with order id orderID that is not a refund (refunds carry the order
-// id of the payment they reverse, and a look-up by order id means the
-// payment).
+// latest with order id orderID that is not a refund, chargeback, retrieval
+// or penalty (they carry the order id of the payment they follow, and a
+// look-up by order id means the payment, whose status shows their effect).
 func (s *state) lookupTxn(p *Project, id, orderID string) (*txn, *apiError) {
 	if id == "" && orderID == "" {
 		return nil, errMerchantData("id or order_id")
@@ -123,11 +123,17 @@ func (s *state) lookupTxn(p *Project, id, orderID string) (*txn, *apiError) {
 	}
 	list := s.byOrderID(p, orderID)
 	for i := len(list) - 1; i >= 0; i-- {
-		if t := list[i]; t.typ != paygate.TypeRefund {
+		if t := list[i]; !followsPayment[t.typ] {
 			return t, nil
 		}
 	}
 	return nil, newError(paygate.CodeTransactionNotFound, "")
+}
+
+// followsPayment are the transaction types that take the order id of the
+// payment they follow.
+var followsPayment = map[paygate.TransactionType]bool{
+	paygate.TypeRefund: true, paygate.TypeChargeback: true, paygate.TypeRetrieval: true, paygate.TypePenalty: true,
 }
 
 // byOrderID returns project p's transactions with orderID, oldest first.

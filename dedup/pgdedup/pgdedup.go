@@ -10,7 +10,10 @@
 // row only if it still holds this replica's token. A replica that dies
 // mid-processing neither completes nor releases: its claim ends after the
 // lease, and the next delivery is processed by another replica. Times are
-// the database's, so replicas' clocks play no part.
+// the database's, so replicas' clocks play no part. Any default isolation
+// level works: under repeatable read or serializable, a claim that meets
+// another replica's concurrent claim fails to serialize and is reported
+// busy, as under read committed.
 //
 // New creates the table and its indexes if missing (under an advisory lock,
 // so replicas starting together do not race); the equivalent migration is:
@@ -40,6 +43,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	paygate "github.com/paygate/paygate-go"
@@ -170,13 +174,22 @@ func (s *Store) prepare(t string) {
 
 // Claim implements paygate.CallbackDedupStore. It does not wait for a
 // claim held elsewhere: it reports DedupBusy, and the handler answers 503
-// so that the gateway delivers again later.
+// so that the gateway delivers again later. A claim this process holds is
+// never taken over by this process, even past its lease: its holder is
+// alive.
 func (s *Store) Claim(ctx context.Context, key paygate.DedupKey) (paygate.DedupClaim, error) {
 	k, token := key.String(), dedupstore.New()
+	if s.tokens.Holds(k) {
+		return paygate.DedupBusy, nil
+	}
 	var state int
 	err := s.pool.QueryRow(ctx, s.claimSQL, k, int64(key.Transaction), key.Stage(), string(key.Status), token, s.cfg.Lease.Milliseconds()).Scan(&state)
 	switch {
-	case errors.Is(err, pgx.ErrNoRows):
+	case errors.Is(err, pgx.ErrNoRows), serializationFailure(err):
+		// Under repeatable read or serializable (the database's default
+		// isolation), meeting a row another replica committed since this
+		// statement began is a serialization failure: that replica holds
+		// or completed the claim.
 		return paygate.DedupBusy, nil
 	case err != nil:
 		return paygate.DedupBusy, fmt.Errorf("pgdedup: claim: %w", err)
@@ -187,6 +200,13 @@ func (s *Store) Claim(ctx context.Context, key paygate.DedupKey) (paygate.DedupC
 		return paygate.DedupProcessed, nil
 	}
 	return paygate.DedupBusy, nil
+}
+
+// serializationFailure reports whether err is PostgreSQL's
+// serialization_failure (SQLSTATE 40001).
+func serializationFailure(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "40001"
 }
 
 // Complete implements paygate.CallbackDedupStore: the callback's row is

@@ -48,6 +48,10 @@ func TestStore_StaleCallbacksAreMarked(t *testing.T) {
 	dedupsuite.Ordering(t, stores(t, pgdedup.WithTable("public.dedup_ordering")))
 }
 
+func TestStore_Claims(t *testing.T) {
+	dedupsuite.Claims(t, stores(t))
+}
+
 func TestStore_ReleaseLeavesAnotherReplicasClaim(t *testing.T) {
 	dedupsuite.ReleaseKeepsATakenOverClaim(t, stores(t))
 }
@@ -130,4 +134,76 @@ func TestNew_RefusesABadTableName(t *testing.T) {
 func BenchmarkClaimComplete(b *testing.B) {
 	b.Run("memory", func(b *testing.B) { dedupsuite.ClaimComplete(b, paygate.NewMemoryDedupStore(0)) })
 	b.Run("postgres", func(b *testing.B) { dedupsuite.ClaimComplete(b, stores(b)(b, time.Minute)) })
+}
+
+// The table name is quoted as an identifier wherever it is used, so a
+// name holding SQL is a strange table name, never a statement.
+func TestWithTable_NameIsNeverSQL(t *testing.T) {
+	ctx := context.Background()
+	dsn := testengine.Postgres(t)
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if _, err := pool.Exec(ctx, `CREATE TABLE victim (id int)`); err != nil {
+		t.Fatal(err)
+	}
+	const name = `dedup"; DROP TABLE victim; --`
+	s := newStore(t, dsn, pgdedup.WithTable(name))
+	k := paygate.DedupKey{ID: 51, Status: paygate.CallbackCompleted, Transaction: 51, Digest: [32]byte{51}}
+	if c, err := s.Claim(ctx, k); err != nil || c != paygate.DedupAcquired {
+		t.Fatalf("Claim = %v, %v", c, err)
+	}
+	if err := s.Complete(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Prune(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var rows, victims int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM "dedup""; DROP TABLE victim; --"`).Scan(&rows); err != nil || rows != 1 {
+		t.Fatalf("rows in the oddly named table = %d, %v; want 1", rows, err)
+	}
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM victim`).Scan(&victims); err != nil {
+		t.Fatalf("victim table gone: %v", err)
+	}
+}
+
+func TestNew_DefaultsAreAMinutesLeaseAndThirtyDaysRetention(t *testing.T) {
+	ctx := context.Background()
+	dsn := testengine.Postgres(t)
+	s := newStore(t, dsn)
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	kept := paygate.DedupKey{ID: 61, Status: paygate.CallbackCompleted, Transaction: 61, Digest: [32]byte{61}}
+	pruned := paygate.DedupKey{ID: 62, Status: paygate.CallbackCompleted, Transaction: 62, Digest: [32]byte{62}}
+	for _, k := range []paygate.DedupKey{kept, pruned} {
+		if c, err := s.Claim(ctx, k); err != nil || c != paygate.DedupAcquired {
+			t.Fatalf("Claim = %v, %v", c, err)
+		}
+	}
+	var lease time.Duration
+	if err := pool.QueryRow(ctx, `SELECT lease_until - now() FROM `+pgdedup.DefaultTable+` WHERE key = $1`, kept.String()).Scan(&lease); err != nil {
+		t.Fatal(err)
+	}
+	if lease <= 59*time.Second || lease > time.Minute {
+		t.Fatalf("claim's lease ends in %v, want 60 s", lease)
+	}
+	for _, k := range []paygate.DedupKey{kept, pruned} {
+		if err := s.Complete(ctx, k); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k, age := range map[paygate.DedupKey]string{kept: "29 days", pruned: "31 days"} {
+		if _, err := pool.Exec(ctx, `UPDATE `+pgdedup.DefaultTable+` SET done_at = now() - $2::interval WHERE key = $1`, k.String(), age); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n, err := s.Prune(ctx); err != nil || n != 1 {
+		t.Fatalf("Prune = %d, %v; want the row of 31 days only", n, err)
+	}
 }

@@ -123,9 +123,14 @@ return 1`)
 
 // Claim implements paygate.CallbackDedupStore. It does not wait for a
 // claim held elsewhere: it reports DedupBusy, and the handler answers 503
-// so that the gateway delivers again later.
+// so that the gateway delivers again later. A claim this process holds is
+// never taken over by this process, even past its lease: its holder is
+// alive.
 func (s *Store) Claim(ctx context.Context, key paygate.DedupKey) (paygate.DedupClaim, error) {
 	k, token := s.callbackKey(key), dedupstore.New()
+	if s.tokens.Holds(k) {
+		return paygate.DedupBusy, nil
+	}
 	n, err := claimScript.Run(ctx, s.rdb, []string{k}, token, ms(s.cfg.Lease), done).Int()
 	if err != nil {
 		return paygate.DedupBusy, fmt.Errorf("redisdedup: claim: %w", err)

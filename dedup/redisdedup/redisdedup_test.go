@@ -65,6 +65,10 @@ func TestStore_KeysAreHashTaggedAndExpire(t *testing.T) {
 	}
 }
 
+func TestStore_Claims(t *testing.T) {
+	dedupsuite.Claims(t, stores(t))
+}
+
 func TestStore_ReleaseLeavesAnotherReplicasClaim(t *testing.T) {
 	dedupsuite.ReleaseKeepsATakenOverClaim(t, stores(t))
 }
@@ -88,6 +92,7 @@ func TestStore_OnARedisCluster(t *testing.T) {
 	factory := clusterStores(t)
 	t.Run("replicas", func(t *testing.T) { dedupsuite.Replicas(t, factory) })
 	t.Run("ordering", func(t *testing.T) { dedupsuite.Ordering(t, factory) })
+	t.Run("swapped", func(t *testing.T) { dedupsuite.Swapped(t, factory) })
 }
 
 // BenchmarkClaimComplete measures one callback's claim and completion on
@@ -96,4 +101,26 @@ func TestStore_OnARedisCluster(t *testing.T) {
 func BenchmarkClaimComplete(b *testing.B) {
 	b.Run("memory", func(b *testing.B) { dedupsuite.ClaimComplete(b, paygate.NewMemoryDedupStore(0)) })
 	b.Run("redis", func(b *testing.B) { dedupsuite.ClaimComplete(b, stores(b)(b, time.Minute)) })
+}
+
+func TestNew_DefaultsAreAMinutesLeaseAndThirtyDaysRetention(t *testing.T) {
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: testengine.Redis(t)})
+	t.Cleanup(func() { _ = rdb.Close() })
+	s := redisdedup.New(rdb)
+	key := paygate.DedupKey{ID: 12, Status: paygate.CallbackCompleted, Transaction: 12, Digest: [32]byte{12}}
+	mark := redisdedup.DefaultKeyPrefix + "{" + key.String() + "}"
+	if c, err := s.Claim(ctx, key); err != nil || c != paygate.DedupAcquired {
+		t.Fatalf("Claim = %v, %v", c, err)
+	}
+	if ttl := rdb.PTTL(ctx, mark).Val(); ttl <= 59*time.Second || ttl > time.Minute {
+		t.Fatalf("claim expires in %v, want 60 s", ttl)
+	}
+	if err := s.Complete(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	const month = 30 * 24 * time.Hour
+	if ttl := rdb.PTTL(ctx, mark).Val(); ttl <= month-time.Minute || ttl > month {
+		t.Fatalf("processed mark expires in %v, want 30 days", ttl)
+	}
 }

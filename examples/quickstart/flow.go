@@ -252,7 +252,7 @@ func (f *flow) threeDSecure(ctx context.Context) (string, error) {
 		Currency:     "EUR",
 		Description:  "Quickstart 3-D Secure order",
 		OrderID:      f.orderID("3ds"),
-		ACSReturnURL: f.gw.merchant.URL + "/acs-return",
+		ACSReturnURL: f.gw.merchant.URL + "/orders/" + f.orderID("3ds") + "/acs-return",
 	})
 	if err != nil {
 		return "", err

@@ -21,7 +21,8 @@ type gateway struct {
 	// sandbox is the in-process sandbox, nil against a real gateway.
 	sandbox *paygatetest.Server
 	// merchant serves the merchant's endpoints: /callback (the SDK's
-	// callback handler) and /acs-return (3-D Secure comes back here).
+	// callback handler) and /orders/{order}/acs-return (3-D Secure comes
+	// back here).
 	merchant *httptest.Server
 	// callbacks receives every verified callback the merchant endpoint
 	// accepted.
@@ -93,13 +94,20 @@ func (gw *gateway) merchantHandler(secret string) (http.Handler, error) {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("POST /callback", callbacks)
-	mux.HandleFunc("POST /acs-return", func(w http.ResponseWriter, r *http.Request) {
+	// One return URL per order, and the return bound to it: anyone can post
+	// one order's PaRes and MD to another order's return URL.
+	mux.HandleFunc("POST /orders/{order}/acs-return", func(w http.ResponseWriter, r *http.Request) {
 		params, err := paygate.ReadACSReturn(r)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
+		params.OrderID = r.PathValue("order")
 		payment, err := gw.client.Cards.Authenticate(r.Context(), params)
+		if errors.Is(err, paygate.ErrACSReturnMismatch) {
+			http.Error(w, "this verification belongs to another payment", http.StatusBadRequest)
+			return
+		}
 		if err != nil {
 			http.Error(w, "authentication failed: "+err.Error(), http.StatusBadGateway)
 			return

@@ -50,6 +50,17 @@ func (t *Tokens) Hold(key, token string) {
 	t.m[key] = token
 }
 
+// Holds reports whether this process holds a claim on key. The holder is
+// alive even if the claim's lease lapsed, so a store answers a delivery of
+// the same callback to this process busy rather than take the claim over
+// (which would also leave two claims sharing key's one token).
+func (t *Tokens) Holds(key string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, ok := t.m[key]
+	return ok
+}
+
 // Take forgets and returns the token held on key, or "" when none is.
 func (t *Tokens) Take(key string) string {
 	t.mu.Lock()

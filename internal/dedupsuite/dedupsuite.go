@@ -229,6 +229,83 @@ func Ordering(t *testing.T, newStore Factory) {
 	}
 }
 
+// Claims runs, as subtests, what a store's claims must do besides the
+// replica, crash and ordering tests: Swapped, ContextEndsTheCall and
+// OwnClaimOutlivingItsLeaseStaysBusy.
+func Claims(t *testing.T, newStore Factory) {
+	t.Run("swapped", func(t *testing.T) { Swapped(t, newStore) })
+	t.Run("ended context", func(t *testing.T) { ContextEndsTheCall(t, newStore) })
+	t.Run("own claim past its lease", func(t *testing.T) { OwnClaimOutlivingItsLeaseStaysBusy(t, newStore) })
+}
+
+// Swapped delivers a genuine refund_completed to one replica, then copies
+// of it that still verify to another: id and reference_id swapped (which
+// also changes the transaction the refund seems to belong to), and a value
+// holding a "|" re-split across two fields. Each is the same signed
+// callback and must not be processed again.
+func Swapped(t *testing.T, newStore Factory) {
+	ctx := context.Background()
+	var calls atomic.Int32
+	fn := func(context.Context, *paygate.Callback) error { calls.Add(1); return nil }
+	a, b := serve(t, fn, newStore(t, time.Minute)), serve(t, fn, newStore(t, time.Minute))
+	signer := paygate.NewTestCallbackSigner(secret, paygate.FormExtended)
+	genuine := signer.Values(paygate.CallbackRefundCompleted, url.Values{
+		"id": {"8200000000000000002"}, "reference_id": {"8200000000000000001"}, "attr_note": {"zz|zzz"},
+	})
+	variant := func(change func(url.Values)) url.Values {
+		v := url.Values{}
+		for k, vs := range genuine {
+			v[k] = vs
+		}
+		change(v)
+		if err := paygate.VerifySignature(v, secret); err != nil {
+			t.Fatalf("the variant does not verify: %v", err)
+		}
+		return v
+	}
+	swapped := variant(func(v url.Values) {
+		v.Set("id", genuine.Get("reference_id"))
+		v.Set("reference_id", genuine.Get("id"))
+	})
+	resplit := variant(func(v url.Values) {
+		v.Set("attr_note", "zz")
+		v.Set("attr_zz", "zzz")
+	})
+	for i, v := range []url.Values{genuine, swapped, resplit} {
+		code, err := post(ctx, http.DefaultClient, []string{a, b}[i%2], v.Encode())
+		if err != nil || code != http.StatusOK {
+			t.Fatalf("delivery %d: %d, %v", i, code, err)
+		}
+	}
+	if got := calls.Load(); got != 1 {
+		t.Fatalf("the refund and its swapped copies processed %d times, want once", got)
+	}
+}
+
+// ContextEndsTheCall calls every method with a context already ended: each
+// returns an error matching the context's, instead of reaching the engine.
+func ContextEndsTheCall(t *testing.T, newStore Factory) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	s := newStore(t, time.Minute).(paygate.CallbackOrderStore)
+	k := key(rand.Uint64())
+	if _, err := s.Claim(ctx, k); !errors.Is(err, context.Canceled) {
+		t.Errorf("Claim = %v, want context.Canceled", err)
+	}
+	if err := s.Complete(ctx, k); !errors.Is(err, context.Canceled) {
+		t.Errorf("Complete = %v, want context.Canceled", err)
+	}
+	if err := s.Release(ctx, k); !errors.Is(err, context.Canceled) {
+		t.Errorf("Release = %v, want context.Canceled", err)
+	}
+	if _, err := s.LatestStatus(ctx, k.Transaction); !errors.Is(err, context.Canceled) {
+		t.Errorf("LatestStatus = %v, want context.Canceled", err)
+	}
+	if c, err := s.Claim(context.Background(), k); err != nil || c != paygate.DedupAcquired {
+		t.Fatalf("Claim after the ended calls = %v, %v; want acquired: they changed nothing", c, err)
+	}
+}
+
 // ReleaseKeepsATakenOverClaim lets one replica's claim lapse while its
 // function runs and another replica take the callback over: the first
 // replica's late Release must leave the second one's claim in place.
@@ -255,6 +332,32 @@ func CompleteAfterATakeOverReportsTheLostLease(t *testing.T, newStore Factory) {
 	}
 	if c, err := newStore(t, time.Minute).Claim(ctx, k); err != nil || c != paygate.DedupProcessed {
 		t.Fatalf("Claim = %v, %v; want processed: recorded all the same", c, err)
+	}
+}
+
+// OwnClaimOutlivingItsLeaseStaysBusy claims a callback through a store
+// with a short lease and keeps it past the lease, as a slow function does;
+// deliveries to the same process (the same store) meanwhile are busy, not
+// a take-over: the holder is alive, and a take-over would let its Release
+// delete the newer claim. Released, the callback can be claimed again.
+func OwnClaimOutlivingItsLeaseStaysBusy(t *testing.T, newStore Factory) {
+	ctx := context.Background()
+	const lease = 20 * time.Millisecond
+	s := newStore(t, lease)
+	k := key(rand.Uint64())
+	if c, err := s.Claim(ctx, k); err != nil || c != paygate.DedupAcquired {
+		t.Fatalf("first Claim = %v, %v", c, err)
+	}
+	for end := time.Now().Add(10 * lease); time.Now().Before(end); time.Sleep(lease / 4) {
+		if c, err := s.Claim(ctx, k); err != nil || c != paygate.DedupBusy {
+			t.Fatalf("Claim while this process holds the callback = %v, %v; want busy", c, err)
+		}
+	}
+	if err := s.Release(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := s.Claim(ctx, k); err != nil || c != paygate.DedupAcquired {
+		t.Fatalf("Claim after Release = %v, %v; want acquired", c, err)
 	}
 }
 

@@ -65,24 +65,43 @@ func startRedis(t testing.TB, args ...string) string {
 	if err != nil {
 		t.Fatalf("redis-server is not on PATH; %s", installHint)
 	}
-	dir := t.TempDir()
-	port := freePort(t)
-	logfile := filepath.Join(dir, "redis.log")
-	cmd := exec.Command(bin, append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", logfile}, args...)...)
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("start redis-server: %v", err)
+	var logfile string
+	for range startAttempts {
+		dir := t.TempDir()
+		port := pickPort(t)
+		logfile = filepath.Join(dir, "redis.log")
+		cmd := exec.Command(bin, append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+			"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", logfile}, args...)...)
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("start redis-server: %v", err)
+		}
+		exited := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(exited) }()
+		t.Cleanup(func() {
+			_ = cmd.Process.Kill()
+			<-exited
+		})
+		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		// Ours is the server that names our process; one that exits could
+		// not bind the port, taken meanwhile by another process.
+		pid := "process_id:" + strconv.Itoa(cmd.Process.Pid) + "\r\n"
+		ours := false
+		waitFor(t, "redis-server", logfile, func() bool {
+			select {
+			case <-exited:
+				return true
+			default:
+			}
+			info, err := redisCommand(addr, "INFO server")
+			ours = err == nil && strings.Contains(info, pid)
+			return ours
+		})
+		if ours {
+			return addr
+		}
 	}
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	})
-	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	waitFor(t, "redis-server", logfile, func() bool {
-		pong, err := redisCommand(addr, "PING")
-		return err == nil && pong == "PONG"
-	})
-	return addr
+	t.Fatalf("redis-server found no free port in %d attempts:\n%s", startAttempts, tail(logfile))
+	return ""
 }
 
 // Postgres initialises a PostgreSQL cluster in a temporary directory,
@@ -120,13 +139,23 @@ func Postgres(t testing.TB) string {
 	if out, err := run(initdb, "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync").CombinedOutput(); err != nil {
 		t.Fatalf("initdb: %v\n%s", err, out)
 	}
-	port := freePort(t)
-	opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off", port, dir)
-	if out, err := run(pgctl, "-D", data, "-o", opts, "-l", logfile, "-w", "-t", "60", "start").CombinedOutput(); err != nil {
-		t.Fatalf("pg_ctl start: %v\n%s\n%s", err, out, tail(logfile))
-	}
+	// Stopped even if the start fails half-way (pg_ctl gave up waiting
+	// while the server came up); stopping a stopped server does nothing.
 	t.Cleanup(func() { _ = run(pgctl, "-D", data, "-m", "immediate", "-w", "stop").Run() })
-	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
+	for range startAttempts {
+		port := pickPort(t)
+		opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off", port, dir)
+		out, err := run(pgctl, "-D", data, "-o", opts, "-l", logfile, "-w", "-t", "60", "start").CombinedOutput()
+		if err == nil {
+			return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
+		}
+		if !strings.Contains(tail(logfile), "already in use") {
+			t.Fatalf("pg_ctl start: %v\n%s\n%s", err, out, tail(logfile))
+		}
+		// Another process took the port after pickPort: try another.
+	}
+	t.Fatalf("PostgreSQL found no free port in %d attempts:\n%s", startAttempts, tail(logfile))
+	return ""
 }
 
 // pgBinary finds a PostgreSQL program on PATH, else in the newest
@@ -153,6 +182,13 @@ func version(dir string) int {
 	v, _ := strconv.Atoi(filepath.Base(filepath.Dir(dir)))
 	return v
 }
+
+// pickPort is freePort; a test replaces it to hand out a taken port.
+var pickPort = freePort
+
+// startAttempts bounds the retries on a port another process took between
+// pickPort and the server's start.
+const startAttempts = 5
 
 // freePort asks the kernel for a loopback port that is free now.
 func freePort(t testing.TB) int {
