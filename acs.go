@@ -20,7 +20,7 @@ const MaxACSReturnBytes = 128 << 10
 // button. Embed it in a page of your own, or use WriteACSRedirect to send a
 // complete page. The URL must be an absolute http(s) URL.
 func (a *ACS) RedirectForm() (template.HTML, error) {
-	if err := a.checkURL(); err != nil {
+	if err := a.verifyURL(); err != nil {
 		return "", err
 	}
 	var buf bytes.Buffer
@@ -83,10 +83,10 @@ func ReadACSReturn(r *http.Request) (*AuthenticateParams, error) {
 	return p, nil
 }
 
-// checkURL refuses anything but an absolute http(s) address, so that a
+// verifyURL refuses anything but an absolute http(s) address, so that a
 // tampered or broken answer cannot point the payer's browser at a
 // javascript: or data: URL, and parameters without a TermUrl.
-func (a *ACS) checkURL() error {
+func (a *ACS) verifyURL() error {
 	if a == nil {
 		return errors.New("paygate: no ACS object: the payment needs no 3-D Secure redirect")
 	}
@@ -184,14 +184,15 @@ func (s *CardsService) authenticateBound(ctx context.Context, p *AuthenticatePar
 	expected := before.ID
 	switch {
 	case p.PaymentID != 0 && before.ID != p.PaymentID:
-		return nil, &ResponseError{Method: http.MethodGet, Path: "transaction/status", HTTPStatus: http.StatusOK,
+		status := endpoints[epStatus]
+		return nil, &ResponseError{Method: status.method, Path: status.path, HTTPStatus: http.StatusOK,
 			Field: "id", Err: fmt.Errorf("asked for transaction %s, answered for %s", p.PaymentID, before.ID)}
 	case p.OrderID != "" && before.OrderID != p.OrderID:
 		return nil, &ACSReturnMismatchError{PaymentID: expected, OrderID: p.OrderID, FoundOrderID: before.OrderID}
 	case !awaitingAuthentication(before.Status):
 		return paymentFromStatus(before), nil
 	}
-	pay, err := s.payment(ctx, "card/authenticate", p, opts)
+	pay, err := s.payment(ctx, epAuthenticate, p, opts)
 	switch {
 	case errors.Is(err, ErrTransactionCompleted):
 		// A repeated return that raced the first: report where the payment

@@ -245,7 +245,7 @@ func decodeLeaf(raw json.RawMessage, v reflect.Value) error {
 			return err
 		}
 		if amount, ok := u.(*decimal.Decimal); ok {
-			return checkDecodedAmount(*amount)
+			return verifyDecodedAmount(*amount)
 		}
 		return nil
 	}
