@@ -126,46 +126,6 @@ var acsPageTemplate = template.Must(template.New("acs-page").Parse(`<!DOCTYPE ht
 </html>
 `))
 
-// ErrACSReturnMismatch is matched (errors.Is) by an *ACSReturnMismatchError.
-var ErrACSReturnMismatch = errors.New("paygate: 3-D Secure return does not belong to this payment")
-
-// ACSReturnMismatchError is the error of a bound Authenticate (see
-// [CardsService.Authenticate]) whose 3-D Secure return does not belong to
-// the expected payment or order. Leave the order as it is.
-type ACSReturnMismatchError struct {
-	// PaymentID and OrderID are what the return was expected for.
-	PaymentID ID
-	OrderID   string
-	// FoundOrderID is the order of the payment looked up, when the payment
-	// belongs to another order (refused before anything was sent).
-	FoundOrderID string
-	// AuthenticatedID is the payment the gateway authenticated instead,
-	// when the return belonged to another payment (refused after the call:
-	// that other payment went on through its own 3-D Secure step).
-	AuthenticatedID ID
-	// Err is the gateway's refusal when the return belonged to another
-	// payment, already completed (40501, ErrTransactionCompleted), while
-	// the expected one still waits for 3-D Secure.
-	Err error
-}
-
-// Error implements the error interface.
-func (e *ACSReturnMismatchError) Error() string {
-	switch {
-	case e.AuthenticatedID != 0:
-		return fmt.Sprintf("paygate: the 3-D Secure return belonged to transaction %s, not to payment %s", e.AuthenticatedID, e.PaymentID)
-	case e.Err != nil:
-		return fmt.Sprintf("paygate: the 3-D Secure return belonged to another transaction, already completed, not to payment %s (%v)", e.PaymentID, e.Err)
-	}
-	return fmt.Sprintf("paygate: payment %s belongs to order %q, not to order %q; nothing was sent", e.PaymentID, e.FoundOrderID, e.OrderID)
-}
-
-// Is makes errors.Is(err, ErrACSReturnMismatch) true.
-func (e *ACSReturnMismatchError) Is(target error) bool { return target == ErrACSReturnMismatch }
-
-// Unwrap returns the gateway's refusal, if any.
-func (e *ACSReturnMismatchError) Unwrap() error { return e.Err }
-
 // authenticateBound is Authenticate for a return bound to a payment or an
 // order: look the payment up, refuse another order's, report a settled one
 // as it stands, authenticate, and refuse an answer about another payment.

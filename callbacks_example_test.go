@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
 )
 
 // ExampleNewCallbackHandler mounts the callback handler on a ServeMux. The
@@ -34,7 +35,7 @@ func ExampleNewCallbackHandler() {
 	mux.Handle("POST /paygate/callback", handler)
 
 	// What the gateway would send, delivered twice.
-	signer := paygate.NewTestCallbackSigner("sk_live_private", paygate.FormExtended)
+	signer := paygatetest.NewCallbackSigner("sk_live_private", paygate.FormExtended)
 	for range 2 {
 		w := httptest.NewRecorder()
 		mux.ServeHTTP(w, signer.Request("/paygate/callback", paygate.CallbackCompleted, nil))

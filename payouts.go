@@ -233,27 +233,6 @@ func (s *PayoutsService) Create(ctx context.Context, p *PayoutParams, opts ...Ca
 	return &out.Payout, nil
 }
 
-// MissingParametersError lists the required payout parameters that have no
-// value. errors.As also reaches a *ValidationError for the first of them.
-type MissingParametersError struct {
-	// Names are the wire names, in the order the gateway listed them.
-	Names []string
-}
-
-// Error implements the error interface.
-func (e *MissingParametersError) Error() string {
-	return "paygate: missing required payout parameters: " + strings.Join(e.Names, ", ")
-}
-
-// Unwrap returns a *ValidationError per missing parameter.
-func (e *MissingParametersError) Unwrap() []error {
-	errs := make([]error, len(e.Names))
-	for i, n := range e.Names {
-		errs[i] = &ValidationError{Field: n, Reason: "is required for this payout"}
-	}
-	return errs
-}
-
 // CheckRequired checks, before sending, that every required parameter of
 // controls (from [PayoutsService.Parameters]) has a value in p, in a field
 // or in Extra: a parameter is missing when it would not be sent, or be sent

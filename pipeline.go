@@ -405,11 +405,6 @@ func parseCode(raw json.RawMessage) (ErrorCode, error) {
 	return ErrorCode(i), nil
 }
 
-// missingFieldError names a field the gateway always sends but did not.
-type missingFieldError struct{ field string }
-
-func (e *missingFieldError) Error() string { return "required field " + e.field + " is missing" }
-
 func missing(field string) error { return &missingFieldError{field: field} }
 
 // Limits on what a response may hold, so that a broken or hostile answer

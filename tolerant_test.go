@@ -350,7 +350,7 @@ func TestValidation_OnlyTheRulesTheSpecStates(t *testing.T) {
 }
 
 func TestCallback_EmptyIDAndStatusAreValid(t *testing.T) {
-	signer := NewTestCallbackSigner(testSecret, FormExtended)
+	signer := newTestCallbackSigner(testSecret, FormExtended)
 	cb, err := testVerifier(t).ParseValues(signer.Values("", url.Values{"id": {""}}))
 	require.NoError(t, err, `the spec: "all parameters are present but may be empty"`)
 	require.Zero(t, cb.ID)
