@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/chromium"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -33,7 +33,7 @@ func TestCheckout_ApprovedCardCompletesWithout3DSecure(t *testing.T) {
 	do(t, ctx, chromedp.Blur(chromedp.ID("card-cvc")))
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile("checkout.png", png, 0o644))
+	require.NoError(t, chromium.SaveScreenshot("checkout.png", png)) // -update-screenshots rewrites it
 
 	do(t, ctx, chromedp.Click(chromedp.ID("pay-card")), waitStatus(paygate.StatusCompleted))
 	assert.Equal(t, "Payment completed", text(t, ctx, "#order-status"))

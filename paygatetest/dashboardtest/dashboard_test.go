@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -118,5 +117,5 @@ func TestDashboard_ChargebackFromTheBrowser(t *testing.T) {
 
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile("dashboard.png", png, 0o644))
+	require.NoError(t, chromium.SaveScreenshot("dashboard.png", png)) // -update-screenshots rewrites it
 }
