@@ -14,7 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate-go/internal/form"
+	"github.com/paygate/paygate-go/internal/formenc"
 )
 
 type signatureVector struct {
@@ -155,10 +155,10 @@ func typicalCharge(t testing.TB) signatureVector {
 // Compare with BenchmarkHMACBaseline.
 func BenchmarkSign(b *testing.B) {
 	v := typicalCharge(b)
-	var pairs form.Pairs
+	var pairs formenc.Pairs
 	for k, vs := range v.params {
 		for _, val := range vs {
-			pairs = append(pairs, form.Pair{Key: k, Value: val})
+			pairs = append(pairs, formenc.Pair{Key: k, Value: val})
 		}
 	}
 	s := newSigner(v.key)
