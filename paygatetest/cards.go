@@ -206,3 +206,65 @@ func userID(u *user) string {
 	}
 	return u.id
 }
+
+// getToken serves card/getToken: validates the card (40003 to 40007, 40012,
+// 40013) and returns a temporary token valid for 10 minutes, once.
+func (s *Server) getToken(c *call) (any, *apiError) {
+	now := s.clock.Now()
+	cd, err := parseCard(c.params, "", now)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.st.forgetTokens(now)
+	t := s.st.newToken(c.project, cd, false)
+	t.expiresAt = now.Add(temporaryTokenLifetime)
+	s.st.temporary = append(s.st.temporary, t)
+	return map[string]any{"id": t.id, "expiresAt": formatTime(t.expiresAt), "card": cardJSON(cd, false)}, nil
+}
+
+// processRecurring serves card/processRecurring: 40405 without a
+// subscription, 40310 after cancelRecurring, 40311 after endsAt, 40502
+// sooner than frequency days after the last successful manual charge. The
+// remembered card decides the outcome as in card/process, without 3-D
+// Secure.
+func (s *Server) processRecurring(c *call) (any, *apiError) {
+	price, currency, err := readMoney(c, "price")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOrderID(c.get("order_id")); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.clock.Now()
+	u, err := s.st.lookupUser(c.project, c.get("user"))
+	if err != nil {
+		return nil, err
+	}
+	sub := s.st.recurring[u.id]
+	switch {
+	case sub == nil:
+		return nil, newError(paygate.CodeReferenceTransactionNotFound, "")
+	case sub.cancelled:
+		return nil, newError(paygate.CodeRecurringDisabled, "")
+	case now.After(sub.endsAt):
+		return nil, newError(paygate.CodeRecurringExpired, "")
+	case sub.interval > 0 && !sub.lastManual.IsZero() && now.Before(addDays(sub.lastManual, sub.interval)):
+		return nil, newError(paygate.CodeRecurringTooFrequent, "")
+	}
+	t := s.st.newTxn(c.project, paygate.TypePayment, now)
+	t.method, t.user, t.card, t.orderID, t.referenceID = "card", u, sub.card, c.get("order_id"), sub.referenceID
+	t.price, t.currency, t.fee = price, currency, fee(price)
+	t.attrs = attributes(c.params)
+	s.transition(t, cardOutcome(sub.card.number))
+	if t.status != paygate.StatusFailed {
+		sub.lastManual = now
+	}
+	out := s.paymentJSON(t, c.basic(), "")
+	delete(out, "acs")
+	delete(out, "permanentToken")
+	return out, nil
+}

@@ -61,23 +61,6 @@ const (
 	expiredTokenMemory = time.Hour
 )
 
-// getToken serves card/getToken: validates the card (40003 to 40007, 40012,
-// 40013) and returns a temporary token valid for 10 minutes, once.
-func (s *Server) getToken(c *call) (any, *apiError) {
-	now := s.clock.Now()
-	cd, err := parseCard(c.params, "", now)
-	if err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.st.forgetTokens(now)
-	t := s.st.newToken(c.project, cd, false)
-	t.expiresAt = now.Add(temporaryTokenLifetime)
-	s.st.temporary = append(s.st.temporary, t)
-	return map[string]any{"id": t.id, "expiresAt": formatTime(t.expiresAt), "card": cardJSON(cd, false)}, nil
-}
-
 func (s *state) newToken(p *Project, cd *cardData, permanent bool) *token {
 	prefix := "tmp_"
 	if permanent {
