@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
 )
 
 // ExampleNewCallbackHandler mounts the callback handler on a ServeMux. The
@@ -50,7 +51,9 @@ func ExampleNewCallbackHandler() {
 // record of its transaction before fulfilling an order, because the
 // callback's signature does not cover which field a value was sent in.
 func ExampleClient_ConfirmCallback() {
-	client := exampleClient()
+	srv := paygatetest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
 	fulfil := func(ctx context.Context, cb *paygate.Callback) error {
 		if cb.Status != paygate.CallbackCompleted {
 			return nil
