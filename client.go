@@ -345,6 +345,10 @@ func parseHTTPURL(s string) (*url.URL, error) {
 	return u, nil
 }
 
+// defaultHTTPClient is the client used when WithHTTPClient is not given:
+// it never follows a redirect (see refuseRedirect), bounds dialling, the
+// TLS handshake and the wait for the answer's header, and keeps enough idle
+// connections for a busy shop talking to one host.
 func defaultHTTPClient(headerWait time.Duration) *http.Client {
 	return &http.Client{
 		CheckRedirect: refuseRedirect,
