@@ -3,6 +3,7 @@ package paygate
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -86,14 +87,13 @@ func TestRetry_RetryAfterBeyondMaxDelayEndsTheRetries(t *testing.T) {
 
 func TestRetry_CancellationInterruptsTheWaitAtOnce(t *testing.T) {
 	srv, arrivals := retryAfterServer(t, func() string { return "20" })
-	c := retryClient(t, srv.URL, RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 30 * time.Second})
+	waiting := make(chan struct{})
+	c := retryClient(t, srv.URL, RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 30 * time.Second},
+		WithLogger(slog.New(onMessage{"paygate retry", waiting})))
 	ctx, cancel := context.WithCancel(context.Background())
 	var cancelled atomic.Int64
 	go func() {
-		for len(arrivals()) == 0 {
-			time.Sleep(time.Millisecond)
-		}
-		time.Sleep(50 * time.Millisecond) // well into the 20s wait
+		<-waiting // the retry is logged as the 20s wait begins
 		cancelled.Store(time.Now().UnixNano())
 		cancel()
 	}()
@@ -106,6 +106,30 @@ func TestRetry_CancellationInterruptsTheWaitAtOnce(t *testing.T) {
 	require.Equal(t, 1, netErr.Attempts)
 	require.Len(t, arrivals(), 1)
 }
+
+// onMessage is a slog.Handler that closes its channel at the first record
+// with its message, so that a test acts when the client reaches that point.
+type onMessage struct {
+	msg  string
+	seen chan struct{}
+}
+
+func (h onMessage) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h onMessage) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != h.msg {
+		return nil
+	}
+	select {
+	case <-h.seen: // a later record: the test already acted on the first
+	default:
+		close(h.seen)
+	}
+	return nil
+}
+
+func (h onMessage) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h onMessage) WithGroup(string) slog.Handler      { return h }
 
 func TestRetry_CallerDeadlineShorterThanTheWaitReturnsAtOnce(t *testing.T) {
 	srv, arrivals := retryAfterServer(t, func() string { return "2" })
