@@ -15,6 +15,7 @@ import (
 )
 
 func TestStatus_ByIDAndByOrderIDInSnakeCase(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	pay := s.charge(s.user("u"), paygatetest.CardApproved, url.Values{"order_id": {"o-1"}})
 	want := map[string]any{
@@ -30,6 +31,7 @@ func TestStatus_ByIDAndByOrderIDInSnakeCase(t *testing.T) {
 }
 
 func TestStatus_IDsAreExactAbove2To53(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u")
 	first := idOf(s.charge(uid, paygatetest.CardApproved, nil))
@@ -39,6 +41,7 @@ func TestStatus_IDsAreExactAbove2To53(t *testing.T) {
 }
 
 func TestByID_ReturnsCamelCaseFieldsWithUserAndCard(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	pay := s.charge(s.user("u"), paygatetest.CardApproved, url.Values{"order_id": {"o-1"}})
 	out := s.ok("transactions/"+idOf(pay), nil)
@@ -56,6 +59,7 @@ func TestByID_ReturnsCamelCaseFieldsWithUserAndCard(t *testing.T) {
 }
 
 func TestByID_EncodedSlashIsRouted(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	id := idOf(s.charge(s.user("u"), paygatetest.CardApproved, nil))
 	status, body := s.do("GET", "/v1/transactions%2F"+id, s.signed(nil))
@@ -73,6 +77,7 @@ func listIDs(t *testing.T, out map[string]any) []string {
 }
 
 func TestList_FiltersAndPages(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u")
 	order := url.Values{"order_id": {"o-1"}}
@@ -133,6 +138,7 @@ func TestList_FiltersAndPages(t *testing.T) {
 }
 
 func TestReverse_PartialThenFullThenNothingLeft(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	pay := s.charge(s.user("u"), paygatetest.CardApproved, url.Values{"order_id": {"o-9"}})
 	id := idOf(pay)
@@ -158,6 +164,7 @@ func TestReverse_PartialThenFullThenNothingLeft(t *testing.T) {
 }
 
 func TestReverse_BasicFormAnswersOnlySuccessAndMarksReversed(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, paygatetest.WithForm(paygate.FormBasic))
 	id := idOf(s.charge(s.user("u"), paygatetest.CardApproved, nil))
 	out := s.ok("transaction/reverse", url.Values{"id": {id}, "amount": {"10"}})
@@ -168,6 +175,7 @@ func TestReverse_BasicFormAnswersOnlySuccessAndMarksReversed(t *testing.T) {
 }
 
 func TestReverse_Errors(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u")
 	failed := idOf(s.charge(uid, paygatetest.CardDeclined, nil))
