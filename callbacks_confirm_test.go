@@ -11,6 +11,7 @@ import (
 )
 
 func TestConfirmCallback_ComparesWithTheGatewaysRecord(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name           string
 		form           Form
@@ -73,6 +74,7 @@ func TestConfirmCallback_ComparesWithTheGatewaysRecord(t *testing.T) {
 }
 
 func TestConfirmCallback_OtherTransactionNeverAgrees(t *testing.T) {
+	t.Parallel()
 	cb, err := testVerifier(t).ParseValues(NewTestCallbackSigner(testSecret, FormExtended).Values(CallbackCompleted, url.Values{"id": {"42"}}))
 	require.NoError(t, err)
 	c, mock := newMockClient(t)
@@ -85,6 +87,7 @@ func TestConfirmCallback_OtherTransactionNeverAgrees(t *testing.T) {
 }
 
 func TestConfirmCallback_LookUpErrorIsReturned(t *testing.T) {
+	t.Parallel()
 	cb, err := testVerifier(t).ParseValues(NewTestCallbackSigner(testSecret, FormExtended).Values(CallbackCompleted, nil))
 	require.NoError(t, err)
 	c, mock := newMockClient(t)
@@ -96,6 +99,7 @@ func TestConfirmCallback_LookUpErrorIsReturned(t *testing.T) {
 }
 
 func TestConfirmCallback_WithoutIDIsAValidationErrorAndSendsNothing(t *testing.T) {
+	t.Parallel()
 	c, mock := newSilentMock(t)
 	for _, cb := range []*Callback{nil, {}} {
 		_, err := c.ConfirmCallback(context.Background(), cb)
@@ -107,6 +111,7 @@ func TestConfirmCallback_WithoutIDIsAValidationErrorAndSendsNothing(t *testing.T
 }
 
 func TestCallbackStatus_TransactionStatusesCoverEveryCallbackStatus(t *testing.T) {
+	t.Parallel()
 	for s := range callbackTransactionStatuses {
 		assert.True(t, s.Known())
 		for _, ts := range s.TransactionStatuses() {

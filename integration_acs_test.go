@@ -29,6 +29,7 @@ func (sb *sandbox) returnOf(pay *paygate.Payment) *paygate.AuthenticateParams {
 }
 
 func TestAuthenticate_RefusesAReturnOfAnotherOrder(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		a, b := sb.charge3DS(t, "ord-a"), sb.charge3DS(t, "ord-b")
@@ -47,6 +48,7 @@ func TestAuthenticate_RefusesAReturnOfAnotherOrder(t *testing.T) {
 }
 
 func TestAuthenticate_RefusesAPaymentOfAnotherOrderBeforeSending(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
 	a := sb.charge3DS(t, "ord-a")
 	sb.charge3DS(t, "ord-b")
@@ -61,6 +63,7 @@ func TestAuthenticate_RefusesAPaymentOfAnotherOrderBeforeSending(t *testing.T) {
 }
 
 func TestAuthenticate_BoundByOrderIDAlone(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
 	a, b := sb.charge3DS(t, "ord-a"), sb.charge3DS(t, "ord-b")
 
@@ -79,6 +82,7 @@ func TestAuthenticate_BoundByOrderIDAlone(t *testing.T) {
 }
 
 func TestAuthenticate_RepeatedReturnReportsTheCurrentStatus(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		a := sb.charge3DS(t, "ord-a")
@@ -98,6 +102,7 @@ func TestAuthenticate_RepeatedReturnReportsTheCurrentStatus(t *testing.T) {
 }
 
 func TestAuthenticate_UnboundRepeatedReturnStillFailsWith40501(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
 	a := sb.charge3DS(t, "ord-a")
 	_, err := sb.client.Cards.Authenticate(testCtx(t), sb.returnOf(a))
