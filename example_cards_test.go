@@ -37,7 +37,7 @@ func ExampleCardsService_Tokenize() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(token.ID, token.Card.Mask, "valid for", token.ExpiresAt.Sub(srv.Clock().Now()).Round(time.Minute))
+	fmt.Println(token.ID, token.Card.Mask, "valid for", time.Until(token.ExpiresAt.Time).Round(time.Minute))
 	// Output:
 	// tmp_0000000000000001 ************4242 valid for 10m0s
 }

@@ -20,7 +20,7 @@ func ExampleDecodeWarning() {
 	defer srv.Close()
 	client := srv.Client()
 	ctx := context.Background()
-	customer := seedCustomer(srv)
+	customer := seedCustomer(srv) // a customer who paid an order yesterday
 	token, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{
 		Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123",
 	})
