@@ -84,6 +84,7 @@ func fixtureACS(t *testing.T) *ACS {
 }
 
 func TestRedirectForm_PostsTheThreeParametersUnchangedToTheACS(t *testing.T) {
+	t.Parallel()
 	hostile := &ACS{
 		URL: "https://acs.bank.example/3ds/pareq?session=ab12&lang=en",
 		Parameters: ACSParameters{
@@ -113,6 +114,7 @@ func TestRedirectForm_PostsTheThreeParametersUnchangedToTheACS(t *testing.T) {
 }
 
 func TestRedirectForm_EscapesQuotesAndAngleBrackets(t *testing.T) {
+	t.Parallel()
 	acs := &ACS{URL: "https://acs.bank.example/pareq", Parameters: ACSParameters{
 		PaReq: `a"b`, MD: `<script>x</script>`, TermURL: `https://shop.example/r?a=1&b=2`,
 	}}
@@ -126,6 +128,7 @@ func TestRedirectForm_EscapesQuotesAndAngleBrackets(t *testing.T) {
 }
 
 func TestRedirectForm_RejectsAnythingButAnAbsoluteHTTPURL(t *testing.T) {
+	t.Parallel()
 	for _, u := range []string{
 		"javascript:alert(1)",
 		"JAVASCRIPT:alert(1)",
@@ -161,6 +164,7 @@ func TestRedirectForm_RejectsAnythingButAnAbsoluteHTTPURL(t *testing.T) {
 }
 
 func TestWriteACSRedirect_WritesAnUncachedHTMLPageWithTheForm(t *testing.T) {
+	t.Parallel()
 	acs := fixtureACS(t)
 	w := httptest.NewRecorder()
 	require.NoError(t, WriteACSRedirect(w, acs))
@@ -188,6 +192,7 @@ func acsReturnRequest(body string) *http.Request {
 }
 
 func TestReadACSReturn_ReadsPaResAndMDFromThePostedForm(t *testing.T) {
+	t.Parallel()
 	paRes := "eJzVWFmTo7gS/iuOno+KKSHA2GfL0yEWYx+nM+0kL0kRmsPr+Fp/+ii8Cg=="
 	md := "NDYxMTY4NjAxODQyNzM4Nzk1MTpjdXN0LTg4NDE="
 	body := url.Values{"PaRes": {paRes}, "MD": {md}}.Encode()
@@ -198,6 +203,7 @@ func TestReadACSReturn_ReadsPaResAndMDFromThePostedForm(t *testing.T) {
 }
 
 func TestReadACSReturn_ReadsAMultipartForm(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	mw := multipart.NewWriter(&buf)
 	require.NoError(t, mw.WriteField("PaRes", "pares+/="))
@@ -212,6 +218,7 @@ func TestReadACSReturn_ReadsAMultipartForm(t *testing.T) {
 }
 
 func TestReadACSReturn_MissingFieldsAreValidationErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		req   *http.Request
@@ -238,6 +245,7 @@ func TestReadACSReturn_MissingFieldsAreValidationErrors(t *testing.T) {
 }
 
 func TestReadACSReturn_RejectsOtherMethods(t *testing.T) {
+	t.Parallel()
 	r := httptest.NewRequest(http.MethodGet, "https://shop.example/3ds-return?PaRes=pares&MD=md", nil)
 	p, err := ReadACSReturn(r)
 	assert.Nil(t, p)
@@ -246,6 +254,7 @@ func TestReadACSReturn_RejectsOtherMethods(t *testing.T) {
 }
 
 func TestReadACSReturn_LimitsTheBodySize(t *testing.T) {
+	t.Parallel()
 	body := "MD=md&PaRes=" + strings.Repeat("A", MaxACSReturnBytes)
 	p, err := ReadACSReturn(acsReturnRequest(body))
 	assert.Nil(t, p)
@@ -254,6 +263,7 @@ func TestReadACSReturn_LimitsTheBodySize(t *testing.T) {
 }
 
 func TestReadACSReturn_FeedsAuthenticate(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodPost, "card/authenticate", fixtureResponder(t, 200, "card_authenticate.json"))
 

@@ -11,6 +11,7 @@ import (
 )
 
 func TestBalance_SignedAndDecodedExactly(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		params *BalanceParams
@@ -45,6 +46,7 @@ func TestBalance_SignedAndDecodedExactly(t *testing.T) {
 }
 
 func TestBalance_MissingAmountIsAnErrorNotZero(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "balance", fixtureResponder(t, 200, "balance_missing_amount.json"))
 	_, err := c.Balance.Get(context.Background(), nil)
@@ -52,6 +54,7 @@ func TestBalance_MissingAmountIsAnErrorNotZero(t *testing.T) {
 }
 
 func TestBalance_CurrencyValidated(t *testing.T) {
+	t.Parallel()
 	for _, cur := range []string{"EU", "EURO", "E1R"} {
 		t.Run(cur, func(t *testing.T) {
 			requireRejectedLocally(t, "currency", func(c *Client) error {
@@ -62,6 +65,7 @@ func TestBalance_CurrencyValidated(t *testing.T) {
 }
 
 func TestBalance_SignatureErrorIsMatchedByCode(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "balance", fixtureResponder(t, 403, "error_signature_invalid.json"))
 	_, err := c.Balance.Get(context.Background(), nil)

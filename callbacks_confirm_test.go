@@ -11,6 +11,7 @@ import (
 )
 
 func TestConfirmCallback_ComparesWithTheGatewaysRecord(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name           string
 		form           Form
@@ -75,6 +76,7 @@ func TestConfirmCallback_ComparesWithTheGatewaysRecord(t *testing.T) {
 }
 
 func TestConfirmCallback_OtherTransactionNeverAgrees(t *testing.T) {
+	t.Parallel()
 	cb, err := testVerifier(t).ParseValues(newTestCallbackSigner(testSecret, FormExtended).Values(CallbackCompleted, url.Values{"id": {"42"}}))
 	require.NoError(t, err)
 	c, mock := newMockClient(t)
@@ -87,6 +89,7 @@ func TestConfirmCallback_OtherTransactionNeverAgrees(t *testing.T) {
 }
 
 func TestConfirmCallback_LookUpErrorIsReturned(t *testing.T) {
+	t.Parallel()
 	cb, err := testVerifier(t).ParseValues(newTestCallbackSigner(testSecret, FormExtended).Values(CallbackCompleted, nil))
 	require.NoError(t, err)
 	c, mock := newMockClient(t)
@@ -98,6 +101,7 @@ func TestConfirmCallback_LookUpErrorIsReturned(t *testing.T) {
 }
 
 func TestConfirmCallback_WithoutIDIsAValidationErrorAndSendsNothing(t *testing.T) {
+	t.Parallel()
 	c, mock := newSilentMock(t)
 	for _, cb := range []*Callback{nil, {}} {
 		_, err := c.ConfirmCallback(context.Background(), cb)
@@ -109,6 +113,7 @@ func TestConfirmCallback_WithoutIDIsAValidationErrorAndSendsNothing(t *testing.T
 }
 
 func TestCallbackStatus_TransactionStatusesCoverEveryCallbackStatus(t *testing.T) {
+	t.Parallel()
 	for s := range callbackTransactionStatuses {
 		assert.True(t, s.Known())
 		for _, ts := range s.TransactionStatuses() {

@@ -8,13 +8,16 @@ import (
 	"github.com/paygate/paygate-go/internal/dedupsuite"
 )
 
-// TestMemoryDedupStore_Ordering runs the ordering every store keeps on the
-// default store, shared by the handlers of one process.
+// TestMemoryDedupStore_SwappedCallbackIsNotProcessedAgain runs the suite's
+// callback with swapped fields on the default store, shared by the handlers
+// of one process.
 func TestMemoryDedupStore_SwappedCallbackIsNotProcessedAgain(t *testing.T) {
 	shared := paygate.NewMemoryDedupStore(0)
 	dedupsuite.Swapped(t, func(testing.TB, time.Duration) paygate.CallbackDedupStore { return shared })
 }
 
+// TestMemoryDedupStore_Ordering runs the ordering every store keeps on the
+// default store, shared by the handlers of one process.
 func TestMemoryDedupStore_Ordering(t *testing.T) {
 	shared := paygate.NewMemoryDedupStore(0)
 	dedupsuite.Ordering(t, func(testing.TB, time.Duration) paygate.CallbackDedupStore { return shared })

@@ -51,7 +51,9 @@ func ExampleNewCallbackHandler() {
 // record of its transaction before fulfilling an order, because the
 // callback's signature does not cover which field a value was sent in.
 func ExampleClient_ConfirmCallback() {
-	client := exampleClient()
+	srv := paygatetest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
 	fulfil := func(ctx context.Context, cb *paygate.Callback) error {
 		if cb.Status != paygate.CallbackCompleted {
 			return nil

@@ -52,6 +52,7 @@ func cardInputs() map[string]any {
 }
 
 func TestCardInput_EveryFormattingVerbRedacts(t *testing.T) {
+	t.Parallel()
 	verbs := []string{"%v", "%+v", "%#v", "%s", "%q", "%x", "%X", "% x", "%d", "%30s", "%-30v", "%.40s", "%#q", "%#x", "%U", "%t"}
 	for name, v := range cardInputs() {
 		for _, verb := range verbs {
@@ -67,6 +68,7 @@ func TestCardInput_EveryFormattingVerbRedacts(t *testing.T) {
 }
 
 func TestCardInput_ShowsAtMostTheLastFourDigits(t *testing.T) {
+	t.Parallel()
 	n := CardNumber(visaApproved)
 	assert.Equal(t, "************4242", n.String())
 	assert.Equal(t, "************4242", fmt.Sprintf("%v", n))
@@ -88,6 +90,7 @@ func TestCardInput_ShowsAtMostTheLastFourDigits(t *testing.T) {
 }
 
 func TestCardInput_SlogHandlersRedact(t *testing.T) {
+	t.Parallel()
 	for _, handler := range []string{"json", "text"} {
 		t.Run(handler, func(t *testing.T) {
 			var buf bytes.Buffer
@@ -108,6 +111,7 @@ func TestCardInput_SlogHandlersRedact(t *testing.T) {
 }
 
 func TestCardInput_JSONSlogGroupsTheCardFields(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	slog.New(slog.NewJSONHandler(&buf, nil)).Info("card", "card",
 		CardDetails{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode, Holder: "JANE DOE"})
@@ -125,6 +129,7 @@ func TestCardInput_JSONSlogGroupsTheCardFields(t *testing.T) {
 }
 
 func TestCardInput_JSONEncodingRedacts(t *testing.T) {
+	t.Parallel()
 	for name, v := range cardInputs() {
 		t.Run(name, func(t *testing.T) {
 			b, err := json.Marshal(v)
@@ -135,6 +140,7 @@ func TestCardInput_JSONEncodingRedacts(t *testing.T) {
 }
 
 func TestCardInput_ValidationErrorsNeverQuoteCardData(t *testing.T) {
+	t.Parallel()
 	badNumber := "4242424242424241" // fails Luhn
 	tests := []struct {
 		name   string
@@ -187,6 +193,7 @@ func TestCardInput_ValidationErrorsNeverQuoteCardData(t *testing.T) {
 }
 
 func TestCardInput_GatewayErrorsNeverQuoteCardData(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "card/getToken", fixtureResponder(t, 400, "error_card_number_invalid.json"))
 
@@ -197,6 +204,7 @@ func TestCardInput_GatewayErrorsNeverQuoteCardData(t *testing.T) {
 }
 
 func TestCardInput_RedactionDoesNotChangeWhatIsSent(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodGet, "card/getToken", fixtureResponder(t, 200, "card_get_token.json"))
 

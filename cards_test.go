@@ -34,6 +34,7 @@ func validCharge() *ChargeParams {
 }
 
 func TestTokenize_IsAnUnsignedGETWithTheCardData(t *testing.T) {
+	t.Parallel()
 	for _, form := range []Form{FormExtended, FormBasic} {
 		t.Run(form.String(), func(t *testing.T) {
 			c, mock := newMockClient(t, WithForm(form))
@@ -61,6 +62,7 @@ func TestTokenize_IsAnUnsignedGETWithTheCardData(t *testing.T) {
 }
 
 func TestTokenize_ResponseWithoutIDIsAnError(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "card/getToken", httpmock.NewStringResponder(200, `{"expiresAt":"2026-11-22T02:24:07+00:00","card":{}}`))
 
@@ -70,6 +72,7 @@ func TestTokenize_ResponseWithoutIDIsAnError(t *testing.T) {
 }
 
 func TestTokenize_GatewayErrorsMatchTheirSentinels(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		fixture string
 		want    error
@@ -87,6 +90,7 @@ func TestTokenize_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 }
 
 func TestCharge_WithTokenAndUserIDSendsExactlyTheGivenFieldsSigned(t *testing.T) {
+	t.Parallel()
 	for _, form := range []Form{FormExtended, FormBasic} {
 		t.Run(form.String(), func(t *testing.T) {
 			c, mock := newMockClient(t, WithForm(form))
@@ -130,6 +134,7 @@ func TestCharge_WithTokenAndUserIDSendsExactlyTheGivenFieldsSigned(t *testing.T)
 }
 
 func TestCharge_MinimalChargeSendsOnlyTheRequiredFields(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
 
@@ -146,6 +151,7 @@ func TestCharge_MinimalChargeSendsOnlyTheRequiredFields(t *testing.T) {
 }
 
 func TestCharge_RecurringIntervalZeroIsSent(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
 
@@ -161,6 +167,7 @@ func TestCharge_RecurringIntervalZeroIsSent(t *testing.T) {
 }
 
 func TestCharge_CardAndUserObjectsAreSentInBracketNotation(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
 
@@ -206,6 +213,7 @@ func TestCharge_CardAndUserObjectsAreSentInBracketNotation(t *testing.T) {
 }
 
 func TestCharge_DecodesBothForms(t *testing.T) {
+	t.Parallel()
 	t.Run("extended", func(t *testing.T) {
 		c, mock := newMockClient(t)
 		record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
@@ -260,6 +268,7 @@ func TestCharge_DecodesBothForms(t *testing.T) {
 }
 
 func TestCharge_NeedsAuthenticationInBothFormsOnlyFor3DS(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		fixture string
 		form    Form
@@ -296,6 +305,7 @@ func TestCharge_NeedsAuthenticationInBothFormsOnlyFor3DS(t *testing.T) {
 }
 
 func TestCharge_ResponseWithoutIDIsAnErrorWithOutcomeUnknown(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodPost, "card/process", httpmock.NewStringResponder(200, `{"success":true,"status":"completed"}`))
 
@@ -312,6 +322,7 @@ func TestCharge_ResponseWithoutIDIsAnErrorWithOutcomeUnknown(t *testing.T) {
 }
 
 func TestCharge_GatewayErrorsMatchTheirSentinels(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		fixture string
@@ -338,6 +349,7 @@ func TestCharge_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 }
 
 func TestCharge_BasicFormRejectsCardAndUserObjectsLocally(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		change func(*ChargeParams)
@@ -361,6 +373,7 @@ func TestCharge_BasicFormRejectsCardAndUserObjectsLocally(t *testing.T) {
 }
 
 func TestCharge_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
+	t.Parallel()
 	card := func() *CardDetails {
 		return &CardDetails{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123", Holder: "JANE DOE"}
 	}
@@ -429,6 +442,7 @@ func TestCharge_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 }
 
 func TestTokenize_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		change func(*TokenizeParams)
@@ -462,6 +476,7 @@ func tokenizeWith(p *TokenizeParams) func(*Client) error {
 }
 
 func TestAuthenticate_SendsPaResAndMDSignedAndDecodes(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodPost, "card/authenticate", fixtureResponder(t, 200, "card_authenticate.json"))
 
@@ -491,6 +506,7 @@ func TestAuthenticate_SendsPaResAndMDSignedAndDecodes(t *testing.T) {
 }
 
 func TestAuthenticate_ResponseWithoutIDIsAnError(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodPost, "card/authenticate", httpmock.NewStringResponder(200, `{"success":true}`))
 
@@ -499,6 +515,7 @@ func TestAuthenticate_ResponseWithoutIDIsAnError(t *testing.T) {
 }
 
 func TestAuthenticate_GatewayErrorsMatchTheirSentinels(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		fixture string
 		want    error
@@ -516,6 +533,7 @@ func TestAuthenticate_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 }
 
 func TestAuthenticate_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		params *AuthenticateParams
@@ -533,6 +551,7 @@ func TestAuthenticate_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 }
 
 func TestChargeRecurring_SendsFieldsSignedAndDecodesBothForms(t *testing.T) {
+	t.Parallel()
 	for _, form := range []Form{FormExtended, FormBasic} {
 		t.Run(form.String(), func(t *testing.T) {
 			c, mock := newMockClient(t, WithForm(form))
@@ -579,6 +598,7 @@ func TestChargeRecurring_SendsFieldsSignedAndDecodesBothForms(t *testing.T) {
 }
 
 func TestChargeRecurring_GatewayErrorsMatchTheirSentinels(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		fixture string
@@ -603,6 +623,7 @@ func TestChargeRecurring_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 }
 
 func TestChargeRecurring_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
+	t.Parallel()
 	valid := func() *ChargeRecurringParams {
 		return &ChargeRecurringParams{User: "100452", Price: decimal.RequireFromString("9.99"), Currency: "EUR"}
 	}
@@ -626,6 +647,7 @@ func TestChargeRecurring_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 }
 
 func TestCharge_LimitsAreInclusive(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
 
@@ -641,6 +663,7 @@ func TestCharge_LimitsAreInclusive(t *testing.T) {
 }
 
 func TestCharge_UserObjectNeedsOnlyTheIdentifier(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
 

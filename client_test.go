@@ -278,7 +278,9 @@ func TestPost_UnreadableAnswerIsOutcomeUnknownWithOrderID(t *testing.T) {
 
 func TestDo_ContextCancelledMidRequest(t *testing.T) {
 	release := make(chan struct{})
+	arrived := make(chan struct{}, 2) // one for each request below
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		arrived <- struct{}{}
 		<-release
 	}))
 	defer srv.Close()
@@ -286,15 +288,16 @@ func TestDo_ContextCancelledMidRequest(t *testing.T) {
 	c, err := NewClient(testProject, testSecret, WithBaseURL(srv.URL))
 	require.NoError(t, err)
 
+	// Each call is cancelled once the gateway holds its request.
 	ctx, cancel := context.WithCancel(context.Background())
-	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	go func() { <-arrived; cancel() }()
 	start := time.Now()
 	_, err = c.Transactions.Status(ctx, &StatusParams{ID: 1})
 	require.ErrorIs(t, err, context.Canceled)
 	require.Less(t, time.Since(start), 5*time.Second, "cancellation ends the call")
 
 	ctx, cancel = context.WithCancel(context.Background())
-	go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+	go func() { <-arrived; cancel() }()
 	err = postProcessCtx(ctx, c, &pipelineParams{OrderID: "ORD-9"}, nil)
 	require.ErrorIs(t, err, context.Canceled)
 	require.ErrorIs(t, err, ErrOutcomeUnknown, "the POST was sent before the cancellation")

@@ -124,6 +124,7 @@ func everyResponseDecoder() []responseDecoder {
 // gateway sends is an error naming the field, never a zero value; invalid
 // UTF-8 is replaced; an unknown status is kept; nothing panics.
 func TestDecoders_HostileAndBrokenAnswers(t *testing.T) {
+	t.Parallel()
 	for _, d := range everyResponseDecoder() {
 		t.Run(d.name, func(t *testing.T) {
 			good := fixture(t, d.fixture)
@@ -319,6 +320,7 @@ func editJSON(t testing.TB, doc []byte, path string, value any) []byte {
 }
 
 func TestDecoders_WarningsNeverQuoteACardNumberFromTheBody(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/card/getToken",
 		httpmock.NewStringResponder(200, `{"id":"tok","card":{"lastFour":{"n":"4242424242424242"}}}`))

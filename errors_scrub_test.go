@@ -56,6 +56,7 @@ func echoRequest(status int, jsonEnvelope bool) httpmock.Responder {
 }
 
 func TestErrors_NeverCarryCardDataEchoedByAnAnswer(t *testing.T) {
+	t.Parallel()
 	calls := map[string]struct {
 		method, path string
 		call         func(*Client) error
@@ -147,6 +148,7 @@ func TestErrors_NeverCarryCardDataEchoedByAnAnswer(t *testing.T) {
 }
 
 func TestErrors_GatewayMessageKeptWhenItQuotesNoRequestData(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/card/getToken",
 		httpmock.NewStringResponder(400, `{"error":{"code":40004,"message":"Card number invalid"}}`))
@@ -157,6 +159,7 @@ func TestErrors_GatewayMessageKeptWhenItQuotesNoRequestData(t *testing.T) {
 }
 
 func TestErrors_BodyExcerptKeptForRequestsWithoutCardData(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/balance",
 		httpmock.NewStringResponder(502, "<html>502 Bad Gateway</html>"))
@@ -167,6 +170,7 @@ func TestErrors_BodyExcerptKeptForRequestsWithoutCardData(t *testing.T) {
 }
 
 func TestErrors_TransportErrorQuotingTheAnswerIsMasked(t *testing.T) {
+	t.Parallel()
 	var logged strings.Builder
 	c, mock := newMockClient(t, WithLogger(slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	mock.RegisterResponder(http.MethodPost, testBaseURL+"/v1/card/process", func(req *http.Request) (*http.Response, error) {
@@ -187,6 +191,7 @@ func TestErrors_TransportErrorQuotingTheAnswerIsMasked(t *testing.T) {
 }
 
 func TestSentSecrets_MaskWholeRunsOnly(t *testing.T) {
+	t.Parallel()
 	s := sentSecrets{{"7", true}, {"913", true}, {"JANE ROE", true}, {"a@b.example", false}, {"1", false}, {"EUR", false}}
 	got := s.mask("/v1/ month=07 code=913 code2=9130 HTTP 400 holder=JANE+ROE JANE ROE mail=a%40b.example 17 EUR")
 	assert.Equal(t, "/v1/ month=*** code=*** code2=9130 HTTP 400 holder=*** *** mail=*** 17 EUR", got)

@@ -6,10 +6,14 @@ import (
 	"log"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
 )
 
 func ExampleBalanceService_Get() {
-	client := exampleClient()
+	srv := paygatetest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
+	seedCustomer(srv) // a payment of 29.99 EUR, less the fee
 
 	balance, err := client.Balance.Get(context.Background(), &paygate.BalanceParams{Currency: "EUR"})
 	if err != nil {

@@ -7,14 +7,21 @@ import (
 	"html/template"
 	"log"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/paygate/paygate-go"
-	"github.com/shopspring/decimal"
+	"github.com/paygate/paygate-go/paygatetest"
 )
 
 func ExampleCardsService_Tokenize() {
-	client := exampleClient()
+	srv := paygatetest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
 
 	// Tokenize in the payer's browser where you can: the card then never
 	// reaches your server, and the query string that carries it (the
@@ -30,20 +37,29 @@ func ExampleCardsService_Tokenize() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(token.ID, token.Card.Mask, token.ExpiresAt)
+	fmt.Println(token.ID, token.Card.Mask, "valid for", time.Until(token.ExpiresAt.Time).Round(time.Minute))
 	// Output:
-	// tmp_0000000000000002 ************4242 2026-11-23 09:10:00 +0000 UTC
+	// tmp_0000000000000001 ************4242 valid for 10m0s
 }
 
 func ExampleCardsService_Charge() {
-	client := exampleClient()
+	srv := paygatetest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+
+	// Keep the gateway's user id with the shop's customer record.
+	customer, err := client.Users.Resolve(ctx, &paygate.ResolveUserParams{Identifier: "cust-100452", IP: "203.0.113.7"})
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	mux := http.NewServeMux()
 	// The checkout handler charges the token the browser sent and, when the
 	// card is enrolled in 3-D Secure, sends the payer on to the bank.
 	mux.HandleFunc("POST /checkout", func(w http.ResponseWriter, r *http.Request) {
 		payment, err := client.Cards.Charge(r.Context(), &paygate.ChargeParams{
-			User:        customerOf(r),
+			User:        customer,
 			CardToken:   r.PostFormValue("card_token"),
 			Price:       decimal.RequireFromString("24.90"),
 			Currency:    "EUR",
@@ -82,13 +98,25 @@ func ExampleCardsService_Charge() {
 
 	// Serve mux as usual, for example with http.ListenAndServe. Here the
 	// payer's browser posts the token of a card enrolled in 3-D Secure.
-	payerPosts(mux, "/checkout", url.Values{"card_token": {exampleToken("4000000000003220")}})
+	token, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{
+		Number: paygatetest.Card3DSecure, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodPost, "/checkout", strings.NewReader(url.Values{"card_token": {token.ID}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, req)
+	fmt.Println(rec.Code, "form posting to the bank:", strings.Contains(rec.Body.String(), `action="`+srv.URL+`/acs"`))
 	// Output:
-	// 200 page with a form posting to /acs
+	// 200 form posting to the bank: true
 }
 
 func ExampleCardsService_Authenticate() {
-	client := exampleClient()
+	srv := paygatetest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
 
 	mux := http.NewServeMux()
 	// The ACS return URL given in the charge (one per order) receives the
@@ -120,18 +148,48 @@ func ExampleCardsService_Authenticate() {
 		fmt.Fprintln(w, "payment", payment.ID, "is", payment.Status)
 	})
 
-	// Serve mux as usual, for example with http.ListenAndServe. Here the
-	// payer's browser comes back from the bank.
-	payerReturnsFromACS(mux, "/orders/ord-20261122-0003/3ds-return", "ord-20261122-0003")
+	// Serve mux as usual, for example with http.ListenAndServe. Here a
+	// card enrolled in 3-D Secure is charged for order ord-20261122-0003,
+	// the payer passes the bank's check, and the browser comes back with
+	// what the bank sent.
+	ctx := context.Background()
+	customer, err := client.Users.Resolve(ctx, &paygate.ResolveUserParams{Identifier: "cust-100452", IP: "203.0.113.7"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	token, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{
+		Number: paygatetest.Card3DSecure, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	charged, err := client.Cards.Charge(ctx, &paygate.ChargeParams{
+		User: customer, CardToken: token.ID, Price: decimal.RequireFromString("24.90"), Currency: "EUR",
+		Description: "Order ord-20261122-0003", OrderID: "ord-20261122-0003",
+		ACSReturnURL: "https://shop.example/orders/ord-20261122-0003/3ds-return",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	md := charged.ACS.Parameters.MD
+	back := url.Values{"PaRes": {srv.PaRes(md, paygatetest.ACSPassword)}, "MD": {md}}
+	req := httptest.NewRequest(http.MethodPost, "/orders/ord-20261122-0003/3ds-return", strings.NewReader(back.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, req)
+	fmt.Println(rec.Code, strings.TrimSpace(rec.Body.String()))
 	// Output:
 	// 200 paid ord-20261122-0003
 }
 
 func ExampleCardsService_ChargeRecurring() {
-	client := exampleClient()
+	srv := paygatetest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
+	subscriber := seedCustomer(srv) // paid yesterday, subscribing to recurring payments
 
 	payment, err := client.Cards.ChargeRecurring(context.Background(), &paygate.ChargeRecurringParams{
-		User:        subscriberID(),
+		User:        subscriber,
 		Price:       decimal.RequireFromString("9.99"),
 		Currency:    "EUR",
 		OrderID:     "sub-100452-2026-12",
@@ -150,7 +208,16 @@ func ExampleCardsService_ChargeRecurring() {
 }
 
 func ExampleACS_RedirectForm() {
-	client := exampleClient()
+	srv := paygatetest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+
+	// Keep the gateway's user id with the shop's customer record.
+	customer, err := client.Users.Resolve(ctx, &paygate.ResolveUserParams{Identifier: "cust-100452", IP: "203.0.113.7"})
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	// A merchant page of its own can embed the self-submitting form.
 	page := template.Must(template.New("3ds").Parse(
@@ -159,7 +226,7 @@ func ExampleACS_RedirectForm() {
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /pay", func(w http.ResponseWriter, r *http.Request) {
 		payment, err := client.Cards.Charge(r.Context(), &paygate.ChargeParams{
-			User:        customerOf(r),
+			User:        customer,
 			CardToken:   r.PostFormValue("card_token"),
 			Price:       decimal.RequireFromString("129.00"),
 			Currency:    "EUR",
@@ -190,7 +257,17 @@ func ExampleACS_RedirectForm() {
 
 	// Serve mux as usual, for example with http.ListenAndServe. Here the
 	// payer's browser posts the token of a card enrolled in 3-D Secure.
-	payerPosts(mux, "/pay", url.Values{"card_token": {exampleToken("4000000000003220")}})
+	token, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{
+		Number: paygatetest.Card3DSecure, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodPost, "/pay", strings.NewReader(url.Values{"card_token": {token.ID}}.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	rec := httptest.NewRecorder()
+	mux.ServeHTTP(rec, req)
+	fmt.Println(rec.Code, "form posting to the bank:", strings.Contains(rec.Body.String(), `action="`+srv.URL+`/acs"`))
 	// Output:
-	// 200 page with a form posting to /acs
+	// 200 form posting to the bank: true
 }

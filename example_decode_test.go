@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
 )
 
 // A field of an answer that the SDK cannot read never fails a charge that
@@ -15,10 +16,20 @@ import (
 // warn level through WithLogger). Decide on the fields that tell what
 // happened, and keep the warnings for whoever looks after the integration.
 func ExampleDecodeWarning() {
-	client := exampleClient()
-	payment, err := client.Cards.Charge(context.Background(), &paygate.ChargeParams{
-		User:        subscriberID(),
-		CardToken:   exampleToken("4242424242424242"),
+	srv := paygatetest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+	customer := seedCustomer(srv) // a customer who paid an order yesterday
+	token, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{
+		Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	payment, err := client.Cards.Charge(ctx, &paygate.ChargeParams{
+		User:        customer,
+		CardToken:   token.ID,
 		Price:       decimal.RequireFromString("24.90"),
 		Currency:    "EUR",
 		Description: "Order 1001",
@@ -38,7 +49,9 @@ func ExampleDecodeWarning() {
 // Calls that return a slice or an id report their warnings through a call
 // option.
 func ExampleWithDecodeWarnings() {
-	client := exampleClient()
+	srv := paygatetest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
 	var warnings []paygate.DecodeWarning
 	types, err := client.Payouts.Types(context.Background(), paygate.WithDecodeWarnings(&warnings))
 	if err != nil {

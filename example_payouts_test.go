@@ -8,12 +8,16 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
 )
 
 // A payout to a card: pick the type, ask which further parameters it needs,
 // check them, create the payout.
 func ExamplePayoutsService_Create() {
-	client := exampleClient()
+	srv := paygatetest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
+	seedCustomer(srv) // a payment of 29.99 EUR: the balance a payout draws on
 	ctx := context.Background()
 
 	types, err := client.Payouts.Types(ctx)

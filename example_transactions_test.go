@@ -5,15 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
 )
 
 func ExampleTransactionsService_Reverse() {
-	client := exampleClient()
+	srv := paygatetest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
+	seedCustomer(srv) // paid order-1001, 29.99 EUR, yesterday
 	ctx := context.Background()
 
 	payment, err := client.Transactions.Reverse(ctx, &paygate.ReverseParams{
@@ -39,7 +44,9 @@ func ExampleTransactionsService_Reverse() {
 }
 
 func ExampleTransactionsService_Create() {
-	client := exampleClient()
+	srv := paygatetest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
 
 	payment, err := client.Transactions.Create(context.Background(), &paygate.AlternativePaymentParams{
 		User:          "customer-8812",
@@ -55,17 +62,22 @@ func ExampleTransactionsService_Create() {
 		log.Fatal(err)
 	}
 	// Send the payer's browser here; the outcome arrives by callback.
-	fmt.Println("redirect to", payment.RedirectURL)
+	// Send the payer to payment.RedirectURL, for example with http.Redirect.
+	// Here the sandbox's address, which changes from run to run, is cut off.
+	fmt.Println("redirect to", strings.TrimPrefix(payment.RedirectURL, srv.URL))
 	// Output:
-	// redirect to https://checkout.example.com/confirm/1000000000000000002/
+	// redirect to /confirm/1000000000000000001/
 }
 
 func ExampleTransactionsService_All() {
-	client := exampleClient()
+	srv := paygatetest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
+	seedCustomer(srv) // paid order-1001, 29.99 EUR, yesterday
 
 	params := &paygate.ListParams{
 		OrderID: "order-1001",
-		Created: paygate.TimeRange{From: time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)},
+		Created: paygate.TimeRange{From: time.Now().AddDate(0, -1, 0)}, // the last month
 		Limit:   50,
 	}
 	for tx, err := range client.Transactions.All(context.Background(), params) {
@@ -79,8 +91,17 @@ func ExampleTransactionsService_All() {
 }
 
 func ExampleTransactionsService_Reconcile() {
-	client := exampleUnreliableClient() // the answer to the reversal gets lost
+	srv := paygatetest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
 	ctx := context.Background()
+	seedCustomer(srv) // paid order-1001, 29.99 EUR, yesterday
+
+	// The sandbox reverses, then the connection drops before the answer
+	// arrives.
+	if err := srv.InjectFault("transaction/reverse", paygatetest.FaultResetAfterCommit, 1); err != nil {
+		log.Fatal(err)
+	}
 
 	_, err := client.Transactions.Reverse(ctx, &paygate.ReverseParams{
 		OrderID: "order-1001",

@@ -6,12 +6,16 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/paygate/paygate-go"
 	"github.com/shopspring/decimal"
+
+	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
 )
 
 func ExampleUsersService_Resolve() {
-	client := exampleClient()
+	srv := paygatetest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
 
 	// Resolve creates the user on first use and returns the same id ever
 	// after; keep it with the merchant's own user record.
@@ -27,16 +31,19 @@ func ExampleUsersService_Resolve() {
 	}
 	fmt.Println("user", userID)
 	// Output:
-	// user 2
+	// user 1
 }
 
 func ExampleUsersService_ChangeRecurring() {
-	client := exampleClient()
+	srv := paygatetest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
+	subscriber := seedCustomer(srv) // subscribed to recurring payments yesterday
 
 	// Move the subscription to 30-day payments of 9.99 EUR. Days(0) would
 	// stop automatic payments and leave only manual recurring charges.
 	err := client.Users.ChangeRecurring(context.Background(), &paygate.ChangeRecurringParams{
-		User:     subscriberID(),
+		User:     subscriber,
 		Interval: paygate.Days(30),
 		Price:    decimal.RequireFromString("9.99"),
 		Currency: "EUR",

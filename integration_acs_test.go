@@ -44,6 +44,7 @@ func boundTo(params *paygate.AuthenticateParams, id paygate.ID, orderID string) 
 }
 
 func TestAuthenticate_RefusesAReturnOfAnotherOrder(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb, a, b := twoOrders3DS(t, form)
 
@@ -59,6 +60,7 @@ func TestAuthenticate_RefusesAReturnOfAnotherOrder(t *testing.T) {
 }
 
 func TestAuthenticate_RefusesAPaymentOfAnotherOrderBeforeSending(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
 	a := sb.charge3DS(t, "ord-a")
 	sb.charge3DS(t, "ord-b")
@@ -73,6 +75,7 @@ func TestAuthenticate_RefusesAPaymentOfAnotherOrderBeforeSending(t *testing.T) {
 }
 
 func TestAuthenticate_BoundByOrderIDAlone(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
 	a, b := sb.charge3DS(t, "ord-a"), sb.charge3DS(t, "ord-b")
 
@@ -91,6 +94,7 @@ func TestAuthenticate_BoundByOrderIDAlone(t *testing.T) {
 }
 
 func TestAuthenticate_RepeatedReturnReportsTheCurrentStatus(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		a := sb.charge3DS(t, "ord-a")
@@ -110,6 +114,7 @@ func TestAuthenticate_RepeatedReturnReportsTheCurrentStatus(t *testing.T) {
 }
 
 func TestAuthenticate_UnboundRepeatedReturnStillFailsWith40501(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
 	a := sb.charge3DS(t, "ord-a")
 	_, err := sb.client.Cards.Authenticate(testCtx(t), sb.returnOf(a))

@@ -21,6 +21,7 @@ import (
 // since (a processing callback read after the payment completed, a
 // completed one read after the payment was fully refunded).
 func TestIntegration_EveryCallbackVerifiesAndConfirms(t *testing.T) {
+	t.Parallel()
 	wantStatuses := map[paygate.Form][]paygate.CallbackStatus{
 		paygate.FormExtended: {
 			paygate.CallbackCompleted, paygate.CallbackFailed, paygate.CallbackVerified, paygate.CallbackProcessing,
@@ -98,6 +99,7 @@ func TestIntegration_EveryCallbackVerifiesAndConfirms(t *testing.T) {
 // A wrong private key signs requests the sandbox rejects as 40301; an
 // unknown project is 40401.
 func TestIntegration_AuthenticationErrors(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		wrongKey, err := paygate.NewClient(sb.srv.ProjectKey, "not-the-private-key",
@@ -132,6 +134,7 @@ func TestIntegration_AuthenticationErrors(t *testing.T) {
 // A project added to the server is a project of its own: its keys sign, its
 // form answers.
 func TestIntegration_SecondProjectOnOneServer(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
 	sb.srv.AddProject(paygatetest.Project{Key: "basic-project", Secret: "basic-secret", CardRemembering: true, Form: paygate.FormBasic})
 	basic, err := paygate.NewClient("basic-project", "basic-secret",
@@ -147,6 +150,7 @@ func TestIntegration_SecondProjectOnOneServer(t *testing.T) {
 // A callback the merchant failed to process is answered 500 by the
 // CallbackHandler, delivered again by the sandbox, and processed then.
 func TestIntegration_FailedCallbackIsDeliveredAgain(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	processed := make(chan *paygate.Callback, 1)
 	h, err := paygate.NewCallbackHandler([]string{paygatetest.DefaultPrivateKey}, func(_ context.Context, cb *paygate.Callback) error {

@@ -17,6 +17,7 @@ import (
 )
 
 func TestIntegration_ResolveReturnsTheSameIDForTheSameIdentifier(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		first := sb.user(t, "cust-1")
@@ -28,6 +29,7 @@ func TestIntegration_ResolveReturnsTheSameIDForTheSameIdentifier(t *testing.T) {
 }
 
 func TestIntegration_TemporaryTokenIsSingleUse(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardApproved, "10.00", "ord-1")
@@ -44,6 +46,7 @@ func TestIntegration_TemporaryTokenIsSingleUse(t *testing.T) {
 }
 
 func TestIntegration_TemporaryTokenExpiresAfterTenMinutes(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		user := sb.user(t, "cust-1")
@@ -62,6 +65,7 @@ func TestIntegration_TemporaryTokenExpiresAfterTenMinutes(t *testing.T) {
 // Each test card takes the outcome DESIGN.md gives it, in both forms; the
 // status endpoint agrees.
 func TestIntegration_TestCardsTakeTheirOutcome(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		card   string
 		status paygate.Status
@@ -106,6 +110,7 @@ func TestIntegration_TestCardsTakeTheirOutcome(t *testing.T) {
 }
 
 func TestIntegration_BlockedCardIsErrCardBlocked(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardBlocked, "25.00", "ord-1")
@@ -121,6 +126,7 @@ func TestIntegration_BlockedCardIsErrCardBlocked(t *testing.T) {
 // completed callback reaches the merchant's CallbackHandler, verifies, and
 // agrees with the status endpoint.
 func TestIntegration_ProcessingCardCompletesWithCallback(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		rc := newReceiver(t, paygatetest.DefaultPrivateKey)
 		sb := newSandbox(t, form, paygatetest.WithCallbackURL(rc.URL))
@@ -146,6 +152,7 @@ func TestIntegration_ProcessingCardCompletesWithCallback(t *testing.T) {
 }
 
 func TestIntegration_3DSecure(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		password string
@@ -195,6 +202,7 @@ func TestIntegration_3DSecure(t *testing.T) {
 // answer POSTs PaRes and MD to the merchant's ACS return URL, whose handler
 // reads them with ReadACSReturn and calls Authenticate.
 func TestIntegration_3DSecureThroughTheACSPage(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		returned := make(chan *paygate.Payment, 1)
@@ -240,6 +248,7 @@ func TestIntegration_3DSecureThroughTheACSPage(t *testing.T) {
 }
 
 func TestIntegration_Forced3DSSendsEveryCardThroughTheACS(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended, paygatetest.WithForced3DS(true))
 	pay := sb.charge(t, paygatetest.CardApproved, "10.00", "ord-1")
 	assert.True(t, pay.NeedsAuthentication())
@@ -249,6 +258,7 @@ func TestIntegration_Forced3DSSendsEveryCardThroughTheACS(t *testing.T) {
 // A remembered card gives a permanent token that charges again without
 // the card data, any number of times.
 func TestIntegration_RememberedCardChargesWithThePermanentToken(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		user := sb.user(t, "cust-1")
@@ -272,6 +282,7 @@ func TestIntegration_RememberedCardChargesWithThePermanentToken(t *testing.T) {
 }
 
 func TestIntegration_RememberOnAProjectWithoutRememberingIsErrCardRememberingDisabled(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form, paygatetest.WithCardRemembering(false))
 		params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardApproved, "10.00", "ord-1")
@@ -283,6 +294,7 @@ func TestIntegration_RememberOnAProjectWithoutRememberingIsErrCardRememberingDis
 
 // verify_card charges 1 EUR whatever the price, and ends verified.
 func TestIntegration_VerifyCardIsAOneEuroVerification(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardApproved, "49.00", "ord-1")
@@ -306,6 +318,7 @@ func TestIntegration_VerifyCardIsAOneEuroVerification(t *testing.T) {
 }
 
 func TestIntegration_RecurringPayments(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		user := sb.user(t, "cust-1")
@@ -347,6 +360,7 @@ func TestIntegration_RecurringPayments(t *testing.T) {
 }
 
 func TestIntegration_RecurringPastItsEndIsErrRecurringExpired(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		user := sb.user(t, "cust-1")
@@ -389,6 +403,7 @@ func formAction(t testing.TB, page string) string {
 // The extended form charges a card and a payer given in full, without a
 // token or a resolved user; the payer is the user Resolve would find.
 func TestIntegration_ExtendedChargeWithCardAndUserDetails(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
 	resolved := sb.user(t, "cust-1")
 	pay, err := sb.client.Cards.Charge(testCtx(t), &paygate.ChargeParams{
@@ -409,6 +424,7 @@ func TestIntegration_ExtendedChargeWithCardAndUserDetails(t *testing.T) {
 
 // What the basic form does not take, the SDK refuses before sending.
 func TestIntegration_BasicFormRefusesCardAndUserDetailsLocally(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t, paygate.FormBasic)
 	client, sent := sb.countingClient()
 	card := &paygate.CardDetails{Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123"}
@@ -427,6 +443,7 @@ func TestIntegration_BasicFormRefusesCardAndUserDetailsLocally(t *testing.T) {
 
 // A processing payment also settles when the sandbox's clock moves on.
 func TestIntegration_ProcessingPaymentSettlesWhenTheClockMoves(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form, paygatetest.WithProcessingDelay(0))
 		pay := sb.charge(t, paygatetest.CardProcessing, "40.00", "ord-1")

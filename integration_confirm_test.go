@@ -51,6 +51,7 @@ func fullyRefunded(t *testing.T, sb *sandbox, orderID string) (payment paygate.I
 }
 
 func TestConfirmCallback_RefusesRefundWithIDAndReferenceSwapped(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
 	verifier, err := paygate.NewCallbackVerifier(sb.srv.PrivateKey)
 	require.NoError(t, err)
@@ -70,6 +71,7 @@ func TestConfirmCallback_RefusesRefundWithIDAndReferenceSwapped(t *testing.T) {
 }
 
 func TestConfirmCallback_RefusesAmountAndUserSwapped(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
 	verifier, err := paygate.NewCallbackVerifier(sb.srv.PrivateKey)
 	require.NoError(t, err)
@@ -105,6 +107,7 @@ func TestConfirmCallback_RefusesAmountOrTypeSwappedWithAnEmptyReason(t *testing.
 }
 
 func TestConfirmCallback_RefusesStaleCompletedAfterFullRefund(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		verifier, err := paygate.NewCallbackVerifier(sb.srv.PrivateKey)
@@ -123,6 +126,7 @@ func TestConfirmCallback_RefusesStaleCompletedAfterFullRefund(t *testing.T) {
 // r.FormValue) finds the body consumed; the genuine callback must still
 // verify.
 func TestCallbackHandler_VerifiesBehindMiddlewareThatParsedTheForm(t *testing.T) {
+	t.Parallel()
 	rc := newReceiver(t, paygatetest.DefaultPrivateKey, func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			_ = r.FormValue("anything") // parses the form, consuming the body

@@ -192,6 +192,7 @@ var (
 // HTTP status of its first three digits, and (for the gateway's table) the
 // sentinel errors.Is matches.
 func TestIntegration_ErrorCodes(t *testing.T) {
+	t.Parallel()
 	sentinels := make(map[paygate.ErrorCode]bool)
 	for _, c := range paygate.Codes() {
 		sentinels[c] = true
@@ -223,6 +224,7 @@ func TestIntegration_ErrorCodes(t *testing.T) {
 // (40000, 40400). A code added to the sandbox fails this test until a case
 // produces it.
 func TestIntegration_ErrorCasesCoverEveryCodeTheSandboxAnswers(t *testing.T) {
+	t.Parallel()
 	consts := parseErrorCodeConsts(t, "errors.go", filepath.Join("paygatetest", "errors.go"))
 	produced := make(map[paygate.ErrorCode]string)
 	refRE := regexp.MustCompile(`\b(?:paygate\.)?([Cc]ode[A-Z][A-Za-z]+)\b`)
@@ -350,6 +352,7 @@ func (sb *sandbox) chargeRecurring(t *testing.T, user paygate.UserID) error {
 // The SDK refuses locally, naming the field and sending nothing, the input
 // the sandbox would answer with these codes.
 func TestIntegration_SDKRefusesLocallyWhatTheSandboxWouldReject(t *testing.T) {
+	t.Parallel()
 	card := func(number string, month int, code string) *paygate.TokenizeParams {
 		return &paygate.TokenizeParams{Number: paygate.CardNumber(number), ExpirationMonth: month, ExpirationYear: 2030, SecurityCode: paygate.SecurityCode(code)}
 	}

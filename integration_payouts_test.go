@@ -25,6 +25,7 @@ func (sb *sandbox) payoutType(t testing.TB, key string) paygate.PayoutType {
 }
 
 func TestIntegration_PayoutTypesInBothForms(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		types, err := sb.client.Payouts.Types(testCtx(t))
@@ -41,6 +42,7 @@ func TestIntegration_PayoutTypesInBothForms(t *testing.T) {
 // The further parameters depend on the type, the card's BIN and the
 // currency.
 func TestIntegration_PayoutParametersDependOnTypeBINAndCurrency(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, key, account, currency string
 		required, optional           []string
@@ -80,6 +82,7 @@ func TestIntegration_PayoutParametersDependOnTypeBINAndCurrency(t *testing.T) {
 }
 
 func TestIntegration_SEPAPayoutOutsideEURIsErrGatewayMisconfigured(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
 	_, err := sb.client.Payouts.Parameters(testCtx(t), &paygate.PayoutParameterParams{
 		Type: sb.payoutType(t, "SEPA"), Account: "DE89370400440532013000", Currency: "USD",
@@ -91,6 +94,7 @@ func TestIntegration_SEPAPayoutOutsideEURIsErrGatewayMisconfigured(t *testing.T)
 // them filled in, the payout goes through, is processing, and completes with
 // a payout_completed callback.
 func TestIntegration_CardPayoutCompletesWithCallback(t *testing.T) {
+	t.Parallel()
 	rc := newReceiver(t, paygatetest.DefaultPrivateKey)
 	sb := newSandbox(t, paygate.FormExtended, paygatetest.WithCallbackURL(rc.URL))
 	card := sb.payoutType(t, "CREDIT_CARD")
@@ -128,6 +132,7 @@ func TestIntegration_CardPayoutCompletesWithCallback(t *testing.T) {
 }
 
 func TestIntegration_PayoutToTheDeclinedCardFailsAndTheAmountReturns(t *testing.T) {
+	t.Parallel()
 	rc := newReceiver(t, paygatetest.DefaultPrivateKey)
 	sb := newSandbox(t, paygate.FormExtended, paygatetest.WithCallbackURL(rc.URL))
 	sb.charge(t, paygatetest.CardApproved, "100.00", "ord-1")
@@ -147,6 +152,7 @@ func TestIntegration_PayoutToTheDeclinedCardFailsAndTheAmountReturns(t *testing.
 }
 
 func TestIntegration_NonCardPayouts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		key    string
 		params paygate.PayoutParams
@@ -168,6 +174,7 @@ func TestIntegration_NonCardPayouts(t *testing.T) {
 }
 
 func TestIntegration_PayoutErrors(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
 	card := sb.payoutType(t, "CREDIT_CARD")
 	t.Run("a required parameter left out", func(t *testing.T) {
@@ -198,6 +205,7 @@ func TestIntegration_PayoutErrors(t *testing.T) {
 
 // The balance moves with every payment (less its fee), refund and payout.
 func TestIntegration_BalanceMovesWithPaymentsRefundsAndPayouts(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
 	assert.True(t, sb.balance(t).IsZero())
 

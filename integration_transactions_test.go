@@ -17,6 +17,7 @@ import (
 // A payment is reversed in parts; once nothing is left it reads refunded
 // (basic form: reversed) and cannot be reversed further.
 func TestIntegration_ReversePartlyThenFully(t *testing.T) {
+	t.Parallel()
 	fullyReversed := map[paygate.Form]paygate.Status{
 		paygate.FormExtended: paygate.StatusRefunded,
 		paygate.FormBasic:    paygate.StatusReversed,
@@ -51,6 +52,7 @@ func TestIntegration_ReversePartlyThenFully(t *testing.T) {
 }
 
 func TestIntegration_ReverseWhatCannotBeReversed(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		declined := sb.charge(t, paygatetest.CardDeclined, "30.00", "ord-1")
@@ -67,6 +69,7 @@ func TestIntegration_ReverseWhatCannotBeReversed(t *testing.T) {
 }
 
 func TestIntegration_StatusByIDAndByOrderID(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		pay := sb.charge(t, paygatetest.CardApproved, "30.00", "ord-1")
@@ -102,6 +105,7 @@ func listOrder(t *testing.T, sb *sandbox) (payment paygate.ID, refunds []paygate
 }
 
 func TestIntegration_GetListAndAll(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
 	payID, refunds := listOrder(t, sb)
 	sb.charge(t, paygatetest.CardApproved, "1.00", "another-order")
@@ -173,6 +177,7 @@ func TestIntegration_GetListAndAll(t *testing.T) {
 }
 
 func TestIntegration_Reconcile(t *testing.T) {
+	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		sb.charge(t, paygatetest.CardApproved, "30.00", "ord-paid")
@@ -198,6 +203,7 @@ func TestIntegration_Reconcile(t *testing.T) {
 // which the payer's browser submits; the page redirects to success_url or
 // fail_url and the payment completes or fails, with its callback.
 func TestIntegration_AlternativePaymentThroughTheConfirmPage(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		action   string
 		location string
@@ -251,6 +257,7 @@ func TestIntegration_AlternativePaymentThroughTheConfirmPage(t *testing.T) {
 // The endpoints the basic form lacks fail locally with ErrBasicForm: no
 // request reaches the gateway.
 func TestIntegration_ExtendedOnlyEndpointsFailLocallyInTheBasicForm(t *testing.T) {
+	t.Parallel()
 	sb := newSandbox(t, paygate.FormBasic)
 	client, sent := sb.countingClient()
 	ctx := testCtx(t)

@@ -14,7 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paygate/paygate-go/internal/cardnum"
-	"github.com/paygate/paygate-go/internal/form"
+	"github.com/paygate/paygate-go/internal/formenc"
 	"github.com/paygate/paygate-go/internal/jsonscalar"
 )
 
@@ -242,7 +242,7 @@ func (p *PayoutParams) CheckRequired(controls []PayoutParameter) error {
 	if p == nil {
 		p = &PayoutParams{}
 	}
-	pairs, err := form.Append(nil, &payoutRequest{Type: p.Type.ID, PayoutParams: p})
+	pairs, err := formenc.Append(nil, &payoutRequest{Type: p.Type.ID, PayoutParams: p})
 	if err != nil {
 		return err
 	}

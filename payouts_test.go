@@ -31,6 +31,7 @@ func validSEPAPayout() *PayoutParams {
 }
 
 func TestPayoutTypes_UnsignedAndDecoded(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodGet, "payout-types", fixtureResponder(t, 200, "payout_types.json"))
 
@@ -45,6 +46,7 @@ func TestPayoutTypes_UnsignedAndDecoded(t *testing.T) {
 }
 
 func TestPayoutTypes_AvailableInBasicForm(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t, WithForm(FormBasic))
 	rec := record(t, mock, http.MethodGet, "payout-types", fixtureResponder(t, 200, "payout_types.json"))
 	_, err := c.Payouts.Types(context.Background())
@@ -53,6 +55,7 @@ func TestPayoutTypes_AvailableInBasicForm(t *testing.T) {
 }
 
 func TestPayoutTypes_SuccessFalseIsDeclinedAndMissingSuccessMalformed(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "payout-types", httpmock.NewStringResponder(200, `{"success":false,"types":[]}`))
 	_, err := c.Payouts.Types(context.Background())
@@ -66,6 +69,7 @@ func TestPayoutTypes_SuccessFalseIsDeclinedAndMissingSuccessMalformed(t *testing
 // An answer without its success flag, or one that says no while the payout
 // is live, cannot be read as a refusal: the payout may have been made.
 func TestPayoutCreate_UnclearAnswersAreUnknownOutcomesNotDeclines(t *testing.T) {
+	t.Parallel()
 	for name, body := range map[string]string{
 		"no success flag":            `{"id":1000000000000000123,"status":"processing"}`,
 		"empty object":               `{}`,
@@ -93,6 +97,7 @@ func TestPayoutCreate_UnclearAnswersAreUnknownOutcomesNotDeclines(t *testing.T) 
 }
 
 func TestPayoutParameters_CardSendsOnlyTheBINUnsigned(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodGet, "payout-parameters", fixtureResponder(t, 200, "payout_parameters_card.json"))
 
@@ -109,6 +114,7 @@ func TestPayoutParameters_CardSendsOnlyTheBINUnsigned(t *testing.T) {
 }
 
 func TestPayoutParameters_NonCardSendsTheWholeAccount(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodGet, "payout-parameters", fixtureResponder(t, 200, "payout_parameters_sepa.json"))
 
@@ -124,6 +130,7 @@ func TestPayoutParameters_NonCardSendsTheWholeAccount(t *testing.T) {
 }
 
 func TestPayoutParameters_EmptyArray(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "payout-parameters", fixtureResponder(t, 200, "payout_parameters_empty.json"))
 	got, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89", Currency: "EUR"})
@@ -132,6 +139,7 @@ func TestPayoutParameters_EmptyArray(t *testing.T) {
 }
 
 func TestPayoutParameters_Validation(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		p     *PayoutParameterParams
@@ -154,6 +162,7 @@ func TestPayoutParameters_Validation(t *testing.T) {
 }
 
 func TestPayoutCreate_SendsEveryFieldSignedWithItsWireName(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodPost, "payout", fixtureResponder(t, 200, "payout.json"))
 
@@ -194,6 +203,7 @@ func TestPayoutCreate_SendsEveryFieldSignedWithItsWireName(t *testing.T) {
 }
 
 func TestPayoutCreate_CardByToken(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodPost, "payout", fixtureResponder(t, 200, "payout.json"))
 
@@ -205,6 +215,7 @@ func TestPayoutCreate_CardByToken(t *testing.T) {
 }
 
 func TestPayoutCreate_SuccessFalseIsErrDeclined(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodPost, "payout", fixtureResponder(t, 200, "payout_declined.json"))
 	_, err := c.Payouts.Create(context.Background(), validSEPAPayout())
@@ -216,6 +227,7 @@ func TestPayoutCreate_SuccessFalseIsErrDeclined(t *testing.T) {
 }
 
 func TestPayoutCreate_MissingIDIsOutcomeUnknownWithOrderID(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodPost, "payout", httpmock.NewStringResponder(200, `{"success":true,"status":"processing"}`))
 	_, err := c.Payouts.Create(context.Background(), validSEPAPayout())
@@ -225,6 +237,7 @@ func TestPayoutCreate_MissingIDIsOutcomeUnknownWithOrderID(t *testing.T) {
 }
 
 func TestPayoutCreate_GatewayErrorIsMatchedByCode(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodPost, "payout", fixtureResponder(t, 422, "error_gateway_misconfigured.json"))
 	_, err := c.Payouts.Create(context.Background(), validSEPAPayout())
@@ -232,6 +245,7 @@ func TestPayoutCreate_GatewayErrorIsMatchedByCode(t *testing.T) {
 }
 
 func TestPayoutCreate_Validation(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		mutate func(*PayoutParams)
@@ -265,6 +279,7 @@ func TestPayoutCreate_Validation(t *testing.T) {
 }
 
 func TestPayoutCreate_UntypedIDAcceptsEitherAccountOrToken(t *testing.T) {
+	t.Parallel()
 	p := validSEPAPayout()
 	p.Type = PayoutType{ID: 9}
 	assert.NoError(t, p.validate(FormExtended))
@@ -273,6 +288,7 @@ func TestPayoutCreate_UntypedIDAcceptsEitherAccountOrToken(t *testing.T) {
 }
 
 func TestPayoutParams_CheckRequiredNamesEveryMissingParameter(t *testing.T) {
+	t.Parallel()
 	var controls []PayoutParameter
 	require.NoError(t, json.Unmarshal(fixture(t, "payout_parameters_sepa.json"), &controls))
 
@@ -297,12 +313,14 @@ func TestPayoutParams_CheckRequiredNamesEveryMissingParameter(t *testing.T) {
 }
 
 func TestPayoutParams_CheckRequiredCountsCommonParameters(t *testing.T) {
+	t.Parallel()
 	controls := []PayoutParameter{{Name: "cardToken", Required: true}, {Name: "cardExpirationDate", Required: true}, {Name: "birthDate"}}
 	p := &PayoutParams{Type: cardPayoutType, CardToken: "tok", Amount: decimal.NewFromInt(1), Currency: "EUR", CardExpirationDate: "01/30"}
 	assert.NoError(t, p.CheckRequired(controls))
 }
 
 func TestPayoutParams_NeverPrintsTheCardNumbers(t *testing.T) {
+	t.Parallel()
 	p := PayoutParams{Type: cardPayoutType, Account: payoutTestCard, RemitterCardNumber: "5555555555554444",
 		Amount: decimal.NewFromInt(20), Currency: "EUR", Extra: map[string]string{"secretThing": "4000000000000002"}}
 	var logged strings.Builder
@@ -322,6 +340,7 @@ func TestPayoutParams_NeverPrintsTheCardNumbers(t *testing.T) {
 }
 
 func TestPayoutParams_ValidationErrorsNeverQuoteTheAccount(t *testing.T) {
+	t.Parallel()
 	p := &PayoutParams{Type: cardPayoutType, Account: "4242424242424241", Amount: decimal.NewFromInt(1), Currency: "EUR"}
 	err := p.validate(FormExtended)
 	require.Error(t, err)
@@ -330,6 +349,7 @@ func TestPayoutParams_ValidationErrorsNeverQuoteTheAccount(t *testing.T) {
 }
 
 func TestPayoutParams_CheckRequiredOnNilParamsNamesEveryRequiredParameter(t *testing.T) {
+	t.Parallel()
 	var p *PayoutParams
 	var me *MissingParametersError
 	require.ErrorAs(t, p.CheckRequired([]PayoutParameter{{Name: "firstName", Required: true}, {Name: "city"}}), &me)
@@ -337,6 +357,7 @@ func TestPayoutParams_CheckRequiredOnNilParamsNamesEveryRequiredParameter(t *tes
 }
 
 func TestPayoutParameters_MalformedAnswersAreResponseErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, body, field string }{
 		{"object instead of array", `{"controls":[]}`, ""},
 		{"required not a boolean", `[{"name":"firstName","type":"text","label":"First name","required":"maybe"}]`, ""},
@@ -357,6 +378,7 @@ func TestPayoutParameters_MalformedAnswersAreResponseErrors(t *testing.T) {
 }
 
 func TestPayoutParamsSet_FillsTheFieldOfThatNameElseExtra(t *testing.T) {
+	t.Parallel()
 	var p PayoutParams
 	p.Set("firstName", "Jane")
 	p.Set("cardHolder", "JANE DOE")
@@ -376,6 +398,7 @@ func TestPayoutParamsSet_FillsTheFieldOfThatNameElseExtra(t *testing.T) {
 }
 
 func TestPayoutParameters_TheTypeDecidesWhetherOnlyTheBINGoesOut(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodGet, "payout-parameters", fixtureResponder(t, 200, "payout_parameters_sepa.json"))
 	// A wallet number that happens to pass the Luhn check is not a card.

@@ -19,7 +19,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/paygate/paygate-go/internal/form"
+	"github.com/paygate/paygate-go/internal/formenc"
 	"github.com/paygate/paygate-go/internal/jsonscalar"
 	"github.com/paygate/paygate-go/internal/redact"
 )
@@ -43,7 +43,7 @@ type answerVerifier interface {
 	verifyAnswer() error
 }
 
-var pairsPool = sync.Pool{New: func() any { p := make(form.Pairs, 0, 24); return &p }}
+var pairsPool = sync.Pool{New: func() any { p := make(formenc.Pairs, 0, 24); return &p }}
 
 // do is the one request pipeline: validate, encode, sign, send (with the
 // retries the policy allows), read, decode, verify.
@@ -125,18 +125,18 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 // returns the error to report should the outcome be unknown, naming the
 // order id or transaction id the params carry.
 func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, unknown OutcomeUnknownError, err error) {
-	pp := pairsPool.Get().(*form.Pairs)
-	pairs := append((*pp)[:0], form.Pair{Key: "project", Value: c.projectKey})
+	pp := pairsPool.Get().(*formenc.Pairs)
+	pairs := append((*pp)[:0], formenc.Pair{Key: "project", Value: c.projectKey})
 	defer func() {
 		clear(pairs) // a pooled slice must not keep card data reachable
 		*pp = pairs[:0]
 		pairsPool.Put(pp)
 	}()
-	if pairs, err = form.Append(pairs, params); err != nil {
+	if pairs, err = formenc.Append(pairs, params); err != nil {
 		return nil, unknown, err
 	}
 	if !ep.unsigned {
-		pairs = append(pairs, form.Pair{Key: SignatureParam, Value: c.signer.signPairs(pairs)})
+		pairs = append(pairs, formenc.Pair{Key: SignatureParam, Value: c.signer.signPairs(pairs)})
 	}
 	unknown = OutcomeUnknownError{Method: ep.method, Path: ep.path}
 	unknown.OrderID, _ = pairs.Get("order_id")
@@ -146,7 +146,7 @@ func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, unkno
 	if id, ok := pairs.Get("id"); ok {
 		unknown.TransactionID, _ = ParseID(id)
 	}
-	return form.AppendEncoded(dst, pairs), unknown, nil
+	return formenc.AppendEncoded(dst, pairs), unknown, nil
 }
 
 // after returns the unknown-outcome error for a request sent attempts

@@ -3,6 +3,7 @@ package paygate
 import (
 	"context"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -86,14 +87,22 @@ func TestRetry_RetryAfterBeyondMaxDelayEndsTheRetries(t *testing.T) {
 
 func TestRetry_CancellationInterruptsTheWaitAtOnce(t *testing.T) {
 	srv, arrivals := retryAfterServer(t, func() string { return "20" })
-	c := retryClient(t, srv.URL, RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 30 * time.Second})
+	waiting := make(chan struct{})
+	c := retryClient(t, srv.URL, RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 30 * time.Second},
+		WithLogger(slog.New(logHook(func(r slog.Record) {
+			if r.Message != "paygate retry" {
+				return
+			}
+			select {
+			case <-waiting: // a second retry: the first wait was not cut, as the test then reports
+			default:
+				close(waiting)
+			}
+		}))))
 	ctx, cancel := context.WithCancel(context.Background())
 	var cancelled atomic.Int64
 	go func() {
-		for len(arrivals()) == 0 {
-			time.Sleep(time.Millisecond)
-		}
-		time.Sleep(50 * time.Millisecond) // well into the 20s wait
+		<-waiting // the retry is logged as the 20s wait begins
 		cancelled.Store(time.Now().UnixNano())
 		cancel()
 	}()
@@ -106,6 +115,15 @@ func TestRetry_CancellationInterruptsTheWaitAtOnce(t *testing.T) {
 	require.Equal(t, 1, netErr.Attempts)
 	require.Len(t, arrivals(), 1)
 }
+
+// logHook is a slog.Handler that passes every record to its function, so
+// that a test acts on, or counts, what the client logs as it happens.
+type logHook func(slog.Record)
+
+func (h logHook) Enabled(context.Context, slog.Level) bool      { return true }
+func (h logHook) Handle(_ context.Context, r slog.Record) error { h(r); return nil }
+func (h logHook) WithAttrs([]slog.Attr) slog.Handler            { return h }
+func (h logHook) WithGroup(string) slog.Handler                 { return h }
 
 func TestRetry_CallerDeadlineShorterThanTheWaitReturnsAtOnce(t *testing.T) {
 	srv, arrivals := retryAfterServer(t, func() string { return "2" })
@@ -140,8 +158,17 @@ func silentServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
 
 func TestTimeouts_ResponseHeaderTimeoutCutsASilentGateway(t *testing.T) {
 	srv, received := silentServer(t)
+	var postsSent atomic.Int64 // one "paygate request" record per attempt, logged before send returns
 	c := retryClient(t, srv.URL, RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond},
-		WithResponseHeaderTimeout(100*time.Millisecond), WithTimeout(10*time.Second))
+		WithResponseHeaderTimeout(100*time.Millisecond), WithTimeout(10*time.Second),
+		WithLogger(slog.New(logHook(func(r slog.Record) {
+			r.Attrs(func(a slog.Attr) bool {
+				if r.Message == "paygate request" && a.Key == "method" && a.Value.String() == http.MethodPost {
+					postsSent.Add(1)
+				}
+				return true
+			})
+		}))))
 
 	start := time.Now()
 	_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1})
@@ -158,8 +185,7 @@ func TestTimeouts_ResponseHeaderTimeoutCutsASilentGateway(t *testing.T) {
 	require.ErrorAs(t, err, &ou, "a POST cut after it was written may have been processed")
 	require.Equal(t, "ord-silent", ou.OrderID)
 	require.Eventually(t, func() bool { return received.Load() == 1 }, time.Second, 5*time.Millisecond)
-	time.Sleep(50 * time.Millisecond)
-	require.EqualValues(t, 1, received.Load(), "and is never sent again")
+	require.EqualValues(t, 1, postsSent.Load(), "and is never sent again")
 }
 
 func TestTimeouts_CallTimeoutCutsASilentGateway(t *testing.T) {

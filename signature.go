@@ -9,7 +9,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/paygate/paygate-go/internal/form"
+	"github.com/paygate/paygate-go/internal/formenc"
 )
 
 // SignatureParam is the name of the parameter that carries the signature.
@@ -65,7 +65,7 @@ func newSigner(privateKey string) *signer {
 }
 
 // signPairs returns the signature of the values of pairs.
-func (s *signer) signPairs(pairs form.Pairs) string {
+func (s *signer) signPairs(pairs formenc.Pairs) string {
 	st := s.pool.Get().(*signState)
 	defer s.pool.Put(st)
 	for _, p := range pairs {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate-go/internal/form"
+	"github.com/paygate/paygate-go/internal/formenc"
 )
 
 type signatureVector struct {
@@ -64,6 +64,7 @@ func loadSignatureVectors(t testing.TB) []signatureVector {
 }
 
 func TestSign_MatchesIndependentVectors(t *testing.T) {
+	t.Parallel()
 	for _, v := range loadSignatureVectors(t) {
 		t.Run(v.name, func(t *testing.T) {
 			var values []string
@@ -80,6 +81,7 @@ func TestSign_MatchesIndependentVectors(t *testing.T) {
 }
 
 func TestVerifySignature(t *testing.T) {
+	t.Parallel()
 	v := loadSignatureVectors(t)[len(loadSignatureVectors(t))-1]
 	signed := func() url.Values {
 		p := url.Values{}
@@ -123,6 +125,7 @@ func TestVerifySignature(t *testing.T) {
 // The scheme's known weakness: values swapped between fields keep the
 // signature. The test pins it so the documentation stays true.
 func TestVerifySignature_ValuesNotKeysAreSigned(t *testing.T) {
+	t.Parallel()
 	p := url.Values{"project": {"pk"}, "price": {"10.00"}, "amount": {"99.00"}}
 	p.Set(SignatureParam, Sign(p, "key"))
 	p.Set("price", "99.00")
@@ -131,6 +134,7 @@ func TestVerifySignature_ValuesNotKeysAreSigned(t *testing.T) {
 }
 
 func TestSignatureErrors_AreGatewayCodes(t *testing.T) {
+	t.Parallel()
 	var e *Error
 	require.True(t, errors.As(ErrSignatureMissing, &e))
 	require.Equal(t, CodeSignatureMissing, e.Code)
@@ -155,10 +159,10 @@ func typicalCharge(t testing.TB) signatureVector {
 // Compare with BenchmarkHMACBaseline.
 func BenchmarkSign(b *testing.B) {
 	v := typicalCharge(b)
-	var pairs form.Pairs
+	var pairs formenc.Pairs
 	for k, vs := range v.params {
 		for _, val := range vs {
-			pairs = append(pairs, form.Pair{Key: k, Value: val})
+			pairs = append(pairs, formenc.Pair{Key: k, Value: val})
 		}
 	}
 	s := newSigner(v.key)

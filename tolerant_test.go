@@ -24,6 +24,7 @@ import (
 var cardTypeZero = PayoutType{ID: 0, Key: PayoutTypeCreditCard, Label: "Bank card"}
 
 func TestPayoutTypes_IDZeroIsAType(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"payout_types_from_zero.json", "payout_types_from_zero_strings.json"} {
 		t.Run(name, func(t *testing.T) {
 			c, mock := newMockClient(t)
@@ -38,6 +39,7 @@ func TestPayoutTypes_IDZeroIsAType(t *testing.T) {
 }
 
 func TestPayoutParameters_TypeZeroSendsTheTypeAndOnlyTheBIN(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodGet, "payout-parameters", fixtureResponder(t, 200, "payout_parameters_card_type_zero.json"))
 	controls, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: cardTypeZero, Account: payoutTestCard, Currency: "EUR"})
@@ -49,6 +51,7 @@ func TestPayoutParameters_TypeZeroSendsTheTypeAndOnlyTheBIN(t *testing.T) {
 }
 
 func TestPayoutCreate_TypeZero(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodPost, "payout", fixtureResponder(t, 200, "payout.json"))
 	po, err := c.Payouts.Create(context.Background(), &PayoutParams{Type: cardTypeZero, Account: payoutTestCard,
@@ -59,6 +62,7 @@ func TestPayoutCreate_TypeZero(t *testing.T) {
 }
 
 func TestPayoutParams_SetAndCheckRequiredTakeTypeZero(t *testing.T) {
+	t.Parallel()
 	var controls []PayoutParameter
 	require.NoError(t, json.Unmarshal(fixture(t, "payout_parameters_card_type_zero.json"), &controls))
 	p := PayoutParams{Type: PayoutType{ID: 5, Key: "SEPA"}, Account: payoutTestCard, Amount: decimal.RequireFromString("10"), Currency: "EUR"}
@@ -72,6 +76,7 @@ func TestPayoutParams_SetAndCheckRequiredTakeTypeZero(t *testing.T) {
 }
 
 func TestPayoutType_NoneAtAllIsStillRequired(t *testing.T) {
+	t.Parallel()
 	requireRejectedLocally(t, "type", func(c *Client) error {
 		return errOf(c.Payouts.Create(context.Background(), &PayoutParams{Account: "DE89370400440532013000", Amount: decimal.NewFromInt(1), Currency: "EUR"}))
 	})
@@ -96,6 +101,7 @@ var spellingPairs = []spellingPair{
 }
 
 func TestTransactionStatusAndTransaction_DecodeEitherSpelling(t *testing.T) {
+	t.Parallel()
 	for _, pair := range spellingPairs {
 		for _, key := range []string{pair.snake, pair.camel} {
 			t.Run(key, func(t *testing.T) {
@@ -117,6 +123,7 @@ func TestTransactionStatusAndTransaction_DecodeEitherSpelling(t *testing.T) {
 }
 
 func TestTransactionStatus_CamelCaseAnswer(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "transaction/status", fixtureResponder(t, 200, "transaction_status_camel.json"))
 	st, err := c.Transactions.Status(context.Background(), &StatusParams{OrderID: "ord-2026-0042"})
@@ -135,6 +142,7 @@ func TestTransactionStatus_CamelCaseAnswer(t *testing.T) {
 }
 
 func TestTransaction_SnakeCaseAnswer(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "transactions/9007199254740993123", fixtureResponder(t, 200, "transactions_by_id_snake.json"))
 	tx, err := c.Transactions.Get(context.Background(), 9007199254740993123)
@@ -151,6 +159,7 @@ func TestTransaction_SnakeCaseAnswer(t *testing.T) {
 }
 
 func TestCharge_DatesAsPHPWritesThem(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_php_dates.json"))
 	p, err := c.Cards.Charge(context.Background(), validCharge())
@@ -164,6 +173,7 @@ func TestCharge_DatesAsPHPWritesThem(t *testing.T) {
 }
 
 func TestCharge_UnreadableInformationalFieldsDoNotFailTheCharge(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	c, mock := newMockClient(t, WithLogger(logger))
@@ -205,6 +215,7 @@ func TestCharge_UnreadableInformationalFieldsDoNotFailTheCharge(t *testing.T) {
 }
 
 func TestCharge_AnObjectThatIsNotOneStaysNil(t *testing.T) {
+	t.Parallel()
 	body := editJSON(t, fixture(t, "card_process_extended.json"), "user", "100452")
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodPost, "card/process", httpmock.NewBytesResponder(200, body))
@@ -215,6 +226,7 @@ func TestCharge_AnObjectThatIsNotOneStaysNil(t *testing.T) {
 }
 
 func TestCharge_EssentialFieldsStillFail(t *testing.T) {
+	t.Parallel()
 	good := fixture(t, "card_process_unreadable_informational.json")
 	for field, value := range map[string]string{"id": `"4611686018427387913x"`, "success": `"maybe"`, "status": `{"s":1}`, "acs": `"https://acs.example"`} {
 		t.Run(field, func(t *testing.T) {
@@ -228,6 +240,7 @@ func TestCharge_EssentialFieldsStillFail(t *testing.T) {
 }
 
 func TestError_OnlyTheCodeIsEssential(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodPost, "card/process", httpmock.NewStringResponder(403,
 		`{"error":{"code":"40305","message":{"en":"Card token already used"}}}`))
@@ -237,6 +250,7 @@ func TestError_OnlyTheCodeIsEssential(t *testing.T) {
 }
 
 func TestDecodeWarnings_ReachCallsWithoutAStructResult(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "payout-types", httpmock.NewStringResponder(200,
 		`{"success":true,"types":[{"id":0,"key":"CREDIT_CARD","label":{"en":"Bank card"}}]}`))
@@ -248,6 +262,7 @@ func TestDecodeWarnings_ReachCallsWithoutAStructResult(t *testing.T) {
 }
 
 func TestCreate_NonNumericIDKeepsTheRedirect(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t, WithCheckoutURL("https://checkout.test"))
 	record(t, mock, http.MethodPost, "transaction/create", fixtureResponder(t, 200, "transaction_create_string_id.json"))
 	ap, err := c.Transactions.Create(context.Background(), validAlternativePayment())
@@ -269,6 +284,7 @@ func TestCreate_NonNumericIDKeepsTheRedirect(t *testing.T) {
 }
 
 func TestReverse_SuccessFalseWithACompletedRefundIsReported(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodPost, "transaction/reverse", fixtureResponder(t, 200, "transaction_reverse_unsuccessful_refund.json"))
 	p, err := c.Transactions.Reverse(context.Background(), &ReverseParams{OrderID: "ord-2026-0042", Amount: decimal.RequireFromString("25.50")})
@@ -287,6 +303,7 @@ func TestReverse_SuccessFalseWithACompletedRefundIsReported(t *testing.T) {
 }
 
 func TestResolve_UserIDZeroIsAnID(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodPost, "user/resolve", httpmock.NewStringResponder(200, `{"id":0}`))
 	id, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-1", IP: "203.0.113.7"})
@@ -295,6 +312,7 @@ func TestResolve_UserIDZeroIsAnID(t *testing.T) {
 }
 
 func TestCharge_VerifyCardWithPriceZero(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
 	p := validCharge()
@@ -313,6 +331,7 @@ func TestCharge_VerifyCardWithPriceZero(t *testing.T) {
 // refuse by rules the spec does not state: each now goes to the gateway,
 // which is the judge.
 func TestValidation_OnlyTheRulesTheSpecStates(t *testing.T) {
+	t.Parallel()
 	charge := func(change func(*ChargeParams)) validator { return edit(validCharge(), change) }
 	alt := func(change func(*AlternativePaymentParams)) validator { return edit(validAlternativePayment(), change) }
 	withUser := func(change func(*UserDetails)) validator {
@@ -350,6 +369,7 @@ func TestValidation_OnlyTheRulesTheSpecStates(t *testing.T) {
 }
 
 func TestCallback_EmptyIDAndStatusAreValid(t *testing.T) {
+	t.Parallel()
 	signer := newTestCallbackSigner(testSecret, FormExtended)
 	cb, err := testVerifier(t).ParseValues(signer.Values("", url.Values{"id": {""}}))
 	require.NoError(t, err, `the spec: "all parameters are present but may be empty"`)
@@ -407,6 +427,7 @@ func FuzzChargeInformationalField(f *testing.F) {
 }
 
 func TestAll_TransactionIDZeroStillDetectsARepeatedPage(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	calls := 0
 	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transactions", func(*http.Request) (*http.Response, error) {

@@ -13,6 +13,7 @@ import (
 // A page a merchant stored or received elsewhere decodes as List decodes
 // it, totalCount as a number or a string.
 func TestTransactionPage_UnmarshalJSONMatchesList(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		fixture    string
 		totalCount int

@@ -17,6 +17,7 @@ import (
 const txBigID ID = 9007199254740993123 // above 2^53: a float64 would round it
 
 func TestReverse_ExtendedSendsSignedFieldsAndDecodesTransaction(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodPost, "transaction/reverse", fixtureResponder(t, 200, "transaction_reverse_extended.json"))
 
@@ -45,6 +46,7 @@ func TestReverse_ExtendedSendsSignedFieldsAndDecodesTransaction(t *testing.T) {
 }
 
 func TestReverse_BasicFormAnswerDecodesToSuccessOnly(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t, WithForm(FormBasic))
 	rec := record(t, mock, http.MethodPost, "transaction/reverse", fixtureResponder(t, 200, "transaction_reverse_basic.json"))
 
@@ -57,6 +59,7 @@ func TestReverse_BasicFormAnswerDecodesToSuccessOnly(t *testing.T) {
 }
 
 func TestReverse_SuccessFalseIsErrDeclined(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodPost, "transaction/reverse", fixtureResponder(t, 200, "transaction_reverse_declined.json"))
 
@@ -71,6 +74,7 @@ func TestReverse_SuccessFalseIsErrDeclined(t *testing.T) {
 }
 
 func TestReverse_GatewayErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		status  int
@@ -95,6 +99,7 @@ func TestReverse_GatewayErrors(t *testing.T) {
 }
 
 func TestCreate_SendsSignedFieldsAndBuildsRedirectURL(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t, WithCheckoutURL("https://checkout.test/pay/"))
 	rec := record(t, mock, http.MethodPost, "transaction/create", fixtureResponder(t, 200, "transaction_create.json"))
 
@@ -122,6 +127,7 @@ func TestCreate_SendsSignedFieldsAndBuildsRedirectURL(t *testing.T) {
 }
 
 func TestCreate_NumericIDAndDefaultCheckoutURL(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodPost, "transaction/create", fixtureResponder(t, 200, "transaction_create_numeric_id.json"))
 
@@ -132,6 +138,7 @@ func TestCreate_NumericIDAndDefaultCheckoutURL(t *testing.T) {
 }
 
 func TestCreate_MissingIDIsOutcomeUnknown(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodPost, "transaction/create", httpmock.NewStringResponder(200, `{"amount":10,"currency":"USD","status":"opened"}`))
 
@@ -153,6 +160,7 @@ func validAlternativePayment() *AlternativePaymentParams {
 }
 
 func TestCreate_Validation(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		mutate func(*AlternativePaymentParams)
@@ -183,6 +191,7 @@ func TestCreate_Validation(t *testing.T) {
 }
 
 func TestCreate_AcceptsEveryDocumentedMethod(t *testing.T) {
+	t.Parallel()
 	for _, m := range []PaymentMethod{MethodPayPal, MethodQiwi, MethodYandexMoneyWallet, MethodYandexMoneyWalletV2,
 		MethodWebMoneyWME, MethodWebMoneyWMZ, MethodWebMoneyWMR} {
 		p := validAlternativePayment()
@@ -192,6 +201,7 @@ func TestCreate_AcceptsEveryDocumentedMethod(t *testing.T) {
 }
 
 func TestReverse_Validation(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		p     *ReverseParams
@@ -212,6 +222,7 @@ func TestReverse_Validation(t *testing.T) {
 }
 
 func TestStatus_SignedByOrderIDAndDecodesExactly(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodGet, "transaction/status", fixtureResponder(t, 200, "transaction_status.json"))
 
@@ -225,6 +236,7 @@ func TestStatus_SignedByOrderIDAndDecodesExactly(t *testing.T) {
 }
 
 func TestGet_SignedByPathAndDecodesCamelCase(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodGet, "transactions/9007199254740993123", fixtureResponder(t, 200, "transactions_by_id.json"))
 
@@ -245,6 +257,7 @@ func TestGet_SignedByPathAndDecodesCamelCase(t *testing.T) {
 }
 
 func TestGet_MissingStatusNamesTheField(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "transactions/9007199254740993123", fixtureResponder(t, 200, "transactions_by_id_missing_status.json"))
 
@@ -253,6 +266,7 @@ func TestGet_MissingStatusNamesTheField(t *testing.T) {
 }
 
 func TestGet_UnknownIDIsErrTransactionNotFound(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "transactions/9007199254740993123", fixtureResponder(t, 404, "error_transaction_not_found.json"))
 
@@ -261,10 +275,12 @@ func TestGet_UnknownIDIsErrTransactionNotFound(t *testing.T) {
 }
 
 func TestGet_RejectsZeroID(t *testing.T) {
+	t.Parallel()
 	requireRejectedLocally(t, "id", func(c *Client) error { return errOf(c.Transactions.Get(context.Background(), 0)) })
 }
 
 func TestList_SendsEveryFilterSigned(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodGet, "transactions", fixtureResponder(t, 200, "transactions_list_page1.json"))
 
@@ -289,6 +305,7 @@ func TestList_SendsEveryFilterSigned(t *testing.T) {
 }
 
 func TestList_TotalCountAsString(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "transactions", fixtureResponder(t, 200, "transactions_list_single.json"))
 	page, err := c.Transactions.List(context.Background(), &ListParams{OrderID: "ord-2026-0042"})
@@ -297,6 +314,7 @@ func TestList_TotalCountAsString(t *testing.T) {
 }
 
 func TestList_TransactionWithoutStatusNamesItsIndex(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "transactions", fixtureResponder(t, 200, "transactions_list_missing_status.json"))
 	_, err := c.Transactions.List(context.Background(), &ListParams{OrderID: "ord-2026-0042"})
@@ -304,6 +322,7 @@ func TestList_TransactionWithoutStatusNamesItsIndex(t *testing.T) {
 }
 
 func TestList_Validation(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		p     *ListParams
@@ -321,6 +340,7 @@ func TestList_Validation(t *testing.T) {
 }
 
 func TestExtendedOnlyEndpoints_FailLocallyInBasicForm(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	calls := map[string]func(c *Client) error{
 		"transaction/create": func(c *Client) error { return errOf(c.Transactions.Create(ctx, validAlternativePayment())) },
@@ -374,6 +394,7 @@ var txThreePages = map[string]string{
 }
 
 func TestAll_FetchesEveryPageUntilTheShortOne(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
 
@@ -391,6 +412,7 @@ func TestAll_FetchesEveryPageUntilTheShortOne(t *testing.T) {
 }
 
 func TestAll_PageSizeFromFirstPageWhenNoLimit(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
 
@@ -404,6 +426,7 @@ func TestAll_PageSizeFromFirstPageWhenNoLimit(t *testing.T) {
 }
 
 func TestAll_StopsFetchingWhenTheLoopBreaks(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
 
@@ -420,6 +443,7 @@ func TestAll_StopsFetchingWhenTheLoopBreaks(t *testing.T) {
 }
 
 func TestAll_StopsAtTotalCountWithoutAnExtraRequest(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	page := func(first, n, total int) string {
 		var txs []string
@@ -448,6 +472,7 @@ func TestAll_StopsAtTotalCountWithoutAnExtraRequest(t *testing.T) {
 }
 
 func TestAll_ErrorMidwayIsYieldedOnceThenStops(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, map[string]string{
 		"1": "transactions_list_page1.json",
@@ -470,6 +495,7 @@ func TestAll_ErrorMidwayIsYieldedOnceThenStops(t *testing.T) {
 }
 
 func TestAll_SamePageTwiceIsAnError(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "transactions", fixtureResponder(t, 200, "transactions_list_page1.json"))
 
@@ -488,6 +514,7 @@ func TestAll_SamePageTwiceIsAnError(t *testing.T) {
 }
 
 func TestReconcile(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		form        Form
@@ -529,6 +556,7 @@ func TestReconcile(t *testing.T) {
 }
 
 func TestReconcile_ListsEveryPageOfTheOrder(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
 
@@ -541,6 +569,7 @@ func TestReconcile_ListsEveryPageOfTheOrder(t *testing.T) {
 }
 
 func TestReconcile_OtherErrorsAreReturned(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "transactions", fixtureResponder(t, 403, "error_signature_invalid.json"))
 	_, err := c.Transactions.Reconcile(context.Background(), "ord-2026-0042")
@@ -548,6 +577,7 @@ func TestReconcile_OtherErrorsAreReturned(t *testing.T) {
 }
 
 func TestReconcile_SettlesAnOutcomeUnknownReversal(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodPost, "transaction/reverse", httpmock.NewStringResponder(502, "<html><body>502 Bad Gateway</body></html>"))
 	record(t, mock, http.MethodGet, "transactions", fixtureResponder(t, 200, "transactions_list_single.json"))
@@ -563,12 +593,14 @@ func TestReconcile_SettlesAnOutcomeUnknownReversal(t *testing.T) {
 }
 
 func TestReconcile_ValidatesOrderID(t *testing.T) {
+	t.Parallel()
 	for _, id := range []string{"", strings.Repeat("o", 65)} {
 		requireRejectedLocally(t, "order_id", func(c *Client) error { return errOf(c.Transactions.Reconcile(context.Background(), id)) })
 	}
 }
 
 func TestAll_StartsAtTheGivenPageAndCountsTheOnesBefore(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, map[string]string{
 		"2": "transactions_list_page2.json", "3": "transactions_list_page3.json",
@@ -584,6 +616,7 @@ func TestAll_StartsAtTheGivenPageAndCountsTheOnesBefore(t *testing.T) {
 }
 
 func TestAll_StopsAtTotalCountWhenStartingLater(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	// Page 2 of a listing of 4 in pages of 2 is full, and the last one.
 	rec := record(t, mock, http.MethodGet, "transactions", func(req *http.Request) (*http.Response, error) {
@@ -603,6 +636,7 @@ func TestAll_StopsAtTotalCountWhenStartingLater(t *testing.T) {
 }
 
 func TestReverse_AnswerWithoutSuccessIsAnUnknownOutcomeCarryingTheID(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodPost, "transaction/reverse", httpmock.NewStringResponder(200, `{}`))
 	_, err := c.Transactions.Reverse(context.Background(), &ReverseParams{ID: 9007199254740993123, Amount: decimal.RequireFromString("5.00")})

@@ -13,6 +13,7 @@ import (
 )
 
 func TestResolve_SendsEveryFieldSignedAndReturnsTheInternalID(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve.json"))
 
@@ -44,6 +45,7 @@ func TestResolve_SendsEveryFieldSignedAndReturnsTheInternalID(t *testing.T) {
 }
 
 func TestResolve_SendsOnlyTheRequiredFieldsWhenNothingElseIsSet(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve.json"))
 
@@ -54,6 +56,7 @@ func TestResolve_SendsOnlyTheRequiredFieldsWhenNothingElseIsSet(t *testing.T) {
 }
 
 func TestResolve_BasicFormSendsEmailAndNoUserAgent(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t, WithForm(FormBasic))
 	rec := record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve.json"))
 
@@ -67,6 +70,7 @@ func TestResolve_BasicFormSendsEmailAndNoUserAgent(t *testing.T) {
 }
 
 func TestResolve_DecodesAStringID(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve_string_id.json"))
 
@@ -76,6 +80,7 @@ func TestResolve_DecodesAStringID(t *testing.T) {
 }
 
 func TestResolve_ResponseWithoutIDIsAnError(t *testing.T) {
+	t.Parallel()
 	for _, body := range []string{`{}`, `{"id":null}`, `{"id":""}`} {
 		t.Run(body, func(t *testing.T) {
 			c, mock := newMockClient(t)
@@ -90,6 +95,7 @@ func TestResolve_ResponseWithoutIDIsAnError(t *testing.T) {
 }
 
 func TestResolve_GatewayErrorsMatchTheirSentinels(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		fixture string
 		want    error
@@ -110,6 +116,7 @@ func TestResolve_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 }
 
 func TestChangeRecurring_ZeroIntervalIsSentAndNilIsNot(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		params ChangeRecurringParams
@@ -150,6 +157,7 @@ func TestChangeRecurring_ZeroIntervalIsSentAndNilIsNot(t *testing.T) {
 }
 
 func TestCancelRecurring_SendsTheUserSigned(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodPost, "user/cancelRecurring", fixtureResponder(t, 200, "user_recurring_success.json"))
 
@@ -161,6 +169,7 @@ func TestCancelRecurring_SendsTheUserSigned(t *testing.T) {
 }
 
 func TestRecurringCalls_SuccessFalseIsErrDeclined(t *testing.T) {
+	t.Parallel()
 	calls := map[string]func(*Client) error{
 		"user/changeRecurring": func(c *Client) error {
 			return c.Users.ChangeRecurring(context.Background(), &ChangeRecurringParams{User: "100452", Interval: Days(14)})
@@ -183,6 +192,7 @@ func TestRecurringCalls_SuccessFalseIsErrDeclined(t *testing.T) {
 }
 
 func TestRecurringCalls_AnswerWithoutSuccessIsAnError(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodPost, "user/cancelRecurring", httpmock.NewStringResponder(200, `{}`))
 
@@ -191,6 +201,7 @@ func TestRecurringCalls_AnswerWithoutSuccessIsAnError(t *testing.T) {
 }
 
 func TestRecurringCalls_GatewayErrorsMatchTheirSentinels(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		path    string
 		fixture string
@@ -215,6 +226,7 @@ func TestRecurringCalls_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 }
 
 func TestUsers_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
+	t.Parallel()
 	valid := func() *ResolveUserParams {
 		return &ResolveUserParams{Identifier: "cust-8841", Email: "jane.doe@example.com", IP: "203.0.113.7"}
 	}
@@ -262,6 +274,7 @@ func changeWith(p ChangeRecurringParams) func(*Client) error {
 }
 
 func TestResolve_UserAgentOf255CharactersIsSent(t *testing.T) {
+	t.Parallel()
 	c, mock := newMockClient(t)
 	rec := record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve.json"))
 

@@ -45,6 +45,7 @@ func passACS(t *testing.T, s *sandbox, acs map[string]any, password string) (act
 }
 
 func TestACS_RoundTripCompletesThePayment(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, password string
 		status         paygate.Status
@@ -76,6 +77,7 @@ func TestACS_RoundTripCompletesThePayment(t *testing.T) {
 }
 
 func TestACS_GETShowsThePasswordForm(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	charge := s.charge(s.user("u"), paygatetest.Card3DSecure, url.Values{"acs_return_url": {"https://shop.example/r"}})
 	params := charge["acs"].(map[string]any)["parameters"].(map[string]any)
@@ -89,6 +91,7 @@ func TestACS_GETShowsThePasswordForm(t *testing.T) {
 }
 
 func TestAuthenticate_Errors(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.fails("card/authenticate", url.Values{"MD": {"x"}}, paygate.CodeMerchantDataMissing)
 	s.fails("card/authenticate", url.Values{"PaRes": {"x"}}, paygate.CodeMerchantDataMissing)
@@ -96,6 +99,7 @@ func TestAuthenticate_Errors(t *testing.T) {
 }
 
 func TestAuthenticate_ForgedPaResFailsThePayment(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	charge := s.charge(s.user("u"), paygatetest.Card3DSecure, nil)
 	md := charge["acs"].(map[string]any)["parameters"].(map[string]any)["MD"].(string)
@@ -105,6 +109,7 @@ func TestAuthenticate_ForgedPaResFailsThePayment(t *testing.T) {
 }
 
 func TestPaRes_IsWhatTheACSPagePostsBack(t *testing.T) {
+	t.Parallel()
 	for _, password := range []string{paygatetest.ACSPassword, "wrong"} {
 		s := newSandbox(t)
 		charge := s.charge(s.user("u"), paygatetest.Card3DSecure, url.Values{"acs_return_url": {"https://shop.example/r"}})

@@ -15,6 +15,7 @@ import (
 )
 
 func TestAuth_RequestsAreAuthenticatedAsTheGatewayDoes(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	good := s.signed(url.Values{"identifier": {"u1"}, "ip": {"192.0.2.1"}})
 	wrongSig := s.signed(url.Values{"identifier": {"u1"}, "ip": {"192.0.2.1"}})
@@ -51,6 +52,7 @@ func TestAuth_RequestsAreAuthenticatedAsTheGatewayDoes(t *testing.T) {
 }
 
 func TestAuth_EncodedSlashInThePathIsRouted(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	status, body := s.do(http.MethodPost, "/v1/user%2Fresolve", s.signed(url.Values{"identifier": {"u1"}, "ip": {"192.0.2.1"}}))
 	require.Equal(t, http.StatusOK, status, string(body))
@@ -58,6 +60,7 @@ func TestAuth_EncodedSlashInThePathIsRouted(t *testing.T) {
 }
 
 func TestAuth_ExtraParametersAreAcceptedAndSignedOver(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u1")
 	v := s.signed(url.Values{"user": {uid}, "card_token": {s.token(paygatetest.CardApproved)}, "price": {"5"},
@@ -73,6 +76,7 @@ func TestAuth_ExtraParametersAreAcceptedAndSignedOver(t *testing.T) {
 }
 
 func TestAuth_UnsignedMethodsAcceptRequestsWithOrWithoutSignature(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	for _, tc := range []struct{ name, path string }{
 		{"getToken", "/v1/card/getToken?number=4242424242424242&expiration_month=12&expiration_year=2030&security_code=123"},
@@ -100,6 +104,7 @@ func TestAuth_UnsignedMethodsAcceptRequestsWithOrWithoutSignature(t *testing.T) 
 }
 
 func TestAuth_GetAndPostAreBothAccepted(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	v := s.signed(url.Values{"identifier": {"u1"}, "ip": {"192.0.2.1"}})
 	for _, m := range []string{http.MethodGet, http.MethodPost} {
@@ -110,6 +115,7 @@ func TestAuth_GetAndPostAreBothAccepted(t *testing.T) {
 }
 
 func TestRouter_UnknownPathIs40400(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	for _, p := range []string{"/v1/nope", "/v2/user/resolve", "/"} {
 		status, body := s.do(http.MethodPost, p, s.signed(nil))
@@ -118,6 +124,7 @@ func TestRouter_UnknownPathIs40400(t *testing.T) {
 }
 
 func TestRouter_ExtendedOnlyMethodsAre40400InTheBasicForm(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, paygatetest.WithForm(paygate.FormBasic))
 	for _, m := range []string{"transaction/create", "payout", "balance", "transactions", "transactions/1000000000000000001"} {
 		t.Run(m, func(t *testing.T) {
@@ -128,6 +135,7 @@ func TestRouter_ExtendedOnlyMethodsAre40400InTheBasicForm(t *testing.T) {
 }
 
 func TestRouter_ErrorStatusIsTheCodesFirstThreeDigits(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	resp, err := http.PostForm(s.srv.URL+"/v1/card/authenticate", s.signed(url.Values{"PaRes": {"x"}, "MD": {"unknown"}}))
 	require.NoError(t, err)
@@ -140,6 +148,7 @@ func TestRouter_ErrorStatusIsTheCodesFirstThreeDigits(t *testing.T) {
 }
 
 func TestRouter_MalformedFormIs40000(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	resp, err := http.Post(s.srv.URL+"/v1/user/resolve", "application/x-www-form-urlencoded", strings.NewReader("project=%zz"))
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestBalance_MovesWithPaymentsFeesRefundsAndPayouts(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u")
 	assert.Equal(t, map[string]any{"amount": "0.00", "rolling_reserve": "0.00", "currency": "EUR",

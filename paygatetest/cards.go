@@ -1,65 +1,211 @@
 package paygatetest
 
 import (
-	"cmp"
-	"fmt"
-	"strconv"
 	"strings"
-	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/paygate/paygate-go"
-	"github.com/paygate/paygate-go/internal/cardnum"
 )
 
-// The test cards. Any other number that passes the Luhn check is approved.
-const (
-	// CardApproved is approved without 3-D Secure: completed.
-	CardApproved = "4242424242424242"
-	// Card3DSecure is enrolled in 3-D Secure: the charge is authenticating
-	// with an acs object and completes after the ACS step.
-	Card3DSecure = "4000000000003220"
-	// CardDeclined is declined: failed. A payout to it fails too.
-	CardDeclined = "4000000000000002"
-	// CardProcessing is processing first and completed shortly after.
-	CardProcessing = "4000000000000119"
-	// CardBlocked is blocked: error 40309.
-	CardBlocked = "4000000000009995"
-)
+// processCard serves card/process. The outcome follows the test card:
+// 4000000000000002 fails, 4000000000000119 is processing, 4000000000009995
+// is error 40309, 4000000000003220 (or any card when 3ds=1 or the project
+// forces 3-D Secure) waits in authenticating for the ACS step; any other
+// card completes. verify_card=1 makes it a 1.00 EUR verification that ends
+// verified.
+func (s *Server) processCard(c *call) (any, *apiError) {
+	// The gateway charges a verification 1 EUR whatever the price, so a
+	// price of 0 is no mistake there.
+	verify := c.get("verify_card") == "1"
+	price, currency, err := readMoneyFrom(c, "price", verify)
+	if err != nil {
+		return nil, err
+	}
+	if c.get("description") == "" {
+		return nil, errMerchantData("description")
+	}
+	if err := checkOrderID(c.get("order_id")); err != nil {
+		return nil, err
+	}
+	recurring := c.get("recurring") == "1"
+	interval, trial := 0, 0
+	if recurring {
+		var ok bool
+		if interval, ok = atoiParam(c.get("recurring_interval")); !ok {
+			return nil, errMerchantData("recurring_interval")
+		}
+		if trial, ok = atoiParam(c.get("recurring_trial")); !ok && c.get("recurring_trial") != "" {
+			return nil, errMerchantData("recurring_trial")
+		}
+	}
+	remember := c.get("remember") == "1"
+	if remember && !c.project.CardRemembering {
+		return nil, newError(paygate.CodeCardRememberingDisabled, "")
+	}
 
-// ACSPassword is the 3-D Secure password the ACS page accepts; any other
-// fails the authentication.
-const ACSPassword = "1234"
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.clock.Now()
+	u, err := s.chargeUser(c)
+	if err != nil {
+		return nil, err
+	}
+	cd, err := s.chargeCard(c)
+	if err != nil {
+		return nil, err
+	}
+	if cd.number == CardBlocked {
+		return nil, newError(paygate.CodeCardBlocked, "")
+	}
 
-// verificationPrice is what verify_card=1 charges, in EUR.
-const verificationPrice = "1.00"
-
-// cardData is a card the sandbox holds. The number never leaves the
-// sandbox: responses carry only its mask and last four digits.
-type cardData struct {
-	number string
-	month  int
-	year   int
-	holder string
+	t := s.st.newTxn(c.project, paygate.TypePayment, now)
+	t.method, t.user, t.card, t.orderID = "card", u, cd, c.get("order_id")
+	t.price, t.currency, t.fee = price, currency, fee(price)
+	t.remember, t.recurring, t.recurInterval, t.recurTrial = remember, recurring, interval, trial
+	t.attrs = attributes(c.params)
+	if verify {
+		t.typ, t.price, t.currency, t.fee = paygate.TypeVerification, decimal.RequireFromString(verificationPrice), "EUR", decimal.Zero
+	}
+	outcome := cardOutcome(cd.number)
+	needs3DS := cd.number == Card3DSecure || c.project.Forced3DS || c.get("3ds") == "1"
+	if needs3DS && outcome != paygate.StatusFailed {
+		t.md = "MD" + idString(t.id)
+		t.threeDSOutcome = outcome
+		s.st.byMD[t.md] = t
+		s.transition(t, paygate.StatusAuthenticating)
+		return s.paymentJSON(t, c.basic(), c.get("acs_return_url")), nil
+	}
+	s.transition(t, outcome)
+	return s.paymentJSON(t, c.basic(), ""), nil
 }
 
-// token is a temporary (single use, 10 minutes) or permanent card token.
-type token struct {
-	id        string
-	project   *Project
-	card      *cardData
-	expiresAt time.Time
-	used      bool
-	permanent bool
+// authenticate serves card/authenticate: MD names the payment (40403 when
+// unknown, 40501 when it is no longer authenticating) and PaRes says whether
+// the payer passed the ACS step; a failed step fails the payment.
+func (s *Server) authenticate(c *call) (any, *apiError) {
+	paRes, md := c.get("PaRes"), c.get("MD")
+	switch {
+	case paRes == "":
+		return nil, errMerchantData("PaRes")
+	case md == "":
+		return nil, errMerchantData("MD")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.st.byMD[md]
+	if t == nil || t.project != c.project {
+		return nil, newError(paygate.CodeTransactionNotFound, "")
+	}
+	if t.status != paygate.StatusAuthenticating {
+		return nil, newError(paygate.CodeTransactionCompleted, "")
+	}
+	if paRes == acsPaRes(md, true) {
+		s.transition(t, t.threeDSOutcome)
+	} else {
+		t.reason = "3-D Secure authentication failed"
+		s.transition(t, paygate.StatusFailed)
+	}
+	return s.paymentJSON(t, c.basic(), ""), nil
 }
 
-// Bounds of temporary tokens, which anyone who knows a project key can
-// make (card/getToken is unsigned): a token is forgotten an hour after it
-// expired (it is then 40402 rather than 40304), and beyond
-// maxTemporaryTokens the oldest is forgotten first.
-const (
-	maxTemporaryTokens = 100000
-	expiredTokenMemory = time.Hour
-)
+// chargeUser reads card/process's user: an internal id, or in the extended
+// form a User object (user[identifier], user[email], ...) resolved on the
+// fly.
+func (s *Server) chargeUser(c *call) (*user, *apiError) {
+	if !c.basic() {
+		if ident := c.get("user[identifier]"); ident != "" {
+			return s.st.resolveUser(c.project, userInput{
+				identifier: ident, displayName: c.get("user[displayName]"), email: c.get("user[email]"),
+				phone: c.get("user[phone]"), ip: c.get("user[ip]"), locale: c.get("user[locale]"),
+			}), nil
+		}
+	}
+	return s.st.lookupUser(c.project, c.get("user"))
+}
+
+// chargeCard reads card/process's card: card_token, or in the extended
+// form a Card object. Without either: 40008 (basic) or 40009 (extended).
+func (s *Server) chargeCard(c *call) (*cardData, *apiError) {
+	now := s.clock.Now()
+	if id := c.get("card_token"); id != "" {
+		return s.st.useToken(c.project, id, now)
+	}
+	if c.basic() {
+		return nil, newError(paygate.CodeCardTokenMissing, "")
+	}
+	for k := range c.params {
+		if strings.HasPrefix(k, "card[") {
+			return parseCard(c.params, "card", now)
+		}
+	}
+	return nil, newError(paygate.CodeCardDataMissing, "")
+}
+
+// cardOutcome is the status a charge of the card takes.
+func cardOutcome(number string) paygate.Status {
+	switch number {
+	case CardDeclined:
+		return paygate.StatusFailed
+	case CardProcessing:
+		return paygate.StatusProcessing
+	}
+	return paygate.StatusCompleted
+}
+
+// paymentJSON is the charge / authenticate / recurring response: the basic
+// form has only id, success, card, acs, permanentToken and recurring.
+func (s *Server) paymentJSON(t *txn, basic bool, acsReturnURL string) map[string]any {
+	var permanent any
+	if t.permanentToken != "" {
+		permanent = t.permanentToken
+	}
+	out := map[string]any{
+		"id":             t.id,
+		"success":        t.status != paygate.StatusFailed,
+		"card":           cardJSON(t.card, true),
+		"permanentToken": permanent,
+	}
+	if t.status == paygate.StatusAuthenticating {
+		out["acs"] = map[string]any{
+			"url":        s.publicURL + "/acs",
+			"parameters": map[string]any{"PaReq": "PAREQ-" + t.md, "MD": t.md, "TermUrl": acsReturnURL},
+		}
+	}
+	if sub := s.st.recurring[userID(t.user)]; t.recurring && sub != nil {
+		out["recurring"] = map[string]any{"frequency": sub.frequency(), "endsAt": formatTime(sub.endsAt)}
+	}
+	if basic {
+		return out
+	}
+	for k, v := range transactionFields(t, false) {
+		out[k] = v
+	}
+	return out
+}
+
+// fee is the sandbox's merchant fee: 2.9% of the price, to 4 decimals.
+func fee(price decimal.Decimal) decimal.Decimal {
+	return price.Mul(decimal.RequireFromString("0.029")).Round(4)
+}
+
+// attributes collects the attr_* parameters, returned in callbacks.
+func attributes(params map[string][]string) map[string]string {
+	out := make(map[string]string)
+	for k, v := range params {
+		if strings.HasPrefix(k, "attr_") && len(v) > 0 {
+			out[k] = v[0]
+		}
+	}
+	return out
+}
+
+func userID(u *user) string {
+	if u == nil {
+		return ""
+	}
+	return u.id
+}
 
 // getToken serves card/getToken: validates the card (40003 to 40007, 40012,
 // 40013) and returns a temporary token valid for 10 minutes, once.
@@ -78,134 +224,47 @@ func (s *Server) getToken(c *call) (any, *apiError) {
 	return map[string]any{"id": t.id, "expiresAt": formatTime(t.expiresAt), "card": cardJSON(cd, false)}, nil
 }
 
-func (s *state) newToken(p *Project, cd *cardData, permanent bool) *token {
-	prefix := "tmp_"
-	if permanent {
-		prefix = "perm_"
+// processRecurring serves card/processRecurring: 40405 without a
+// subscription, 40310 after cancelRecurring, 40311 after endsAt, 40502
+// sooner than frequency days after the last successful manual charge. The
+// remembered card decides the outcome as in card/process, without 3-D
+// Secure.
+func (s *Server) processRecurring(c *call) (any, *apiError) {
+	price, currency, err := readMoney(c, "price")
+	if err != nil {
+		return nil, err
 	}
-	t := &token{id: fmt.Sprintf("%s%016d", prefix, s.nextToken), project: p, card: cd, permanent: permanent}
-	s.nextToken++
-	s.tokens[t.id] = t
-	return t
-}
-
-// forgetTokens drops the temporary tokens that expired over an hour ago,
-// and the oldest beyond maxTemporaryTokens - 1, making room for one more.
-// Tokens are made in expiry order, so the oldest are at the front; the
-// queue is compacted once half of it is dropped, so each token costs O(1).
-func (s *state) forgetTokens(now time.Time) {
-	q := s.temporary
-	for s.tempHead < len(q) {
-		t := q[s.tempHead]
-		if len(q)-s.tempHead < cmp.Or(s.maxTokens, maxTemporaryTokens) && now.Before(t.expiresAt.Add(expiredTokenMemory)) {
-			break
-		}
-		delete(s.tokens, t.id)
-		q[s.tempHead] = nil
-		s.tempHead++
+	if err := checkOrderID(c.get("order_id")); err != nil {
+		return nil, err
 	}
-	if s.tempHead > len(q)/2 {
-		s.temporary = append(q[:0:0], q[s.tempHead:]...)
-		s.tempHead = 0
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.clock.Now()
+	u, err := s.st.lookupUser(c.project, c.get("user"))
+	if err != nil {
+		return nil, err
 	}
-}
-
-// useToken consumes a temporary token or reads a permanent one: 40402 when
-// unknown, 40305 when already used, 40304 when expired.
-func (s *state) useToken(p *Project, id string, now time.Time) (*cardData, *apiError) {
-	t := s.tokens[id]
+	sub := s.st.recurring[u.id]
 	switch {
-	case t == nil || t.project != p:
-		return nil, newError(paygate.CodeCardTokenInvalid, "")
-	case t.permanent:
-		return t.card, nil
-	case t.used:
-		return nil, newError(paygate.CodeCardTokenUsed, "")
-	case now.After(t.expiresAt):
-		return nil, newError(paygate.CodeCardTokenExpired, "")
+	case sub == nil:
+		return nil, newError(paygate.CodeReferenceTransactionNotFound, "")
+	case sub.cancelled:
+		return nil, newError(paygate.CodeRecurringDisabled, "")
+	case now.After(sub.endsAt):
+		return nil, newError(paygate.CodeRecurringExpired, "")
+	case sub.interval > 0 && !sub.lastManual.IsZero() && now.Before(addDays(sub.lastManual, sub.interval)):
+		return nil, newError(paygate.CodeRecurringTooFrequent, "")
 	}
-	t.used = true
-	return t.card, nil
+	t := s.st.newTxn(c.project, paygate.TypePayment, now)
+	t.method, t.user, t.card, t.orderID, t.referenceID = "card", u, sub.card, c.get("order_id"), sub.referenceID
+	t.price, t.currency, t.fee = price, currency, fee(price)
+	t.attrs = attributes(c.params)
+	s.transition(t, cardOutcome(sub.card.number))
+	if t.status != paygate.StatusFailed {
+		sub.lastManual = now
+	}
+	out := s.paymentJSON(t, c.basic(), "")
+	delete(out, "acs")
+	delete(out, "permanentToken")
+	return out, nil
 }
-
-// parseCard reads and checks card data under prefix ("" for getToken's flat
-// names, "card" for card/process's card[...]).
-func parseCard(params map[string][]string, prefix string, now time.Time) (*cardData, *apiError) {
-	get := func(name string) string {
-		if prefix != "" {
-			name = prefix + "[" + name + "]"
-		}
-		if v := params[name]; len(v) > 0 {
-			return v[0]
-		}
-		return ""
-	}
-	number, month, year, code := get("number"), get("expiration_month"), get("expiration_year"), get("security_code")
-	switch {
-	case number == "":
-		return nil, newError(paygate.CodeCardNumberMissing, "")
-	case !cardnum.Valid(number):
-		return nil, newError(paygate.CodeCardNumberInvalid, "")
-	case month == "":
-		return nil, newError(paygate.CodeExpirationMonthMissing, "")
-	case year == "":
-		return nil, newError(paygate.CodeExpirationYearMissing, "")
-	}
-	m, errM := strconv.Atoi(month)
-	y, errY := strconv.Atoi(year)
-	if errM != nil || errY != nil || m < 1 || m > 12 || y < 1000 || y > 9999 ||
-		y < now.Year() || (y == now.Year() && m < int(now.Month())) {
-		return nil, newError(paygate.CodeExpiryInvalid, "")
-	}
-	switch {
-	case code == "":
-		return nil, newError(paygate.CodeSecurityCodeMissing, "")
-	case len(code) < 3 || len(code) > 4 || !cardnum.Digits(code):
-		return nil, newError(paygate.CodeSecurityCodeInvalid, "")
-	}
-	holder := get("holder")
-	if len([]rune(holder)) > paygate.MaxCardholderLength {
-		return nil, newError(paygate.CodeCardholderInvalid, "")
-	}
-	return &cardData{number: number, month: m, year: y, holder: holder}, nil
-}
-
-// cardJSON is the Card-response object; charge and reverse responses add
-// expiresAt, holder, bankName and country.
-func cardJSON(cd *cardData, charge bool) map[string]any {
-	if cd == nil {
-		return nil
-	}
-	scheme := cardScheme(cd.number)
-	last := cd.number[len(cd.number)-4:]
-	out := map[string]any{
-		"lastFour": last, "mask": strings.Repeat("*", len(cd.number)-4) + last,
-		"type": scheme, "scheme": scheme, "expirationMonth": cd.month, "expirationYear": cd.year,
-	}
-	if charge {
-		var holder any
-		if cd.holder != "" {
-			holder = cd.holder
-		}
-		// A card expires at the end of its expiry month.
-		out["expiresAt"] = formatTime(time.Date(cd.year, time.Month(cd.month)+1, 1, 0, 0, 0, 0, time.UTC).Add(-time.Second))
-		out["holder"] = holder
-		out["bankName"] = "Sandbox Bank"
-		out["country"] = "US"
-	}
-	return out
-}
-
-func cardScheme(number string) string {
-	switch {
-	case strings.HasPrefix(number, "4"):
-		return "visa"
-	case number[0] == '5' || strings.HasPrefix(number, "2"):
-		return "mastercard"
-	case strings.HasPrefix(number, "34") || strings.HasPrefix(number, "37"):
-		return "amex"
-	}
-	return "unknown"
-}
-
-func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }

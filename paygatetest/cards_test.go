@@ -16,6 +16,7 @@ import (
 )
 
 func TestGetToken_ReturnsATokenValidForTenMinutesAndTheMaskedCard(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	status, body := s.do(http.MethodGet, "/v1/card/getToken", url.Values{"project": {s.srv.ProjectKey},
 		"number": {"5555555555554444"}, "expiration_month": {"7"}, "expiration_year": {"2031"}, "security_code": {"123"}})
@@ -31,6 +32,7 @@ func TestGetToken_ReturnsATokenValidForTenMinutesAndTheMaskedCard(t *testing.T) 
 }
 
 func TestGetToken_Errors(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	good := url.Values{"project": {s.srv.ProjectKey},
 		"number": {"4242424242424242"}, "expiration_month": {"12"}, "expiration_year": {"2030"}, "security_code": {"123"}}
@@ -59,6 +61,7 @@ func TestGetToken_Errors(t *testing.T) {
 }
 
 func TestGetToken_JSONPWrapsTheAnswerInTheCallback(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	v := url.Values{"project": {s.srv.ProjectKey}, "number": {"4242424242424242"}, "expiration_month": {"12"},
 		"expiration_year": {"2030"}, "security_code": {"123"}, "callback": {"onToken"}}
@@ -80,6 +83,7 @@ func TestGetToken_JSONPWrapsTheAnswerInTheCallback(t *testing.T) {
 }
 
 func TestCharge_TokenIsSingleUse(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u")
 	tok := s.token(paygatetest.CardApproved)
@@ -89,6 +93,7 @@ func TestCharge_TokenIsSingleUse(t *testing.T) {
 }
 
 func TestCharge_TokenExpiresAfterTenMinutes(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u")
 	fresh, stale := s.token(paygatetest.CardApproved), s.token(paygatetest.CardApproved)
@@ -100,6 +105,7 @@ func TestCharge_TokenExpiresAfterTenMinutes(t *testing.T) {
 }
 
 func TestCharge_TestCards(t *testing.T) {
+	t.Parallel()
 	for _, form := range []paygate.Form{paygate.FormExtended, paygate.FormBasic} {
 		for _, tc := range []struct {
 			number  string
@@ -154,6 +160,7 @@ func TestCharge_TestCards(t *testing.T) {
 }
 
 func TestCharge_BlockedCardIs40309(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u")
 	s.fails("card/process", url.Values{"user": {uid}, "card_token": {s.token(paygatetest.CardBlocked)}, "price": {"10"},
@@ -161,6 +168,7 @@ func TestCharge_BlockedCardIs40309(t *testing.T) {
 }
 
 func TestCharge_ProcessingCardCompletesShortlyAfterOrWhenTheClockMoves(t *testing.T) {
+	t.Parallel()
 	t.Run("after the processing delay", func(t *testing.T) {
 		s := newSandbox(t, paygatetest.WithProcessingDelay(20*time.Millisecond))
 		id := idOf(s.charge(s.user("u"), paygatetest.CardProcessing, nil))
@@ -184,6 +192,7 @@ func TestCharge_ProcessingCardCompletesShortlyAfterOrWhenTheClockMoves(t *testin
 }
 
 func TestCharge_CardObjectInTheExtendedForm(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	card := url.Values{"user[identifier]": {"new-user"}, "user[email]": {"n@example.com"}, "card[number]": {paygatetest.CardApproved},
 		"card[expiration_month]": {"12"}, "card[expiration_year]": {"2030"}, "card[security_code]": {"123"},
@@ -199,6 +208,7 @@ func TestCharge_CardObjectInTheExtendedForm(t *testing.T) {
 }
 
 func TestCharge_Errors(t *testing.T) {
+	t.Parallel()
 	base := func(s *sandbox) url.Values {
 		return url.Values{"user": {s.user("u")}, "card_token": {s.token(paygatetest.CardApproved)}, "price": {"10"},
 			"currency": {"EUR"}, "description": {"d"}}
@@ -239,6 +249,7 @@ func TestCharge_Errors(t *testing.T) {
 }
 
 func TestCharge_CurrencyInEitherLetterCase(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u")
 	out := s.charge(uid, paygatetest.CardApproved, url.Values{"currency": {"eur"}})
@@ -249,6 +260,7 @@ func TestCharge_CurrencyInEitherLetterCase(t *testing.T) {
 }
 
 func TestCharge_RememberIssuesAReusablePermanentToken(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u")
 	out := s.charge(uid, paygatetest.CardApproved, url.Values{"remember": {"1"}})
@@ -261,6 +273,7 @@ func TestCharge_RememberIssuesAReusablePermanentToken(t *testing.T) {
 }
 
 func TestCharge_VerifyCardHoldsOneEuroAndEndsVerified(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	out := s.charge(s.user("u"), paygatetest.CardApproved, url.Values{"verify_card": {"1"}, "price": {"99"}, "currency": {"USD"}})
 	assert.Equal(t, "verified", out["status"])
@@ -271,6 +284,7 @@ func TestCharge_VerifyCardHoldsOneEuroAndEndsVerified(t *testing.T) {
 }
 
 func TestCharge_VerifyCardTakesAPriceOfZero(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u")
 	out := s.charge(uid, paygatetest.CardApproved, url.Values{"verify_card": {"1"}, "price": {"0"}})
@@ -281,6 +295,7 @@ func TestCharge_VerifyCardTakesAPriceOfZero(t *testing.T) {
 }
 
 func TestCharge_Forced3DSSendsEveryCardThroughTheACS(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		opts []paygatetest.Option

@@ -27,6 +27,7 @@ var controlPaths = []struct{ method, path string }{
 }
 
 func TestControlPlane_RequiresThePrivateKey(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.charge(s.user("buyer"), paygatetest.CardApproved, nil)
 	for _, p := range controlPaths {
@@ -45,6 +46,7 @@ func TestControlPlane_RequiresThePrivateKey(t *testing.T) {
 // The scheme of an Authorization header is case-insensitive (RFC 9110,
 // 11.1): clients that send "bearer" are let in, and only with the key.
 func TestControlPlane_BearerSchemeInAnyCase(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	for _, scheme := range []string{"Bearer", "bearer", "BEARER"} {
 		for key, want := range map[string]int{s.srv.PrivateKey: http.StatusOK, "not-the-key": http.StatusForbidden} {
@@ -60,6 +62,7 @@ func TestControlPlane_BearerSchemeInAnyCase(t *testing.T) {
 }
 
 func TestControlPlane_UnknownOperationAndWrongMethod(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	status, out := s.control(http.MethodPost, "/sandbox/nothing", nil)
 	requireError(t, status, out, 40400)
@@ -72,6 +75,7 @@ func TestControlPlane_UnknownOperationAndWrongMethod(t *testing.T) {
 }
 
 func TestControlPlane_ClockAdvancesAndRunsWhatIsDue(t *testing.T) {
+	t.Parallel()
 	for _, body := range []struct {
 		ct, text string
 		form     paygate.Form
@@ -99,6 +103,7 @@ func TestControlPlane_ClockAdvancesAndRunsWhatIsDue(t *testing.T) {
 }
 
 func TestControlPlane_ClockBounds(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	for _, v := range []string{"-1h", "soon", "1y", (paygatetest.MaxAdvance + time.Hour).String()} {
 		status, out := s.control(http.MethodPost, "/sandbox/clock", url.Values{"advance": {v}})
@@ -111,6 +116,7 @@ func TestControlPlane_ClockBounds(t *testing.T) {
 }
 
 func TestControlPlane_InputBounds(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	status, raw := s.controlRaw(http.MethodPost, "/sandbox/callback-url", "application/x-www-form-urlencoded",
 		"url="+strings.Repeat("a", 70<<10), s.srv.PrivateKey)
@@ -124,6 +130,7 @@ func TestControlPlane_InputBounds(t *testing.T) {
 }
 
 func TestControlPlane_EventAnswersTheByIDTransaction(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	pay := idOf(s.charge(s.user("buyer"), paygatetest.CardApproved, url.Values{"order_id": {"ord-9"}}))
 	status, out := s.control(http.MethodPost, "/sandbox/transactions/"+pay+"/chargeback", nil)
@@ -139,6 +146,7 @@ func TestControlPlane_EventAnswersTheByIDTransaction(t *testing.T) {
 }
 
 func TestControlPlane_FaultsThroughJSON(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	status, raw := s.controlRaw(http.MethodPost, "/sandbox/faults", "application/json",
 		`{"method":"user/resolve","fault":"status-500","count":2}`, s.srv.PrivateKey)
@@ -161,6 +169,7 @@ func (s *sandbox) deliveriesJSON() []map[string]any {
 }
 
 func TestControlPlane_DeliveriesAndRedeliver(t *testing.T) {
+	t.Parallel()
 	for name, form := range forms {
 		t.Run(name, func(t *testing.T) { testDeliveriesAndRedeliver(t, form) })
 	}
@@ -206,6 +215,7 @@ func testDeliveriesAndRedeliver(t *testing.T, form paygate.Form) {
 }
 
 func TestControlPlane_CallbackURL(t *testing.T) {
+	t.Parallel()
 	for _, via := range drivers {
 		t.Run(via, func(t *testing.T) {
 			rcv := newReceiver(t, 0)
@@ -244,6 +254,7 @@ func TestControlPlane_CallbackURL(t *testing.T) {
 }
 
 func TestControlPlane_Reset(t *testing.T) {
+	t.Parallel()
 	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
 		s := newSandbox(t, paygatetest.WithForm(form))
 		u := s.user("buyer")

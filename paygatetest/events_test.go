@@ -94,6 +94,7 @@ func (s *sandbox) balanceEUR() string {
 }
 
 func TestChargebackRetrievalPenalty_EveryView(t *testing.T) {
+	t.Parallel()
 	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
 		s := newSandbox(t, paygatetest.WithForm(form))
 		extended := form == paygate.FormExtended
@@ -167,6 +168,7 @@ func TestChargebackRetrievalPenalty_EveryView(t *testing.T) {
 }
 
 func TestEvents_ThatDoNotApplyAre409AndChangeNothing(t *testing.T) {
+	t.Parallel()
 	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
 		s := newSandbox(t, paygatetest.WithForm(form), paygatetest.WithProcessingDelay(0))
 		u := s.user("buyer")
@@ -236,6 +238,7 @@ func TestEvents_ThatDoNotApplyAre409AndChangeNothing(t *testing.T) {
 }
 
 func TestEvents_WalletPayer(t *testing.T) {
+	t.Parallel()
 	for _, via := range drivers {
 		for _, tc := range []struct {
 			e        paygatetest.Event
@@ -270,6 +273,7 @@ func TestEvents_WalletPayer(t *testing.T) {
 }
 
 func TestEvents_WaitingApprovalThenApprovedOrDeclined(t *testing.T) {
+	t.Parallel()
 	for _, via := range drivers {
 		t.Run(via, func(t *testing.T) {
 			s := newSandbox(t)
@@ -293,6 +297,7 @@ func TestEvents_WaitingApprovalThenApprovedOrDeclined(t *testing.T) {
 }
 
 func TestEvents_ProcessingPaymentCompletesOrFailsInBothForms(t *testing.T) {
+	t.Parallel()
 	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
 		s := newSandbox(t, paygatetest.WithForm(form), paygatetest.WithProcessingDelay(0))
 		u := s.user("buyer")
@@ -310,6 +315,7 @@ func TestEvents_ProcessingPaymentCompletesOrFailsInBothForms(t *testing.T) {
 }
 
 func TestEvents_PendingPayout(t *testing.T) {
+	t.Parallel()
 	for _, via := range drivers {
 		for _, tc := range []struct {
 			e                paygatetest.Event
@@ -344,6 +350,7 @@ func TestEvents_PendingPayout(t *testing.T) {
 }
 
 func TestEvents_PenaltyOfARefund(t *testing.T) {
+	t.Parallel()
 	for _, via := range drivers {
 		t.Run(via, func(t *testing.T) {
 			s := newSandbox(t)
@@ -365,6 +372,7 @@ func TestEvents_PenaltyOfARefund(t *testing.T) {
 }
 
 func TestDisputeMethods_AreTriggerShorthands(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	pay, err := strconv.ParseInt(idOf(s.charge(s.user("buyer"), paygatetest.CardApproved, nil)), 10, 64)
 	require.NoError(t, err)
@@ -384,6 +392,7 @@ func TestDisputeMethods_AreTriggerShorthands(t *testing.T) {
 // (failed, declined, cancelled, abandoned), no subscription is left to
 // charge the card later.
 func TestEvents_AChargeThatEndsUnpaidLeavesNoSubscription(t *testing.T) {
+	t.Parallel()
 	for _, via := range drivers {
 		for _, e := range []paygatetest.Event{paygatetest.EventFail, paygatetest.EventCancel, paygatetest.EventAbandon} {
 			t.Run(via+"/"+string(e), func(t *testing.T) {
@@ -411,6 +420,7 @@ func TestEvents_AChargeThatEndsUnpaidLeavesNoSubscription(t *testing.T) {
 // as a refund does; a status look-up by that order id is still the
 // payment's, its status showing what the dispute did to it.
 func TestEvents_StatusByOrderIDIsThePaymentsAfterADispute(t *testing.T) {
+	t.Parallel()
 	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
 		s := newSandbox(t, paygatetest.WithForm(form))
 		pay := idOf(s.charge(s.user("buyer"), paygatetest.CardApproved, url.Values{"order_id": {"ord-9"}}))

@@ -114,6 +114,7 @@ func guzzleFlow(t *testing.T, s *sandbox, send func(method string, o obj) (int, 
 }
 
 func TestJSONBodies_AnswerAsFormBodiesOnEveryPOSTEndpoint(t *testing.T) {
+	t.Parallel()
 	viaForm, viaJSON := newSandbox(t), newSandbox(t)
 	formAnswers := guzzleFlow(t, viaForm, viaForm.sendForm)
 	jsonAnswers := guzzleFlow(t, viaJSON, viaJSON.sendJSON)
@@ -133,6 +134,7 @@ func TestJSONBodies_AnswerAsFormBodiesOnEveryPOSTEndpoint(t *testing.T) {
 }
 
 func TestJSONBodies_AreSignedOverTheirStrings(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	o := obj{"identifier": "cust-1", "ip": "192.0.2.1", "email": nil}
 	status, out := s.sendJSON("user/resolve", o)
@@ -162,6 +164,7 @@ func TestJSONBodies_AreSignedOverTheirStrings(t *testing.T) {
 }
 
 func TestJSONBodies_ThatAreNotAnObjectAreRefused(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	for _, body := range []string{`[1,2]`, `{"project":`, `"text"`, `{"a":1} {"b":2}`,
 		`{"a":` + strings.Repeat(`{"a":`, 20) + `1` + strings.Repeat(`}`, 21)} {

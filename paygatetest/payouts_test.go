@@ -15,6 +15,7 @@ import (
 )
 
 func TestPayoutTypes_ListsTheTypes(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	status, body := s.do(http.MethodGet, "/v1/payout-types", url.Values{"project": {s.srv.ProjectKey}})
 	require.Equal(t, http.StatusOK, status)
@@ -45,6 +46,7 @@ func parameterNames(t *testing.T, s *sandbox, typ, account, currency string) map
 }
 
 func TestPayoutParameters_DependOnTypeBINAndCurrency(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	for _, tc := range []struct {
 		name, typ, account, currency string
@@ -67,6 +69,7 @@ func TestPayoutParameters_DependOnTypeBINAndCurrency(t *testing.T) {
 }
 
 func TestPayoutParameters_Errors(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	for _, tc := range []struct {
 		name string
@@ -89,6 +92,7 @@ func TestPayoutParameters_Errors(t *testing.T) {
 }
 
 func TestPayout_ValidatesTheParametersOnCreate(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	card := url.Values{"type": {cardPayout}, "account": {"5555555555554444"}, "amount": {"5"}, "currency": {"EUR"},
 		"cardHolder": {"JANE DOE"}, "cardExpirationDate": {"12/30"}, "orderId": {"po-1"}}
@@ -119,6 +123,7 @@ func TestPayout_ValidatesTheParametersOnCreate(t *testing.T) {
 }
 
 func TestPayout_CompletesOrFailsAndMovesTheBalance(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, paygatetest.WithProcessingDelay(time.Hour))
 	s.charge(s.user("u"), paygatetest.CardApproved, url.Values{"price": {"100"}})
 	assert.Equal(t, "97.10", s.ok("balance", nil)["amount"])

@@ -20,12 +20,14 @@ func recurringCharge(s *sandbox, uid string) url.Values {
 }
 
 func TestRecurring_ChargeReturnsTheSubscription(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	out := s.charge(s.user("u"), paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"30"}})
 	assert.Equal(t, map[string]any{"frequency": jsonNumber(30), "endsAt": testStart.Add(365 * day).Format(time.RFC3339)}, out["recurring"])
 }
 
 func TestRecurring_FrequencyIsTheIntervalAndZeroForIntervalZero(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	out := s.charge(s.user("m"), paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"0"}})
 	assert.Equal(t, jsonNumber(0), out["recurring"].(map[string]any)["frequency"])
@@ -34,6 +36,7 @@ func TestRecurring_FrequencyIsTheIntervalAndZeroForIntervalZero(t *testing.T) {
 }
 
 func TestRecurring_FirstManualChargeMayFollowTheSubscribingChargeAtOnce(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u")
 	first := s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"7"}})
@@ -46,6 +49,7 @@ func TestRecurring_FirstManualChargeMayFollowTheSubscribingChargeAtOnce(t *testi
 }
 
 func TestRecurring_ManualChargesCloserThanTheFrequencyAre40502(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u")
 	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"7"}})
@@ -59,6 +63,7 @@ func TestRecurring_ManualChargesCloserThanTheFrequencyAre40502(t *testing.T) {
 }
 
 func TestRecurring_ManualChargesWithIntervalZeroAreNeverTooFrequent(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u")
 	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"0"}})
@@ -73,6 +78,7 @@ func TestRecurring_ManualChargesWithIntervalZeroAreNeverTooFrequent(t *testing.T
 }
 
 func TestRecurring_TrialDoesNotHoldBackManualCharges(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u")
 	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"1"}, "recurring_trial": {"14"}})
@@ -82,6 +88,7 @@ func TestRecurring_TrialDoesNotHoldBackManualCharges(t *testing.T) {
 }
 
 func TestRecurring_HugeIntervalsNeverChargeAndAdvanceReturns(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	for i, v := range []url.Values{
 		{"recurring_interval": {"106752"}},              // just beyond what a time.Duration holds in days
@@ -104,6 +111,7 @@ func TestRecurring_HugeIntervalsNeverChargeAndAdvanceReturns(t *testing.T) {
 }
 
 func TestRecurring_CancelledIs40310AndExpiredIs40311(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	cancelled, expired := s.user("c"), s.user("e")
 	s.charge(cancelled, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"0"}})
@@ -117,6 +125,7 @@ func TestRecurring_CancelledIs40310AndExpiredIs40311(t *testing.T) {
 }
 
 func TestRecurring_ChangeRecurringSetsANewFrequency(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u")
 	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"30"}})
@@ -135,6 +144,7 @@ func TestRecurring_ChangeRecurringSetsANewFrequency(t *testing.T) {
 }
 
 func TestRecurring_ChangeAndCancelWithoutASubscriptionSucceed(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	plain := s.user("plain")
 	assert.Equal(t, map[string]any{"success": true}, s.ok("user/changeRecurring", url.Values{"user": {plain}, "interval": {"3"}}))
@@ -143,6 +153,7 @@ func TestRecurring_ChangeAndCancelWithoutASubscriptionSucceed(t *testing.T) {
 }
 
 func TestRecurring_Errors(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	plain := s.user("plain")
 	for _, tc := range []struct {
@@ -163,6 +174,7 @@ func TestRecurring_Errors(t *testing.T) {
 }
 
 func TestRecurring_BasicFormAnswersOnlyTheBasicFields(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t, paygatetest.WithForm(paygate.FormBasic))
 	uid := s.user("u")
 	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"1"}})
@@ -185,6 +197,7 @@ func recurringPayments(t *testing.T, s *sandbox, orderID, ref string) []map[stri
 }
 
 func TestRecurring_IntervalChargesAutomaticallyAsTheClockMoves(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u")
 	first := idOf(s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"7"},
@@ -213,6 +226,7 @@ func TestRecurring_IntervalChargesAutomaticallyAsTheClockMoves(t *testing.T) {
 }
 
 func TestRecurring_IntervalZeroAndVerificationChargeNothingByThemselves(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	manual := idOf(s.charge(s.user("m"), paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"0"}, "order_id": {"m"}}))
 	verified := idOf(s.charge(s.user("v"), paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"3"},

@@ -3,6 +3,8 @@ package paygatetest
 import (
 	"strconv"
 
+	"github.com/shopspring/decimal"
+
 	"github.com/paygate/paygate-go"
 )
 
@@ -92,4 +94,69 @@ func userJSON(u *user) map[string]any {
 		"id": u.id, "identifier": u.identifier, "displayName": u.displayName, "email": u.email,
 		"phone": u.phone, "ip": u.ip, "locale": u.locale,
 	}
+}
+
+// changeRecurring serves user/changeRecurring: a new interval (which is
+// also the frequency; 0 leaves manual recurring only; the next automatic
+// payment comes interval days from now) and price of the automatic
+// payments. A user without a subscription has nothing to change: success,
+// as the spec leaves that case open.
+func (s *Server) changeRecurring(c *call) (any, *apiError) {
+	interval, hasInterval := atoiParam(c.get("interval"))
+	if c.get("interval") != "" && !hasInterval {
+		return nil, errMerchantData("interval")
+	}
+	var price decimal.Decimal
+	var currency string
+	if c.get("price") != "" {
+		var err *apiError
+		if price, currency, err = readMoney(c, "price"); err != nil {
+			return nil, err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sub, err := s.subscriptionOf(c)
+	if err != nil || sub == nil {
+		return success(err)
+	}
+	if hasInterval {
+		sub.interval = interval
+		sub.nextAuto = addDays(s.clock.Now(), interval)
+	}
+	if !price.IsZero() {
+		sub.price, sub.currency = price, currency
+	}
+	return success(nil)
+}
+
+// cancelRecurring serves user/cancelRecurring; later manual recurring
+// charges are 40310. A user without a subscription has nothing to cancel:
+// success.
+func (s *Server) cancelRecurring(c *call) (any, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sub, err := s.subscriptionOf(c)
+	if err == nil && sub != nil {
+		sub.cancelled = true
+	}
+	return success(err)
+}
+
+// subscriptionOf finds the subscription of the call's user: nil when the
+// user has none, 40002 or 40406 when the user is missing or unknown.
+func (s *Server) subscriptionOf(c *call) (*subscription, *apiError) {
+	u, err := s.st.lookupUser(c.project, c.get("user"))
+	if err != nil {
+		return nil, err
+	}
+	return s.st.recurring[u.id], nil
+}
+
+// success is the {"success": true} answer, or err.
+func success(err *apiError) (any, *apiError) {
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"success": true}, nil
 }

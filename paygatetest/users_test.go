@@ -11,6 +11,7 @@ import (
 )
 
 func TestResolveUser_CreatesOnceAndReturnsTheSameID(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	first := s.user("alice")
 	second := s.user("bob")
@@ -21,6 +22,7 @@ func TestResolveUser_CreatesOnceAndReturnsTheSameID(t *testing.T) {
 }
 
 func TestResolveUser_Errors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		form paygate.Form
@@ -39,6 +41,7 @@ func TestResolveUser_Errors(t *testing.T) {
 }
 
 func TestResolveUser_ExtendedFormNeedsNoEmail(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	out := s.ok("user/resolve", url.Values{"identifier": {"u"}, "ip": {"192.0.2.1"}, "ua": {"Mozilla/5.0"}})
 	assert.Equal(t, "1", idOf(out))

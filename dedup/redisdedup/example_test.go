@@ -19,12 +19,15 @@ func ExampleNew() {
 	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")}) // or redis.NewClusterClient
 	store := redisdedup.New(rdb, redisdedup.WithLease(2*time.Minute))
 
+	// fulfil is the merchant's CallbackFunc: idempotent, keyed on the
+	// order id.
+	fulfil := func(ctx context.Context, cb *paygate.Callback) error {
+		// Fulfil cb.OrderID.
+		return nil
+	}
 	handler, err := paygate.NewCallbackHandler([]string{os.Getenv("PAYGATE_SECRET")}, fulfil, paygate.WithDedupStore(store))
 	if err != nil {
 		log.Fatal(err)
 	}
 	http.Handle("POST /paygate/callback", handler)
 }
-
-// fulfil is the merchant's CallbackFunc: idempotent, keyed on the order id.
-var fulfil paygate.CallbackFunc = func(ctx context.Context, cb *paygate.Callback) error { return nil }

@@ -100,7 +100,7 @@ func (f *flow) resolveUser(ctx context.Context) (string, error) {
 	return "user id " + string(id), err
 }
 
-// tokenize exchanges card data for a single-use token. In a shop the
+// tokenizeCard exchanges card data for a single-use token. In a shop the
 // payer's browser does this (see examples/checkout); the server never sees
 // the card number.
 func (f *flow) tokenizeCard(ctx context.Context, number string) (*paygate.Token, error) {
@@ -112,6 +112,7 @@ func (f *flow) tokenizeCard(ctx context.Context, number string) (*paygate.Token,
 	})
 }
 
+// tokenize is the step that shows what a token tells about the card.
 func (f *flow) tokenize(ctx context.Context) (string, error) {
 	token, err := f.tokenizeCard(ctx, cardApproved)
 	if err != nil {

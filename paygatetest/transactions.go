@@ -1,10 +1,13 @@
 package paygatetest
 
 import (
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/internal/jsonscalar"
@@ -188,4 +191,94 @@ func parseFilterTime(v string) (time.Time, bool) {
 
 func within(t, from, to time.Time) bool {
 	return (from.IsZero() || !t.Before(from)) && (to.IsZero() || !t.After(to))
+}
+
+// createAlternative serves transaction/create: an opened payment by an
+// alternative method that the payer approves or declines on the confirm
+// page {checkout_url}/confirm/{id}/. user is the merchant's identifier
+// (40002 without it); qiwi needs phone. amount is a JSON number.
+func (s *Server) createAlternative(c *call) (any, *apiError) {
+	ident, method := c.get("user"), c.get("payment_method")
+	if ident == "" {
+		return nil, newError(paygate.CodeUserIdentifierMissing, "")
+	}
+	if !knownPaymentMethod(method) {
+		return nil, errMerchantData("payment_method")
+	}
+	price, currency, err := readMoney(c, "price")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"description", "success_url", "fail_url"} {
+		if c.get(name) == "" {
+			return nil, errMerchantData(name)
+		}
+	}
+	if method == "qiwi" && c.get("phone") == "" {
+		return nil, errMerchantData("phone")
+	}
+	if err := checkOrderID(c.get("order_id")); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u := s.st.resolveUser(c.project, userInput{
+		identifier: ident, displayName: c.get("display_name"), email: c.get("email"),
+		phone: c.get("phone"), ip: c.get("ip"), locale: c.get("locale"),
+	})
+	t := s.st.newTxn(c.project, paygate.TypePayment, s.clock.Now())
+	t.method, t.user, t.orderID = method, u, c.get("order_id")
+	t.price, t.currency, t.fee = price, currency, fee(price)
+	t.successURL, t.failURL = c.get("success_url"), c.get("fail_url")
+	t.attrs = attributes(c.params)
+	return map[string]any{
+		"id": idString(t.id), "amount": json.Number(price.StringFixed(2)), "currency": currency, "status": t.status,
+	}, nil
+}
+
+// reverse serves transaction/reverse. Only a completed payment can be
+// reversed, by any amount up to what is left of it; anything else, or an
+// amount beyond what is left, is 40504. Each reversal is a refund
+// transaction (referenceId the payment) and moves the balance; once nothing
+// is left the payment reads refunded (basic form: reversed, with a
+// "reversed" callback).
+func (s *Server) reverse(c *call) (any, *apiError) {
+	amount, ok := parseAmount(c.get("amount"))
+	if !ok || !amount.IsPositive() {
+		return nil, errMerchantData("amount")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, aerr := s.st.lookupTxn(c.project, c.get("id"), c.get("order_id"))
+	if aerr != nil {
+		return nil, aerr
+	}
+	left := t.price.Sub(t.reversed)
+	if t.typ != paygate.TypePayment || t.status != paygate.StatusCompleted || amount.GreaterThan(left) {
+		return nil, newError(paygate.CodeNotReversible, "")
+	}
+	now := s.clock.Now()
+	r := s.st.newTxn(c.project, paygate.TypeRefund, now)
+	r.method, r.user, r.card, r.orderID, r.referenceID = t.method, t.user, t.card, t.orderID, t.id
+	r.price, r.currency, r.fee, r.reason = amount, t.currency, decimal.Zero, c.get("comment")
+	t.reversed = t.reversed.Add(amount)
+	s.st.credit(c.project, t.currency, amount.Neg())
+	full := t.reversed.Equal(t.price)
+	if full && c.basic() {
+		t.reversedTo = paygate.StatusReversed
+		r.status, r.updatedAt = paygate.StatusCompleted, now
+		s.notify(t, paygate.CallbackReversed)
+	} else {
+		if full {
+			t.reversedTo = paygate.StatusRefunded
+		}
+		s.transition(r, paygate.StatusCompleted)
+	}
+	if c.basic() {
+		return map[string]any{"success": true}, nil
+	}
+	out := transactionFields(r, false)
+	out["success"] = true
+	out["card"] = cardJSON(r.card, true)
+	return out, nil
 }

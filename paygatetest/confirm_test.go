@@ -18,6 +18,7 @@ func altPayment() url.Values {
 }
 
 func TestCreate_ReturnsAnOpenedPaymentWithANumericAmount(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	status, body := s.do(http.MethodPost, "/v1/transaction/create", s.signed(altPayment()))
 	require.Equal(t, http.StatusOK, status, string(body))
@@ -26,6 +27,7 @@ func TestCreate_ReturnsAnOpenedPaymentWithANumericAmount(t *testing.T) {
 }
 
 func TestConfirmPage_ApproveAndDeclineRedirect(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		action, location string
 		status           paygate.Status
@@ -57,6 +59,7 @@ func TestConfirmPage_ApproveAndDeclineRedirect(t *testing.T) {
 }
 
 func TestConfirmPage_ShowsApproveAndDecline(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	id := idOf(s.ok("transaction/create", altPayment()))
 	status, body := s.do(http.MethodGet, "/confirm/"+id+"/", nil)
@@ -72,6 +75,7 @@ func TestConfirmPage_ShowsApproveAndDecline(t *testing.T) {
 }
 
 func TestCreate_Errors(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	for _, tc := range []struct {
 		name   string

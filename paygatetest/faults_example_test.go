@@ -22,13 +22,21 @@ func ExampleServer_InjectFault() {
 	client := srv.Client()
 	ctx := context.Background()
 
-	user, token := exampleBuyer(ctx, client)
+	user, err := client.Users.Resolve(ctx, &paygate.ResolveUserParams{Identifier: "customer-42", IP: "192.0.2.1"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	token, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: paygatetest.CardApproved,
+		ExpirationMonth: 12, ExpirationYear: 2099, SecurityCode: "123"})
+	if err != nil {
+		log.Fatal(err)
+	}
 
 	// The next card/process is processed, and its answer lost.
 	if err := srv.InjectFault("card/process", paygatetest.FaultResetAfterCommit, 1); err != nil {
 		log.Fatal(err)
 	}
-	_, err := client.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: token,
+	_, err = client.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: token.ID,
 		Price: decimal.RequireFromString("19.90"), Currency: "EUR", Description: "Order 1001", OrderID: "order-1001"})
 	var unknown *paygate.OutcomeUnknownError
 	if !errors.As(err, &unknown) {
@@ -51,19 +59,4 @@ func ExampleServer_InjectFault() {
 	// Output:
 	// charge: true for order-1001
 	// reconciled: completed 1000000000000000001 19.90 EUR - fulfil the order
-}
-
-// exampleBuyer resolves a user and tokenizes the approved test card: the
-// set-up the examples share before they charge.
-func exampleBuyer(ctx context.Context, client *paygate.Client) (paygate.UserID, string) {
-	user, err := client.Users.Resolve(ctx, &paygate.ResolveUserParams{Identifier: "customer-42", IP: "192.0.2.1"})
-	if err != nil {
-		log.Fatal(err)
-	}
-	token, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: paygatetest.CardApproved,
-		ExpirationMonth: 12, ExpirationYear: 2099, SecurityCode: "123"})
-	if err != nil {
-		log.Fatal(err)
-	}
-	return user, token.ID
 }

@@ -1,4 +1,4 @@
-package form
+package formenc
 
 import (
 	"net/url"

@@ -20,8 +20,16 @@ func ExampleServer_Chargeback() {
 	client := srv.Client()
 	ctx := context.Background()
 
-	user, token := exampleBuyer(ctx, client)
-	payment, err := client.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: token,
+	user, err := client.Users.Resolve(ctx, &paygate.ResolveUserParams{Identifier: "customer-42", IP: "192.0.2.1"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	token, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: paygatetest.CardApproved,
+		ExpirationMonth: 12, ExpirationYear: 2099, SecurityCode: "123"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	payment, err := client.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: token.ID,
 		Price: decimal.RequireFromString("19.90"), Currency: "EUR", Description: "Order 1001", OrderID: "order-1001"})
 	if err != nil {
 		log.Fatal(err)

@@ -1,4 +1,4 @@
-// Package form flattens request parameter structs into ordered key/value
+// Package formenc flattens request parameter structs into ordered key/value
 // pairs and writes them as an application/x-www-form-urlencoded string.
 //
 // The tags follow go-querystring's `url:"name,omitempty"` convention so the
@@ -15,7 +15,7 @@
 // scope[name]), pointers to any of these (nil is never sent), and
 // map[string]string with the "prefix" option (keys written as name+key, in
 // sorted order) or the "inline" option (keys written as they are).
-package form
+package formenc
 
 import (
 	"fmt"

@@ -1,56 +1,12 @@
 package paygatetest
 
 import (
-	"encoding/json"
 	"html/template"
 	"net/http"
 	"strconv"
 
 	"github.com/paygate/paygate-go"
 )
-
-// createAlternative serves transaction/create: an opened payment by an
-// alternative method that the payer approves or declines on the confirm
-// page {checkout_url}/confirm/{id}/. user is the merchant's identifier
-// (40002 without it); qiwi needs phone. amount is a JSON number.
-func (s *Server) createAlternative(c *call) (any, *apiError) {
-	ident, method := c.get("user"), c.get("payment_method")
-	if ident == "" {
-		return nil, newError(paygate.CodeUserIdentifierMissing, "")
-	}
-	if !knownPaymentMethod(method) {
-		return nil, errMerchantData("payment_method")
-	}
-	price, currency, err := readMoney(c, "price")
-	if err != nil {
-		return nil, err
-	}
-	for _, name := range []string{"description", "success_url", "fail_url"} {
-		if c.get(name) == "" {
-			return nil, errMerchantData(name)
-		}
-	}
-	if method == "qiwi" && c.get("phone") == "" {
-		return nil, errMerchantData("phone")
-	}
-	if err := checkOrderID(c.get("order_id")); err != nil {
-		return nil, err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u := s.st.resolveUser(c.project, userInput{
-		identifier: ident, displayName: c.get("display_name"), email: c.get("email"),
-		phone: c.get("phone"), ip: c.get("ip"), locale: c.get("locale"),
-	})
-	t := s.st.newTxn(c.project, paygate.TypePayment, s.clock.Now())
-	t.method, t.user, t.orderID = method, u, c.get("order_id")
-	t.price, t.currency, t.fee = price, currency, fee(price)
-	t.successURL, t.failURL = c.get("success_url"), c.get("fail_url")
-	t.attrs = attributes(c.params)
-	return map[string]any{
-		"id": idString(t.id), "amount": json.Number(price.StringFixed(2)), "currency": currency, "status": t.status,
-	}, nil
-}
 
 // serveConfirm serves the confirm page of an alternative-method payment.
 // GET shows it with approve and decline buttons; POST with action=approve

@@ -1,0 +1,194 @@
+package paygatetest
+
+import (
+	"cmp"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/cardnum"
+)
+
+// The test cards. Any other number that passes the Luhn check is approved.
+const (
+	// CardApproved is approved without 3-D Secure: completed.
+	CardApproved = "4242424242424242"
+	// Card3DSecure is enrolled in 3-D Secure: the charge is authenticating
+	// with an acs object and completes after the ACS step.
+	Card3DSecure = "4000000000003220"
+	// CardDeclined is declined: failed. A payout to it fails too.
+	CardDeclined = "4000000000000002"
+	// CardProcessing is processing first and completed shortly after.
+	CardProcessing = "4000000000000119"
+	// CardBlocked is blocked: error 40309.
+	CardBlocked = "4000000000009995"
+)
+
+// ACSPassword is the 3-D Secure password the ACS page accepts; any other
+// fails the authentication.
+const ACSPassword = "1234"
+
+// verificationPrice is what verify_card=1 charges, in EUR.
+const verificationPrice = "1.00"
+
+// cardData is a card the sandbox holds. The number never leaves the
+// sandbox: responses carry only its mask and last four digits.
+type cardData struct {
+	number string
+	month  int
+	year   int
+	holder string
+}
+
+// token is a temporary (single use, 10 minutes) or permanent card token.
+type token struct {
+	id        string
+	project   *Project
+	card      *cardData
+	expiresAt time.Time
+	used      bool
+	permanent bool
+}
+
+// Bounds of temporary tokens, which anyone who knows a project key can
+// make (card/getToken is unsigned): a token is forgotten an hour after it
+// expired (it is then 40402 rather than 40304), and beyond
+// maxTemporaryTokens the oldest is forgotten first.
+const (
+	maxTemporaryTokens = 100000
+	expiredTokenMemory = time.Hour
+)
+
+func (s *state) newToken(p *Project, cd *cardData, permanent bool) *token {
+	prefix := "tmp_"
+	if permanent {
+		prefix = "perm_"
+	}
+	t := &token{id: fmt.Sprintf("%s%016d", prefix, s.nextToken), project: p, card: cd, permanent: permanent}
+	s.nextToken++
+	s.tokens[t.id] = t
+	return t
+}
+
+// forgetTokens drops the temporary tokens that expired over an hour ago,
+// and the oldest beyond maxTemporaryTokens - 1, making room for one more.
+// Tokens are made in expiry order, so the oldest are at the front; the
+// queue is compacted once half of it is dropped, so each token costs O(1).
+func (s *state) forgetTokens(now time.Time) {
+	q := s.temporary
+	for s.tempHead < len(q) {
+		t := q[s.tempHead]
+		if len(q)-s.tempHead < cmp.Or(s.maxTokens, maxTemporaryTokens) && now.Before(t.expiresAt.Add(expiredTokenMemory)) {
+			break
+		}
+		delete(s.tokens, t.id)
+		q[s.tempHead] = nil
+		s.tempHead++
+	}
+	if s.tempHead > len(q)/2 {
+		s.temporary = append(q[:0:0], q[s.tempHead:]...)
+		s.tempHead = 0
+	}
+}
+
+// useToken consumes a temporary token or reads a permanent one: 40402 when
+// unknown, 40305 when already used, 40304 when expired.
+func (s *state) useToken(p *Project, id string, now time.Time) (*cardData, *apiError) {
+	t := s.tokens[id]
+	switch {
+	case t == nil || t.project != p:
+		return nil, newError(paygate.CodeCardTokenInvalid, "")
+	case t.permanent:
+		return t.card, nil
+	case t.used:
+		return nil, newError(paygate.CodeCardTokenUsed, "")
+	case now.After(t.expiresAt):
+		return nil, newError(paygate.CodeCardTokenExpired, "")
+	}
+	t.used = true
+	return t.card, nil
+}
+
+// parseCard reads and checks card data under prefix ("" for getToken's flat
+// names, "card" for card/process's card[...]).
+func parseCard(params map[string][]string, prefix string, now time.Time) (*cardData, *apiError) {
+	get := func(name string) string {
+		if prefix != "" {
+			name = prefix + "[" + name + "]"
+		}
+		if v := params[name]; len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
+	number, month, year, code := get("number"), get("expiration_month"), get("expiration_year"), get("security_code")
+	switch {
+	case number == "":
+		return nil, newError(paygate.CodeCardNumberMissing, "")
+	case !cardnum.Valid(number):
+		return nil, newError(paygate.CodeCardNumberInvalid, "")
+	case month == "":
+		return nil, newError(paygate.CodeExpirationMonthMissing, "")
+	case year == "":
+		return nil, newError(paygate.CodeExpirationYearMissing, "")
+	}
+	m, errM := strconv.Atoi(month)
+	y, errY := strconv.Atoi(year)
+	if errM != nil || errY != nil || m < 1 || m > 12 || y < 1000 || y > 9999 ||
+		y < now.Year() || (y == now.Year() && m < int(now.Month())) {
+		return nil, newError(paygate.CodeExpiryInvalid, "")
+	}
+	switch {
+	case code == "":
+		return nil, newError(paygate.CodeSecurityCodeMissing, "")
+	case len(code) < 3 || len(code) > 4 || !cardnum.Digits(code):
+		return nil, newError(paygate.CodeSecurityCodeInvalid, "")
+	}
+	holder := get("holder")
+	if len([]rune(holder)) > paygate.MaxCardholderLength {
+		return nil, newError(paygate.CodeCardholderInvalid, "")
+	}
+	return &cardData{number: number, month: m, year: y, holder: holder}, nil
+}
+
+// cardJSON is the Card-response object; charge and reverse responses add
+// expiresAt, holder, bankName and country.
+func cardJSON(cd *cardData, charge bool) map[string]any {
+	if cd == nil {
+		return nil
+	}
+	scheme := cardScheme(cd.number)
+	last := cd.number[len(cd.number)-4:]
+	out := map[string]any{
+		"lastFour": last, "mask": strings.Repeat("*", len(cd.number)-4) + last,
+		"type": scheme, "scheme": scheme, "expirationMonth": cd.month, "expirationYear": cd.year,
+	}
+	if charge {
+		var holder any
+		if cd.holder != "" {
+			holder = cd.holder
+		}
+		// A card expires at the end of its expiry month.
+		out["expiresAt"] = formatTime(time.Date(cd.year, time.Month(cd.month)+1, 1, 0, 0, 0, 0, time.UTC).Add(-time.Second))
+		out["holder"] = holder
+		out["bankName"] = "Sandbox Bank"
+		out["country"] = "US"
+	}
+	return out
+}
+
+func cardScheme(number string) string {
+	switch {
+	case strings.HasPrefix(number, "4"):
+		return "visa"
+	case number[0] == '5' || strings.HasPrefix(number, "2"):
+		return "mastercard"
+	case strings.HasPrefix(number, "34") || strings.HasPrefix(number, "37"):
+		return "amex"
+	}
+	return "unknown"
+}
+
+func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }
