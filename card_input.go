@@ -126,15 +126,7 @@ func (d CardDetails) LogValue() slog.Value {
 // MarshalJSON writes the card with its number masked and without its
 // security code or expiry.
 func (d CardDetails) MarshalJSON() ([]byte, error) {
-	type plain CardDetails // without the methods, so that this is not recursive
-	exp := maskedExpiry(d.ExpirationMonth, d.ExpirationYear)
-	// The outer fields hide the embedded ones: encoding/json keeps the
-	// shallower of two fields with one name.
-	return json.Marshal(struct {
-		plain
-		ExpirationMonth string
-		ExpirationYear  string
-	}{plain(d), exp.month, exp.year})
+	return cardJSON(d.Number, d.ExpirationMonth, d.ExpirationYear, d.SecurityCode, &d.Holder)
 }
 
 // TokenizeParams are the card data to exchange for a temporary token (GET
@@ -176,15 +168,7 @@ func (p TokenizeParams) LogValue() slog.Value {
 // MarshalJSON writes the card data with the number masked and without the
 // security code or expiry.
 func (p TokenizeParams) MarshalJSON() ([]byte, error) {
-	type plain TokenizeParams // without the methods, so that this is not recursive
-	exp := maskedExpiry(p.ExpirationMonth, p.ExpirationYear)
-	// The outer fields hide the embedded ones: encoding/json keeps the
-	// shallower of two fields with one name.
-	return json.Marshal(struct {
-		plain
-		ExpirationMonth string
-		ExpirationYear  string
-	}{plain(p), exp.month, exp.year})
+	return cardJSON(p.Number, p.ExpirationMonth, p.ExpirationYear, p.SecurityCode, nil)
 }
 
 // Masks for the expiry: a month, a year, a MM/YY date.
@@ -241,6 +225,20 @@ func describeCard(typ string, number CardNumber, month, year int, code SecurityC
 	}
 	b.WriteByte('}')
 	return b.String()
+}
+
+// cardJSON writes card data as describeCard prints it. Listing the fields
+// rather than embedding the card type keeps a field added to it later out
+// of JSON until it is added here.
+func cardJSON(number CardNumber, month, year int, code SecurityCode, holder *string) ([]byte, error) {
+	exp := maskedExpiry(month, year)
+	return json.Marshal(struct {
+		Number          CardNumber
+		ExpirationMonth string
+		ExpirationYear  string
+		SecurityCode    SecurityCode
+		Holder          *string `json:",omitempty"`
+	}{number, exp.month, exp.year, code, holder})
 }
 
 func cardAttrs(number CardNumber, month, year int, code SecurityCode) []slog.Attr {
