@@ -20,7 +20,7 @@ const MaxACSReturnBytes = 128 << 10
 // button. Embed it in a page of your own, or use WriteACSRedirect to send a
 // complete page. The URL must be an absolute http(s) URL.
 func (a *ACS) RedirectForm() (template.HTML, error) {
-	if err := a.checkURL(); err != nil {
+	if err := a.verifyURL(); err != nil {
 		return "", err
 	}
 	var buf bytes.Buffer
@@ -83,10 +83,10 @@ func ReadACSReturn(r *http.Request) (*AuthenticateParams, error) {
 	return p, nil
 }
 
-// checkURL refuses anything but an absolute http(s) address, so that a
+// verifyURL refuses anything but an absolute http(s) address, so that a
 // tampered or broken answer cannot point the payer's browser at a
 // javascript: or data: URL, and parameters without a TermUrl.
-func (a *ACS) checkURL() error {
+func (a *ACS) verifyURL() error {
 	if a == nil {
 		return errors.New("paygate: no ACS object: the payment needs no 3-D Secure redirect")
 	}
@@ -126,46 +126,6 @@ var acsPageTemplate = template.Must(template.New("acs-page").Parse(`<!DOCTYPE ht
 </html>
 `))
 
-// ErrACSReturnMismatch is matched (errors.Is) by an *ACSReturnMismatchError.
-var ErrACSReturnMismatch = errors.New("paygate: 3-D Secure return does not belong to this payment")
-
-// ACSReturnMismatchError is the error of a bound Authenticate (see
-// [CardsService.Authenticate]) whose 3-D Secure return does not belong to
-// the expected payment or order. Leave the order as it is.
-type ACSReturnMismatchError struct {
-	// PaymentID and OrderID are what the return was expected for.
-	PaymentID ID
-	OrderID   string
-	// FoundOrderID is the order of the payment looked up, when the payment
-	// belongs to another order (refused before anything was sent).
-	FoundOrderID string
-	// AuthenticatedID is the payment the gateway authenticated instead,
-	// when the return belonged to another payment (refused after the call:
-	// that other payment went on through its own 3-D Secure step).
-	AuthenticatedID ID
-	// Err is the gateway's refusal when the return belonged to another
-	// payment, already completed (40501, ErrTransactionCompleted), while
-	// the expected one still waits for 3-D Secure.
-	Err error
-}
-
-// Error implements the error interface.
-func (e *ACSReturnMismatchError) Error() string {
-	switch {
-	case e.AuthenticatedID != 0:
-		return fmt.Sprintf("paygate: the 3-D Secure return belonged to transaction %s, not to payment %s", e.AuthenticatedID, e.PaymentID)
-	case e.Err != nil:
-		return fmt.Sprintf("paygate: the 3-D Secure return belonged to another transaction, already completed, not to payment %s (%v)", e.PaymentID, e.Err)
-	}
-	return fmt.Sprintf("paygate: payment %s belongs to order %q, not to order %q; nothing was sent", e.PaymentID, e.FoundOrderID, e.OrderID)
-}
-
-// Is makes errors.Is(err, ErrACSReturnMismatch) true.
-func (e *ACSReturnMismatchError) Is(target error) bool { return target == ErrACSReturnMismatch }
-
-// Unwrap returns the gateway's refusal, if any.
-func (e *ACSReturnMismatchError) Unwrap() error { return e.Err }
-
 // authenticateBound is Authenticate for a return bound to a payment or an
 // order: look the payment up, refuse another order's, report a settled one
 // as it stands, authenticate, and refuse an answer about another payment.
@@ -184,14 +144,15 @@ func (s *CardsService) authenticateBound(ctx context.Context, p *AuthenticatePar
 	expected := before.ID
 	switch {
 	case p.PaymentID != 0 && before.ID != p.PaymentID:
-		return nil, &ResponseError{Method: http.MethodGet, Path: "transaction/status", HTTPStatus: http.StatusOK,
+		status := endpoints[epStatus]
+		return nil, &ResponseError{Method: status.method, Path: status.path, HTTPStatus: http.StatusOK,
 			Field: "id", Err: fmt.Errorf("asked for transaction %s, answered for %s", p.PaymentID, before.ID)}
 	case p.OrderID != "" && before.OrderID != p.OrderID:
 		return nil, &ACSReturnMismatchError{PaymentID: expected, OrderID: p.OrderID, FoundOrderID: before.OrderID}
 	case !awaitingAuthentication(before.Status):
 		return paymentFromStatus(before), nil
 	}
-	pay, err := s.payment(ctx, "card/authenticate", p, opts)
+	pay, err := s.payment(ctx, epAuthenticate, p, opts)
 	switch {
 	case errors.Is(err, ErrTransactionCompleted):
 		// A repeated return that raced the first: report where the payment

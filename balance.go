@@ -2,7 +2,6 @@ package paygate
 
 import (
 	"context"
-	"net/http"
 
 	"github.com/shopspring/decimal"
 )
@@ -44,7 +43,7 @@ type Balance struct {
 // optionally in one currency.
 func (s *BalanceService) Get(ctx context.Context, p *BalanceParams, opts ...CallOption) (*Balance, error) {
 	var out balanceResponse
-	ep := endpoint{method: http.MethodGet, path: "balance", extendedOnly: true}
+	ep := endpoints[epBalance]
 	if err := s.client.do(ctx, ep, p, &out, opts); err != nil {
 		return nil, err
 	}

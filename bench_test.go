@@ -69,7 +69,7 @@ func BenchmarkEncodeChargeParams(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ep := endpoint{method: http.MethodPost, path: "card/process"}
+	ep := endpoints[epCharge]
 	for _, bc := range []struct {
 		name   string
 		params any

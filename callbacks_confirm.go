@@ -2,9 +2,7 @@ package paygate
 
 import (
 	"context"
-	"errors"
 	"slices"
-	"strings"
 )
 
 // CallbackConfirmation compares a callback with the gateway's own record of
@@ -29,33 +27,6 @@ func (c *CallbackConfirmation) Confirmed() bool { return len(c.Mismatched) == 0 
 // Mismatches returns the callback fields that disagree with the record, or
 // nil.
 func (c *CallbackConfirmation) Mismatches() []string { return slices.Clone(c.Mismatched) }
-
-// ErrCallbackNotConfirmed is matched (errors.Is) by a *CallbackMismatchError.
-var ErrCallbackNotConfirmed = errors.New("paygate: callback not confirmed by the gateway's record")
-
-// CallbackMismatchError is the error of ConfirmCallback for a callback that
-// disagrees with the gateway's record of its transaction: a callback whose
-// values were moved between fields, one replayed after its transaction moved
-// on (a completed payment since refunded), or one read while the
-// transaction is still changing. Do not act on such a callback.
-type CallbackMismatchError struct {
-	// ID and Status are the callback's.
-	ID     ID
-	Status CallbackStatus
-	// Fields are the callback fields that disagree (see
-	// CallbackConfirmation.Mismatched).
-	Fields []string
-}
-
-// Error implements the error interface. It names the fields, never their
-// values.
-func (e *CallbackMismatchError) Error() string {
-	return "paygate: " + string(e.Status) + " callback for transaction " + e.ID.String() +
-		" disagrees with the gateway's record on: " + strings.Join(e.Fields, ", ")
-}
-
-// Is makes errors.Is(err, ErrCallbackNotConfirmed) true.
-func (e *CallbackMismatchError) Is(target error) bool { return target == ErrCallbackNotConfirmed }
 
 // ConfirmCallback looks the callback's transaction up and compares every
 // field the gateway's record can confirm:

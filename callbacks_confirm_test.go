@@ -41,7 +41,7 @@ func TestConfirmCallback_ComparesWithTheGatewaysRecord(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cb, err := testVerifier(t).ParseValues(NewTestCallbackSigner(testSecret, tt.form).Values(tt.status, tt.fields))
+			cb, err := testVerifier(t).ParseValues(newTestCallbackSigner(testSecret, tt.form).Values(tt.status, tt.fields))
 			require.NoError(t, err)
 			c, mock := newMockClient(t, WithForm(tt.form))
 			path := "transactions/" + cb.ID.String()
@@ -75,7 +75,7 @@ func TestConfirmCallback_ComparesWithTheGatewaysRecord(t *testing.T) {
 }
 
 func TestConfirmCallback_OtherTransactionNeverAgrees(t *testing.T) {
-	cb, err := testVerifier(t).ParseValues(NewTestCallbackSigner(testSecret, FormExtended).Values(CallbackCompleted, url.Values{"id": {"42"}}))
+	cb, err := testVerifier(t).ParseValues(newTestCallbackSigner(testSecret, FormExtended).Values(CallbackCompleted, url.Values{"id": {"42"}}))
 	require.NoError(t, err)
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "transactions/42", fixtureResponder(t, 200, "callbacks/transaction_completed.json"))
@@ -87,7 +87,7 @@ func TestConfirmCallback_OtherTransactionNeverAgrees(t *testing.T) {
 }
 
 func TestConfirmCallback_LookUpErrorIsReturned(t *testing.T) {
-	cb, err := testVerifier(t).ParseValues(NewTestCallbackSigner(testSecret, FormExtended).Values(CallbackCompleted, nil))
+	cb, err := testVerifier(t).ParseValues(newTestCallbackSigner(testSecret, FormExtended).Values(CallbackCompleted, nil))
 	require.NoError(t, err)
 	c, mock := newMockClient(t)
 	record(t, mock, http.MethodGet, "transactions/"+cb.ID.String(), fixtureResponder(t, 404, "callbacks/error_transaction_not_found.json"))

@@ -274,8 +274,10 @@ func (s *MemoryDedupStore) LatestStatus(_ context.Context, transaction ID) (Call
 	return s.latest[transaction], nil
 }
 
-// Len returns how many processed callbacks the store remembers.
-func (s *MemoryDedupStore) Len() int {
+// remembered returns how many processed callbacks the store remembers. It
+// is not exported: the store bounds itself, and no other store can answer
+// it cheaply, so only the tests of that bound need it.
+func (s *MemoryDedupStore) remembered() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.done)

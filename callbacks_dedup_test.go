@@ -12,12 +12,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate-go/internal/callbackform"
 )
 
 func TestCallbackHandler_SwappedIDAndReferenceIsNotProcessedAgain(t *testing.T) {
 	var calls atomic.Int32
 	h := newTestCallbackHandler(t, func(context.Context, *Callback) error { calls.Add(1); return nil })
-	genuine := NewTestCallbackSigner(testSecret, FormExtended).Values(CallbackRefundCompleted, nil)
+	genuine := newTestCallbackSigner(testSecret, FormExtended).Values(CallbackRefundCompleted, nil)
 	swapped := url.Values{}
 	for k, vs := range genuine {
 		swapped[k] = vs
@@ -28,14 +30,14 @@ func TestCallbackHandler_SwappedIDAndReferenceIsNotProcessedAgain(t *testing.T) 
 
 	for _, v := range []url.Values{genuine, swapped} {
 		w := httptest.NewRecorder()
-		h.ServeHTTP(w, callbackRequest(encodeCallback(v)))
+		h.ServeHTTP(w, callbackRequest(callbackform.Encode(v)))
 		require.Equal(t, http.StatusOK, w.Code)
 	}
 	assert.Equal(t, int32(1), calls.Load(), "the swapped refund is the same callback")
 }
 
 func TestDedupKey_StringIsTheDigestOfTheSignedValues(t *testing.T) {
-	s := NewTestCallbackSigner(testSecret, FormExtended)
+	s := newTestCallbackSigner(testSecret, FormExtended)
 	key := func(status CallbackStatus, fields url.Values) DedupKey {
 		t.Helper()
 		cb, err := testVerifier(t).ParseValues(s.Values(status, fields))
@@ -55,8 +57,8 @@ func TestDedupKey_StringIsTheDigestOfTheSignedValues(t *testing.T) {
 		"one more attr":  key(CallbackCompleted, url.Values{"attr_realm": {"eu"}}),
 		"value split":    key(CallbackCompleted, url.Values{"order_id": {"order-1001|EUR"}, "currency": {""}}),
 		"refund":         key(CallbackRefundCompleted, nil),
-		"basic form":     keyOf(t, NewTestCallbackSigner(testSecret, FormBasic).Values(CallbackCompleted, nil)),
-		"sandbox off":    keyOf(t, NewTestCallbackSigner(testSecret, FormExtended).Values(CallbackCompleted, url.Values{"sandbox": {"0"}})),
+		"basic form":     keyOf(t, newTestCallbackSigner(testSecret, FormBasic).Values(CallbackCompleted, nil)),
+		"sandbox off":    keyOf(t, newTestCallbackSigner(testSecret, FormExtended).Values(CallbackCompleted, url.Values{"sandbox": {"0"}})),
 		"hand-built key": {ID: 42, Status: CallbackCompleted},
 	} {
 		s := k.String()
@@ -71,12 +73,12 @@ func TestDedupKey_StringIsTheDigestOfTheSignedValues(t *testing.T) {
 }
 
 func TestDedupKey_RefundIsOrderedOnTheRefundedTransaction(t *testing.T) {
-	s := NewTestCallbackSigner(testSecret, FormExtended)
+	s := newTestCallbackSigner(testSecret, FormExtended)
 	refund := keyOf(t, s.Values(CallbackRefundCompleted, nil))
-	assert.Equal(t, TestCallbackID+1, refund.ID)
-	assert.Equal(t, TestCallbackID, refund.Transaction)
+	assert.Equal(t, testCallbackID+1, refund.ID)
+	assert.Equal(t, testCallbackID, refund.Transaction)
 	assert.Equal(t, 3, refund.Stage())
-	recurring := keyOf(t, s.Values(CallbackCompleted, url.Values{"id": {"9007199254740999"}, "reference_id": {TestCallbackID.String()}}))
+	recurring := keyOf(t, s.Values(CallbackCompleted, url.Values{"id": {"9007199254740999"}, "reference_id": {testCallbackID.String()}}))
 	assert.Equal(t, ID(9007199254740999), recurring.Transaction, "a recurring charge has its own life")
 	assert.Equal(t, 0, DedupKey{Status: "unheard_of"}.Stage())
 }
@@ -87,7 +89,7 @@ func TestCallbackHandler_StaleCompletedAfterRefundIsMarked(t *testing.T) {
 		got = append(got, string(cb.Status)+" stale="+map[bool]string{true: "yes", false: "no"}[cb.Stale])
 		return nil
 	})
-	s := NewTestCallbackSigner(testSecret, FormExtended)
+	s := newTestCallbackSigner(testSecret, FormExtended)
 	for _, status := range []CallbackStatus{CallbackProcessing, CallbackRefundCompleted, CallbackCompleted, "unheard_of"} {
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, s.Request("/cb", status, nil))
@@ -141,7 +143,7 @@ func TestCallbackHandler_OrderStoreFailureIsRetriedLater(t *testing.T) {
 	var calls atomic.Int32
 	store := orderFailingStore{NewMemoryDedupStore(0)}
 	h := newTestCallbackHandler(t, func(context.Context, *Callback) error { calls.Add(1); return nil }, WithDedupStore(store))
-	s := NewTestCallbackSigner(testSecret, FormExtended)
+	s := newTestCallbackSigner(testSecret, FormExtended)
 
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, s.Request("/cb", CallbackCompleted, nil))

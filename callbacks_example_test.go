@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
 )
 
 // ExampleNewCallbackHandler mounts the callback handler on a ServeMux. The
@@ -34,7 +35,7 @@ func ExampleNewCallbackHandler() {
 	mux.Handle("POST /paygate/callback", handler)
 
 	// What the gateway would send, delivered twice.
-	signer := paygate.NewTestCallbackSigner("sk_live_private", paygate.FormExtended)
+	signer := paygatetest.NewCallbackSigner("sk_live_private", paygate.FormExtended)
 	for range 2 {
 		w := httptest.NewRecorder()
 		mux.ServeHTTP(w, signer.Request("/paygate/callback", paygate.CallbackCompleted, nil))
@@ -58,11 +59,16 @@ func ExampleClient_ConfirmCallback() {
 		_, err := client.ConfirmCallback(ctx, cb)
 		var mismatch *paygate.CallbackMismatchError
 		switch {
-		case errors.As(err, &mismatch):
-			// Moved between fields, replayed after a refund, or read
-			// while the payment is still changing: acknowledge, never act.
-			log.Printf("callback for transaction %s disagrees on %v; not fulfilling", cb.ID, mismatch.Fields)
+		case errors.As(err, &mismatch) && cb.Stale:
+			// Overtaken by a later status already processed: acknowledge,
+			// never act.
 			return nil
+		case errors.As(err, &mismatch):
+			// Moved between fields, replayed, or read while the payment
+			// is still changing: never act, and do not let it count as
+			// processed, so that a genuine delivery with the same values
+			// is still processed (the handler answers 500).
+			return fmt.Errorf("callback for transaction %s disagrees on %v: %w", cb.ID, mismatch.Fields, err)
 		case err != nil:
 			return err // answered 500: the gateway delivers again
 		}

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/paygate/paygate-go/internal/cardnum"
 	"github.com/paygate/paygate-go/internal/redact"
 )
 
@@ -249,28 +248,4 @@ func cardAttrs(number CardNumber, month, year int, code SecurityCode) []slog.Att
 		slog.String("expiration_year", exp.year),
 		slog.String("security_code", code.String()),
 	}
-}
-
-// checkCardData validates card data under the wire names of one request
-// ("number" in card/getToken, "card[number]" in card/process).
-func checkCardData(scope string, number CardNumber, month, year int, code SecurityCode) error {
-	name := func(field string) string {
-		if scope == "" {
-			return field
-		}
-		return scope + "[" + field + "]"
-	}
-	if err := checkCardNumber(name("number"), string(number)); err != nil {
-		return err
-	}
-	if err := checkExpiry(name("expiration_month"), month, name("expiration_year"), year); err != nil {
-		return err
-	}
-	switch {
-	case code == "":
-		return &ValidationError{Field: name("security_code"), Reason: "is required"}
-	case !cardnum.Digits(string(code)) || len(code) < 3 || len(code) > 4:
-		return &ValidationError{Field: name("security_code"), Reason: "must be 3 or 4 digits"}
-	}
-	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 
@@ -53,10 +52,10 @@ type Token struct {
 // JSON.
 func (s *CardsService) Tokenize(ctx context.Context, p *TokenizeParams, opts ...CallOption) (*Token, error) {
 	if p == nil {
-		return nil, &ValidationError{Field: "number", Reason: "is required"}
+		p = &TokenizeParams{}
 	}
 	out := new(Token)
-	if err := s.client.do(ctx, endpoint{method: http.MethodGet, path: "card/getToken", unsigned: true}, p, out, opts); err != nil {
+	if err := s.client.do(ctx, endpoints[epTokenize], p, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -187,9 +186,9 @@ func (p ChargeParams) MarshalJSON() ([]byte, error) {
 // an error.
 func (s *CardsService) Charge(ctx context.Context, p *ChargeParams, opts ...CallOption) (*Payment, error) {
 	if p == nil {
-		return nil, &ValidationError{Field: "user", Reason: "is required"}
+		p = &ChargeParams{}
 	}
-	return s.payment(ctx, "card/process", p, opts)
+	return s.payment(ctx, epCharge, p, opts)
 }
 
 // AuthenticateParams carry what the access control server sent back to the
@@ -264,12 +263,12 @@ func (p AuthenticateParams) MarshalJSON() ([]byte, error) {
 // the order.
 func (s *CardsService) Authenticate(ctx context.Context, p *AuthenticateParams, opts ...CallOption) (*Payment, error) {
 	if p == nil {
-		return nil, &ValidationError{Field: "PaRes", Reason: "is required"}
+		p = &AuthenticateParams{}
 	}
 	if p.PaymentID != 0 || p.OrderID != "" {
 		return s.authenticateBound(ctx, p, opts)
 	}
-	return s.payment(ctx, "card/authenticate", p, opts)
+	return s.payment(ctx, epAuthenticate, p, opts)
 }
 
 // ChargeRecurringParams describe a manual recurring charge (POST
@@ -294,14 +293,14 @@ type ChargeRecurringParams struct {
 // ErrRecurringDisabled or ErrRecurringExpired.
 func (s *CardsService) ChargeRecurring(ctx context.Context, p *ChargeRecurringParams, opts ...CallOption) (*Payment, error) {
 	if p == nil {
-		return nil, &ValidationError{Field: "user", Reason: "is required"}
+		p = &ChargeRecurringParams{}
 	}
-	return s.payment(ctx, "card/processRecurring", p, opts)
+	return s.payment(ctx, epChargeRecurring, p, opts)
 }
 
-func (s *CardsService) payment(ctx context.Context, path string, params any, opts []CallOption) (*Payment, error) {
+func (s *CardsService) payment(ctx context.Context, name endpointName, params any, opts []CallOption) (*Payment, error) {
 	var out paymentResponse
-	if err := s.client.do(ctx, endpoint{method: http.MethodPost, path: path}, params, &out, opts); err != nil {
+	if err := s.client.do(ctx, endpoints[name], params, &out, opts); err != nil {
 		return nil, err
 	}
 	return &out.Payment, nil
@@ -338,7 +337,7 @@ var tokenRules = decodeRules{required: []string{"id"}}
 
 func (t *Token) rules() *decodeRules { return &tokenRules }
 
-func (t *Token) check() error {
+func (t *Token) verifyAnswer() error {
 	if t.ID == "" {
 		return &fieldError{field: "id", err: errors.New("the token id is empty")}
 	}

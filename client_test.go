@@ -37,7 +37,7 @@ func postProcess(c *Client, p any, out any) error {
 }
 
 func postProcessCtx(ctx context.Context, c *Client, p any, out any) error {
-	return c.do(ctx, endpoint{method: http.MethodPost, path: "card/process"}, p, out, nil)
+	return c.do(ctx, endpoints[epCharge], p, out, nil)
 }
 
 func TestDo_PostSendsSignedFormBody(t *testing.T) {
@@ -395,7 +395,7 @@ func TestTransportErrors_NeverCarryTheQuery(t *testing.T) {
 	type tokenLike struct {
 		Number string `url:"number"`
 	}
-	err = c.do(context.Background(), endpoint{method: http.MethodGet, path: "card/getToken", unsigned: true}, &tokenLike{"4242424242424242"}, nil, nil)
+	err = c.do(context.Background(), endpoints[epTokenize], &tokenLike{"4242424242424242"}, nil, nil)
 	require.Error(t, err)
 	require.NotContains(t, err.Error(), "4242424242424242")
 	require.Contains(t, err.Error(), "card/getToken")
@@ -403,7 +403,7 @@ func TestTransportErrors_NeverCarryTheQuery(t *testing.T) {
 
 func TestBasicForm_ExtendedOnlyEndpointFailsLocally(t *testing.T) {
 	c, mock := newMockClient(t, WithForm(FormBasic))
-	err := c.do(context.Background(), endpoint{method: http.MethodGet, path: "balance", extendedOnly: true}, nil, nil, nil)
+	err := c.do(context.Background(), endpoints[epBalance], nil, nil, nil)
 	require.ErrorIs(t, err, ErrBasicForm)
 	require.Zero(t, mock.GetTotalCallCount())
 }

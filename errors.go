@@ -3,7 +3,9 @@ package paygate
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
+	"strings"
 
 	"github.com/paygate/paygate-go/internal/redact"
 )
@@ -12,118 +14,51 @@ import (
 // are the HTTP status the gateway answers with.
 type ErrorCode int
 
-// The codes of the gateway's error table.
-const (
-	CodeProjectKeyMissing            ErrorCode = 40001
-	CodeUserIdentifierMissing        ErrorCode = 40002
-	CodeCardNumberMissing            ErrorCode = 40003
-	CodeCardNumberInvalid            ErrorCode = 40004
-	CodeExpiryInvalid                ErrorCode = 40005
-	CodeSecurityCodeMissing          ErrorCode = 40006
-	CodeSecurityCodeInvalid          ErrorCode = 40007
-	CodeCardTokenMissing             ErrorCode = 40008
-	CodeCardDataMissing              ErrorCode = 40009
-	CodeUserEmailMissing             ErrorCode = 40010
-	CodeUserIPMissing                ErrorCode = 40011
-	CodeExpirationMonthMissing       ErrorCode = 40012
-	CodeExpirationYearMissing        ErrorCode = 40013
-	CodeMerchantDataMissing          ErrorCode = 40014 // extended form
-	CodeCardholderInvalid            ErrorCode = 40015 // extended form
-	CodeSignatureMissing             ErrorCode = 40101
-	CodeAuthTokenMissing             ErrorCode = 40102
-	CodeSignatureInvalid             ErrorCode = 40301
-	CodeAuthTokenInvalid             ErrorCode = 40302
-	CodeAuthTokenExpired             ErrorCode = 40303
-	CodeCardTokenExpired             ErrorCode = 40304
-	CodeCardTokenUsed                ErrorCode = 40305
-	CodePlatformTokenInvalid         ErrorCode = 40306
-	CodePlatformAuthTokenInvalid     ErrorCode = 40307
-	CodeUserBlocked                  ErrorCode = 40308
-	CodeCardBlocked                  ErrorCode = 40309
-	CodeRecurringDisabled            ErrorCode = 40310
-	CodeRecurringExpired             ErrorCode = 40311
-	CodeCardRememberingDisabled      ErrorCode = 40312
-	CodeProjectNotFound              ErrorCode = 40401
-	CodeCardTokenInvalid             ErrorCode = 40402
-	CodeTransactionNotFound          ErrorCode = 40403
-	CodePlatformNotFound             ErrorCode = 40404
-	CodeReferenceTransactionNotFound ErrorCode = 40405
-	CodeUserNotFound                 ErrorCode = 40406
-	CodePlatformUserNotFound         ErrorCode = 40407
-	CodeTransactionCompleted         ErrorCode = 40501
-	CodeRecurringTooFrequent         ErrorCode = 40502
-	CodeRecurringNotCreated          ErrorCode = 40503
-	CodeNotReversible                ErrorCode = 40504
-	CodeGatewayMisconfigured         ErrorCode = 42201 // extended form
-	CodeTokenizationFailed           ErrorCode = 50001 // extended form
-)
+//go:generate go run ./internal/cmd/gencodes -spec ../shared/spec/payment-gateway-api.md -out errors_codes.go
 
-var codeMessages = map[ErrorCode]string{
-	CodeProjectKeyMissing:            "project public key missing",
-	CodeUserIdentifierMissing:        "user identifier missing",
-	CodeCardNumberMissing:            "card number missing",
-	CodeCardNumberInvalid:            "card number invalid",
-	CodeExpiryInvalid:                "expiry invalid",
-	CodeSecurityCodeMissing:          "card security code missing",
-	CodeSecurityCodeInvalid:          "card security code invalid",
-	CodeCardTokenMissing:             "card token missing",
-	CodeCardDataMissing:              "card data missing",
-	CodeUserEmailMissing:             "user e-mail missing",
-	CodeUserIPMissing:                "user IP address missing",
-	CodeExpirationMonthMissing:       "card expiration month missing",
-	CodeExpirationYearMissing:        "card expiration year missing",
-	CodeMerchantDataMissing:          "merchant data missing",
-	CodeCardholderInvalid:            "cardholder invalid, more than 21 characters",
-	CodeSignatureMissing:             "signature missing",
-	CodeAuthTokenMissing:             "authentication token missing",
-	CodeSignatureInvalid:             "signature invalid",
-	CodeAuthTokenInvalid:             "authentication token invalid",
-	CodeAuthTokenExpired:             "authentication token expired",
-	CodeCardTokenExpired:             "card token expired",
-	CodeCardTokenUsed:                "card token already used",
-	CodePlatformTokenInvalid:         "platform authentication token invalid",
-	CodePlatformAuthTokenInvalid:     "platform authentication token invalid",
-	CodeUserBlocked:                  "user is blocked",
-	CodeCardBlocked:                  "card is blocked",
-	CodeRecurringDisabled:            "recurring disabled for the user",
-	CodeRecurringExpired:             "recurring expired for the user",
-	CodeCardRememberingDisabled:      "card remembering disabled for the project",
-	CodeProjectNotFound:              "project missing",
-	CodeCardTokenInvalid:             "card token invalid",
-	CodeTransactionNotFound:          "transaction does not exist",
-	CodePlatformNotFound:             "platform missing",
-	CodeReferenceTransactionNotFound: "reference recurrent transaction missing",
-	CodeUserNotFound:                 "user missing",
-	CodePlatformUserNotFound:         "platform user missing",
-	CodeTransactionCompleted:         "transaction already completed",
-	CodeRecurringTooFrequent:         "recurring payments too frequent for the user",
-	CodeRecurringNotCreated:          "unable to create recurrent transaction",
-	CodeNotReversible:                "transaction cannot be reversed",
-	CodeGatewayMisconfigured:         "gateway not properly configured",
-	CodeTokenizationFailed:           "card tokenization error",
+// codeEntry is a row of the gateway's error table (codeTable, generated
+// from the spec).
+type codeEntry struct {
+	code    ErrorCode
+	status  int
+	message string
 }
 
-// Codes returns every code of the gateway's error table, in ascending order.
-func Codes() []ErrorCode {
-	return []ErrorCode{
-		40001, 40002, 40003, 40004, 40005, 40006, 40007, 40008, 40009, 40010, 40011, 40012, 40013, 40014, 40015,
-		40101, 40102,
-		40301, 40302, 40303, 40304, 40305, 40306, 40307, 40308, 40309, 40310, 40311, 40312,
-		40401, 40402, 40403, 40404, 40405, 40406, 40407,
-		40501, 40502, 40503, 40504,
-		42201, 50001,
+// codeIndex finds a code's row of codeTable.
+var codeIndex = func() map[ErrorCode]codeEntry {
+	m := make(map[ErrorCode]codeEntry, len(codeTable))
+	for _, e := range codeTable {
+		m[e.code] = e
 	}
+	return m
+}()
+
+// Codes returns every code of the gateway's error table, in ascending
+// order. ErrorCode is an open set of numbers, so this is the one way to
+// enumerate the codes: for a merchant's test that their handling of
+// gateway errors covers every code, or to set up per-code metrics.
+func Codes() []ErrorCode {
+	out := make([]ErrorCode, len(codeTable))
+	for i, e := range codeTable {
+		out[i] = e.code
+	}
+	return out
 }
 
-// HTTPStatus is the HTTP status the gateway answers with for the code: its
-// first three digits.
-func (c ErrorCode) HTTPStatus() int { return int(c) / 100 }
+// HTTPStatus is the HTTP status the gateway answers with for the code: the
+// error table's, which is always its first three digits.
+func (c ErrorCode) HTTPStatus() int {
+	if e, ok := codeIndex[c]; ok {
+		return e.status
+	}
+	return int(c) / 100
+}
 
 // String returns the meaning of the code as the spec states it, or the
 // number for a code the spec does not list.
 func (c ErrorCode) String() string {
-	if m, ok := codeMessages[c]; ok {
-		return m
+	if e, ok := codeIndex[c]; ok {
+		return e.message
 	}
 	return strconv.Itoa(int(c))
 }
@@ -188,56 +123,10 @@ func (e *Error) Is(target error) bool {
 	return ok && t.Code != 0 && t.Code == e.Code
 }
 
+// codeError is the sentinel of c.
 func codeError(c ErrorCode) *Error {
-	return &Error{HTTPStatus: c.HTTPStatus(), Code: c, Message: codeMessages[c]}
+	return &Error{HTTPStatus: c.HTTPStatus(), Code: c, Message: codeIndex[c].message}
 }
-
-// Sentinels for every code of the gateway's error table, for errors.Is.
-var (
-	ErrProjectKeyMissing            = codeError(CodeProjectKeyMissing)
-	ErrUserIdentifierMissing        = codeError(CodeUserIdentifierMissing)
-	ErrCardNumberMissing            = codeError(CodeCardNumberMissing)
-	ErrCardNumberInvalid            = codeError(CodeCardNumberInvalid)
-	ErrExpiryInvalid                = codeError(CodeExpiryInvalid)
-	ErrSecurityCodeMissing          = codeError(CodeSecurityCodeMissing)
-	ErrSecurityCodeInvalid          = codeError(CodeSecurityCodeInvalid)
-	ErrCardTokenMissing             = codeError(CodeCardTokenMissing)
-	ErrCardDataMissing              = codeError(CodeCardDataMissing)
-	ErrUserEmailMissing             = codeError(CodeUserEmailMissing)
-	ErrUserIPMissing                = codeError(CodeUserIPMissing)
-	ErrExpirationMonthMissing       = codeError(CodeExpirationMonthMissing)
-	ErrExpirationYearMissing        = codeError(CodeExpirationYearMissing)
-	ErrMerchantDataMissing          = codeError(CodeMerchantDataMissing)
-	ErrCardholderInvalid            = codeError(CodeCardholderInvalid)
-	ErrAuthTokenMissing             = codeError(CodeAuthTokenMissing)
-	ErrAuthTokenInvalid             = codeError(CodeAuthTokenInvalid)
-	ErrAuthTokenExpired             = codeError(CodeAuthTokenExpired)
-	ErrCardTokenExpired             = codeError(CodeCardTokenExpired)
-	ErrCardTokenUsed                = codeError(CodeCardTokenUsed)
-	ErrPlatformTokenInvalid         = codeError(CodePlatformTokenInvalid)
-	ErrPlatformAuthTokenInvalid     = codeError(CodePlatformAuthTokenInvalid)
-	ErrUserBlocked                  = codeError(CodeUserBlocked)
-	ErrCardBlocked                  = codeError(CodeCardBlocked)
-	ErrRecurringDisabled            = codeError(CodeRecurringDisabled)
-	ErrRecurringExpired             = codeError(CodeRecurringExpired)
-	ErrCardRememberingDisabled      = codeError(CodeCardRememberingDisabled)
-	ErrProjectNotFound              = codeError(CodeProjectNotFound)
-	ErrCardTokenInvalid             = codeError(CodeCardTokenInvalid)
-	ErrTransactionNotFound          = codeError(CodeTransactionNotFound)
-	ErrPlatformNotFound             = codeError(CodePlatformNotFound)
-	ErrReferenceTransactionNotFound = codeError(CodeReferenceTransactionNotFound)
-	ErrUserNotFound                 = codeError(CodeUserNotFound)
-	ErrPlatformUserNotFound         = codeError(CodePlatformUserNotFound)
-	ErrTransactionCompleted         = codeError(CodeTransactionCompleted)
-	ErrRecurringTooFrequent         = codeError(CodeRecurringTooFrequent)
-	ErrRecurringNotCreated          = codeError(CodeRecurringNotCreated)
-	ErrNotReversible                = codeError(CodeNotReversible)
-	ErrGatewayMisconfigured         = codeError(CodeGatewayMisconfigured)
-	ErrTokenizationFailed           = codeError(CodeTokenizationFailed)
-)
-
-// ErrSignatureMissing (40101) and ErrSignatureInvalid (40301) are declared
-// in signature.go: the gateway's codes and the local verifier share them.
 
 // ErrOutcomeUnknown is matched (errors.Is) by the error of a payment,
 // payout or reversal request that may have reached the gateway but got no
@@ -345,3 +234,153 @@ func (e *ValidationError) Error() string {
 // ErrBasicForm is matched (errors.Is) by the error of a call the basic form
 // of the API does not offer, made on a client configured for it.
 var ErrBasicForm = errors.New("paygate: not available in the basic form")
+
+// ErrACSReturnMismatch is matched (errors.Is) by an *ACSReturnMismatchError.
+var ErrACSReturnMismatch = errors.New("paygate: 3-D Secure return does not belong to this payment")
+
+// ACSReturnMismatchError is the error of a bound Authenticate (see
+// [CardsService.Authenticate]) whose 3-D Secure return does not belong to
+// the expected payment or order. Leave the order as it is.
+type ACSReturnMismatchError struct {
+	// PaymentID and OrderID are what the return was expected for.
+	PaymentID ID
+	OrderID   string
+	// FoundOrderID is the order of the payment looked up, when the payment
+	// belongs to another order (refused before anything was sent).
+	FoundOrderID string
+	// AuthenticatedID is the payment the gateway authenticated instead,
+	// when the return belonged to another payment (refused after the call:
+	// that other payment went on through its own 3-D Secure step).
+	AuthenticatedID ID
+	// Err is the gateway's refusal when the return belonged to another
+	// payment, already completed (40501, ErrTransactionCompleted), while
+	// the expected one still waits for 3-D Secure.
+	Err error
+}
+
+// Error implements the error interface.
+func (e *ACSReturnMismatchError) Error() string {
+	switch {
+	case e.AuthenticatedID != 0:
+		return fmt.Sprintf("paygate: the 3-D Secure return belonged to transaction %s, not to payment %s", e.AuthenticatedID, e.PaymentID)
+	case e.Err != nil:
+		return fmt.Sprintf("paygate: the 3-D Secure return belonged to another transaction, already completed, not to payment %s (%v)", e.PaymentID, e.Err)
+	}
+	return fmt.Sprintf("paygate: payment %s belongs to order %q, not to order %q; nothing was sent", e.PaymentID, e.FoundOrderID, e.OrderID)
+}
+
+// Is makes errors.Is(err, ErrACSReturnMismatch) true.
+func (e *ACSReturnMismatchError) Is(target error) bool { return target == ErrACSReturnMismatch }
+
+// Unwrap returns the gateway's refusal, if any.
+func (e *ACSReturnMismatchError) Unwrap() error { return e.Err }
+
+// ErrCallbackNotConfirmed is matched (errors.Is) by a *CallbackMismatchError.
+var ErrCallbackNotConfirmed = errors.New("paygate: callback not confirmed by the gateway's record")
+
+// CallbackMismatchError is the error of ConfirmCallback for a callback that
+// disagrees with the gateway's record of its transaction: a callback whose
+// values were moved between fields, one replayed after its transaction moved
+// on (a completed payment since refunded), or one read while the
+// transaction is still changing. Do not act on such a callback.
+type CallbackMismatchError struct {
+	// ID and Status are the callback's.
+	ID     ID
+	Status CallbackStatus
+	// Fields are the callback fields that disagree (see
+	// CallbackConfirmation.Mismatched).
+	Fields []string
+}
+
+// Error implements the error interface. It names the fields, never their
+// values.
+func (e *CallbackMismatchError) Error() string {
+	return "paygate: " + string(e.Status) + " callback for transaction " + e.ID.String() +
+		" disagrees with the gateway's record on: " + strings.Join(e.Fields, ", ")
+}
+
+// Is makes errors.Is(err, ErrCallbackNotConfirmed) true.
+func (e *CallbackMismatchError) Is(target error) bool { return target == ErrCallbackNotConfirmed }
+
+// ErrDeclined is matched (errors.Is) by a [*DeclinedError].
+var ErrDeclined = errors.New("paygate: declined by the gateway")
+
+// DeclinedError reports a request the gateway answered with success false
+// and no error object: it received the request and refused it. Unlike an
+// unknown outcome, nothing happened, so the caller decides what next (the
+// gateway gives no reason; its status look-ups may tell more).
+type DeclinedError struct {
+	// Method and Path name the request, for example POST transaction/reverse.
+	Method, Path string
+	// ID and Status are the transaction or payout id and status the answer
+	// carried, when it carried them.
+	ID     ID
+	Status string
+}
+
+// Error implements the error interface.
+func (e *DeclinedError) Error() string {
+	s := "paygate: " + e.Method + " " + e.Path + " declined: the gateway answered success false"
+	if e.ID != 0 {
+		s += " for id " + e.ID.String()
+	}
+	if e.Status != "" {
+		s += " with status " + strconv.Quote(e.Status)
+	}
+	return s
+}
+
+// Is makes errors.Is(err, ErrDeclined) true.
+func (e *DeclinedError) Is(target error) bool { return target == ErrDeclined }
+
+// MissingParametersError lists the required payout parameters that have no
+// value. errors.As also reaches a *ValidationError for the first of them.
+type MissingParametersError struct {
+	// Names are the wire names, in the order the gateway listed them.
+	Names []string
+}
+
+// Error implements the error interface.
+func (e *MissingParametersError) Error() string {
+	return "paygate: missing required payout parameters: " + strings.Join(e.Names, ", ")
+}
+
+// Unwrap returns a *ValidationError per missing parameter.
+func (e *MissingParametersError) Unwrap() []error {
+	errs := make([]error, len(e.Names))
+	for i, n := range e.Names {
+		errs[i] = &ValidationError{Field: n, Reason: "is required for this payout"}
+	}
+	return errs
+}
+
+// fieldError is a required or essential field that is missing or cannot be
+// read: it fails the call.
+type fieldError struct {
+	field string
+	err   error
+}
+
+func (e *fieldError) Error() string { return e.err.Error() }
+func (e *fieldError) Unwrap() error { return e.err }
+
+// missingFieldError names a field the gateway always sends but did not.
+type missingFieldError struct{ field string }
+
+func (e *missingFieldError) Error() string { return "required field " + e.field + " is missing" }
+
+// scrubbedError is an error whose text has the values of a card-bearing
+// request masked.
+type scrubbedError struct {
+	err  error
+	sent sentSecrets
+}
+
+func (e *scrubbedError) Error() string { return e.sent.mask(e.err.Error()) }
+
+// Unwrap returns the original error, for errors.Is and errors.As.
+func (e *scrubbedError) Unwrap() error { return e.err }
+
+// Format prints the masked text for every verb, so that %+v and %#v show
+// no more than Error.
+func (e *scrubbedError) Format(f fmt.State, _ rune) { io.WriteString(f, e.Error()) }

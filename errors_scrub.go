@@ -3,8 +3,6 @@ package paygate
 import (
 	"encoding/base64"
 	"errors"
-	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -182,22 +180,6 @@ func allDigits(s string) bool {
 }
 
 func isASCIIDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-// scrubbedError is an error whose text has the values of a card-bearing
-// request masked.
-type scrubbedError struct {
-	err  error
-	sent sentSecrets
-}
-
-func (e *scrubbedError) Error() string { return e.sent.mask(e.err.Error()) }
-
-// Unwrap returns the original error, for errors.Is and errors.As.
-func (e *scrubbedError) Unwrap() error { return e.err }
-
-// Format prints the masked text for every verb, so that %+v and %#v show
-// no more than Error.
-func (e *scrubbedError) Format(f fmt.State, _ rune) { io.WriteString(f, e.Error()) }
 
 // refuseRedirect is the CheckRedirect of every client the SDK sends with: a
 // redirect would re-send a signed, card-bearing body to wherever it points,

@@ -326,8 +326,10 @@ func TestFaults_GetRetriedPostNeverTwice(t *testing.T) {
 			return `{"success":true,"id":1000000000000000002,"status":"completed"}`
 		}
 		return statusBody
+	}, func(fs *faultServer) {
+		fs.lateness = 5 * time.Second // cut short by the client going away
 	})
-	c := faultClient(t, fs, 150*time.Millisecond)
+	c := faultClient(t, fs, time.Second)
 	for f := faultNone; f <= faultErrorObject200; f++ {
 		want := faultExpectations[f]
 		t.Run(faultNames[f], func(t *testing.T) {
@@ -462,7 +464,7 @@ func TestFaults_EveryEndpointUnderEveryFault(t *testing.T) {
 			fs := newFaultServer(t, nil, func(fs *faultServer) {
 				fs.lateness = 5 * time.Second // cut short by the client going away
 			})
-			c := faultClient(t, fs, 300*time.Millisecond)
+			c := faultClient(t, fs, time.Second)
 			for f := faultNone; f <= faultErrorObject200; f++ {
 				want := faultExpectations[f]
 				order := "ord-" + strings.ReplaceAll(faultNames[f], " ", "-")

@@ -13,6 +13,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate-go/internal/callbackform"
 )
 
 // Keys and address the unit tests use.
@@ -21,6 +23,16 @@ const (
 	testSecret  = "sk_test_5b1e07d6"
 	testBaseURL = "https://gateway.test"
 )
+
+// testCallbackID is paygatetest.CallbackID, for this package's own tests,
+// which cannot import paygatetest (it imports this package).
+const testCallbackID ID = callbackform.DefaultID
+
+// newTestCallbackSigner is paygatetest.NewCallbackSigner, for this
+// package's own tests: the same builder of callbacks.
+func newTestCallbackSigner(privateKey string, f Form) *callbackform.Signer[CallbackStatus] {
+	return callbackform.NewSigner[CallbackStatus]("paygatetest.CallbackSigner", privateKey, f == FormBasic, Sign)
+}
 
 // newMockClient returns a client whose transport is an httpmock transport,
 // with retries off unless opts say otherwise.

@@ -1,8 +1,12 @@
 package paygate_test
 
 import (
+	"context"
+	"errors"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -134,4 +138,44 @@ func TestCallbackHandler_VerifiesBehindMiddlewareThatParsedTheForm(t *testing.T)
 	assert.True(t, d.Delivered)
 	assert.Equal(t, http.StatusOK, d.LastStatus)
 	assert.Equal(t, 1, d.Attempts)
+}
+
+// The README's pattern: a mismatch is an error unless the callback is
+// stale, so a swapped copy that arrives first is not recorded as processed
+// and the genuine delivery with the same values still runs the function.
+func TestCallbackHandler_SwappedCopyFirstDoesNotSuppressTheGenuine(t *testing.T) {
+	sb := newSandbox(t, paygate.FormExtended)
+	_, refund := fullyRefunded(t, sb, "ord-swap-first")
+	genuine := sb.delivered(t, refund, paygate.CallbackRefundCompleted)
+
+	var acted []paygate.ID
+	handler, err := paygate.NewCallbackHandler([]string{sb.srv.PrivateKey}, func(ctx context.Context, cb *paygate.Callback) error {
+		_, err := sb.client.ConfirmCallback(ctx, cb)
+		var mismatch *paygate.CallbackMismatchError
+		switch {
+		case errors.As(err, &mismatch) && cb.Stale:
+			return nil
+		case err != nil:
+			return err
+		}
+		acted = append(acted, cb.ID)
+		return nil
+	})
+	require.NoError(t, err)
+	post := func(v url.Values) int {
+		r := httptest.NewRequest(http.MethodPost, "/callback", strings.NewReader(v.Encode()))
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		w := httptest.NewRecorder()
+		handler.ServeHTTP(w, r.WithContext(testCtx(t)))
+		return w.Code
+	}
+
+	assert.Equal(t, http.StatusInternalServerError, post(swapped(genuine, "id", "reference_id")),
+		"the swapped copy is refused and not recorded")
+	assert.Empty(t, acted)
+	assert.Equal(t, http.StatusOK, post(genuine))
+	assert.Equal(t, []paygate.ID{refund}, acted, "the genuine delivery runs the function once")
+	assert.Equal(t, http.StatusOK, post(swapped(genuine, "id", "reference_id")),
+		"a swapped copy after the genuine one is a repeat")
+	assert.Equal(t, []paygate.ID{refund}, acted)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"reflect"
 	"strconv"
 	"strings"
@@ -55,7 +54,7 @@ func (t PayoutType) IsCard() bool { return t.Key == PayoutTypeCreditCard }
 // read is left empty and reported (see WithDecodeWarnings).
 func (s *PayoutsService) Types(ctx context.Context, opts ...CallOption) ([]PayoutType, error) {
 	out := new(payoutTypesResponse)
-	ep := endpoint{method: http.MethodGet, path: "payout-types", unsigned: true}
+	ep := endpoints[epPayoutTypes]
 	if err := s.client.do(ctx, ep, nil, out, opts); err != nil {
 		return nil, err
 	}
@@ -102,7 +101,7 @@ type PayoutParameter struct {
 // informational (see WithDecodeWarnings).
 func (s *PayoutsService) Parameters(ctx context.Context, p *PayoutParameterParams, opts ...CallOption) ([]PayoutParameter, error) {
 	if p == nil {
-		return nil, &ValidationError{Field: "type", Reason: "is required"}
+		p = &PayoutParameterParams{}
 	}
 	if err := p.validate(); err != nil {
 		return nil, err
@@ -112,7 +111,7 @@ func (s *PayoutsService) Parameters(ctx context.Context, p *PayoutParameterParam
 		q.Account = q.Account[:binLength]
 	}
 	var out payoutParameterList
-	ep := endpoint{method: http.MethodGet, path: "payout-parameters", unsigned: true}
+	ep := endpoints[epPayoutParameters]
 	if err := s.client.do(ctx, ep, &q, &out, opts); err != nil {
 		return nil, err
 	}
@@ -221,39 +220,17 @@ type Payout struct {
 // paying out again.
 func (s *PayoutsService) Create(ctx context.Context, p *PayoutParams, opts ...CallOption) (*Payout, error) {
 	if p == nil {
-		return nil, &ValidationError{Field: "type", Reason: "is required"}
+		p = &PayoutParams{}
 	}
-	const path = "payout"
 	out := new(payoutResponse)
-	ep := endpoint{method: http.MethodPost, path: path, extendedOnly: true}
+	ep := endpoints[epCreatePayout]
 	if err := s.client.do(ctx, ep, &payoutRequest{Type: p.Type.ID, PayoutParams: p}, out, opts); err != nil {
 		return nil, err
 	}
 	if !out.Payout.Success {
-		return nil, &DeclinedError{Method: http.MethodPost, Path: path, ID: out.Payout.ID, Status: string(out.Payout.Status)}
+		return nil, &DeclinedError{Method: ep.method, Path: ep.path, ID: out.Payout.ID, Status: string(out.Payout.Status)}
 	}
 	return &out.Payout, nil
-}
-
-// MissingParametersError lists the required payout parameters that have no
-// value. errors.As also reaches a *ValidationError for the first of them.
-type MissingParametersError struct {
-	// Names are the wire names, in the order the gateway listed them.
-	Names []string
-}
-
-// Error implements the error interface.
-func (e *MissingParametersError) Error() string {
-	return "paygate: missing required payout parameters: " + strings.Join(e.Names, ", ")
-}
-
-// Unwrap returns a *ValidationError per missing parameter.
-func (e *MissingParametersError) Unwrap() []error {
-	errs := make([]error, len(e.Names))
-	for i, n := range e.Names {
-		errs[i] = &ValidationError{Field: n, Reason: "is required for this payout"}
-	}
-	return errs
 }
 
 // CheckRequired checks, before sending, that every required parameter of
@@ -446,15 +423,6 @@ var payoutFields = sync.OnceValue(func() map[string]int {
 	return fields
 })
 
-// checkPayoutType requires a type: id 0 is a valid id, so only a type with
-// neither id nor key counts as none.
-func checkPayoutType(t PayoutType) error {
-	if t.ID == 0 && t.Key == "" {
-		return &ValidationError{Field: "type", Reason: "is required: a payout type from payout-types (a type with id 0 needs its key)"}
-	}
-	return nil
-}
-
 // validCardExpiry accepts MM/YY.
 func validCardExpiry(s string) bool {
 	if len(s) != 5 || s[2] != '/' || !cardnum.Digits(s[:2]) || !cardnum.Digits(s[3:]) {
@@ -486,7 +454,7 @@ var payoutTypesRules = decodeRules{required: []string{"success", "types[].id", "
 
 func (r *payoutTypesResponse) rules() *decodeRules { return &payoutTypesRules }
 
-func (r *payoutTypesResponse) check() error {
+func (r *payoutTypesResponse) verifyAnswer() error {
 	if *r.Success && r.Types == nil {
 		return missing("types")
 	}
@@ -516,7 +484,7 @@ func (r *payoutResponse) rules() *decodeRules { return &payoutRules }
 
 func (r *payoutResponse) setWarnings(w []DecodeWarning) { r.Payout.Warnings = w }
 
-func (r *payoutResponse) check() error {
+func (r *payoutResponse) verifyAnswer() error {
 	if r.ID != nil {
 		r.Payout.ID = *r.ID
 	}

@@ -15,16 +15,6 @@ import (
 // SignatureParam is the name of the parameter that carries the signature.
 const SignatureParam = "signature"
 
-var (
-	// ErrSignatureMissing reports a request or callback without a signature:
-	// the gateway's error 40101, and what VerifySignature returns.
-	ErrSignatureMissing = codeError(CodeSignatureMissing)
-	// ErrSignatureInvalid reports a signature that does not match the values
-	// and the private key: the gateway's error 40301, and what
-	// VerifySignature returns.
-	ErrSignatureInvalid = codeError(CodeSignatureInvalid)
-)
-
 // Sign returns the signature of params under privateKey: the values of every
 // parameter except "signature" (keys play no part, empty values take part as
 // empty strings), sorted as byte strings, joined with "|", HMAC-SHA256 with

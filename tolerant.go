@@ -60,16 +60,6 @@ type ruled interface{ rules() *decodeRules }
 // warned is implemented by results that carry their decode warnings.
 type warned interface{ setWarnings([]DecodeWarning) }
 
-// fieldError is a required or essential field that is missing or cannot be
-// read: it fails the call.
-type fieldError struct {
-	field string
-	err   error
-}
-
-func (e *fieldError) Error() string { return e.err.Error() }
-func (e *fieldError) Unwrap() error { return e.err }
-
 // tolerantDecoder decodes an answer field by field: a field that cannot be
 // read is left zero and reported as a warning, unless the rules name it
 // essential; a required field that is absent or null fails the decoding.
@@ -245,7 +235,7 @@ func decodeLeaf(raw json.RawMessage, v reflect.Value) error {
 			return err
 		}
 		if amount, ok := u.(*decimal.Decimal); ok {
-			return checkDecodedAmount(*amount)
+			return verifyDecodedAmount(*amount)
 		}
 		return nil
 	}

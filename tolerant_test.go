@@ -350,7 +350,7 @@ func TestValidation_OnlyTheRulesTheSpecStates(t *testing.T) {
 }
 
 func TestCallback_EmptyIDAndStatusAreValid(t *testing.T) {
-	signer := NewTestCallbackSigner(testSecret, FormExtended)
+	signer := newTestCallbackSigner(testSecret, FormExtended)
 	cb, err := testVerifier(t).ParseValues(signer.Values("", url.Values{"id": {""}}))
 	require.NoError(t, err, `the spec: "all parameters are present but may be empty"`)
 	require.Zero(t, cb.ID)
@@ -380,14 +380,14 @@ func FuzzChargeInformationalField(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	ep := endpoint{method: http.MethodPost, path: "card/process"}
+	ep := endpoints[epCharge]
 	f.Fuzz(func(t *testing.T, which uint8, value []byte) {
 		path := paths[int(which)%len(paths)]
 		raw := json.RawMessage(value)
 		if !json.Valid(value) || len(value) > 4096 || bytes.Count(value, []byte("[")) > 100 || bytes.Count(value, []byte("{")) > 100 {
 			raw, _ = json.Marshal(strings.ToValidUTF8(string(value), ""))
 		}
-		if screenBody(raw) != nil {
+		if verifyBody(raw) != nil {
 			return // a body-level guard (JSON null, a number of over 1000 digits), not a field
 		}
 		var out paymentResponse

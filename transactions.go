@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"net/http"
 	"net/url"
 	"time"
 
@@ -32,10 +31,10 @@ func (p *StatusParams) validate(Form) error {
 // includes the later effects of other transactions, such as a refund.
 func (s *TransactionsService) Status(ctx context.Context, p *StatusParams, opts ...CallOption) (*TransactionStatus, error) {
 	if p == nil {
-		return nil, &ValidationError{Field: "id", Reason: "either id or order_id is required"}
+		p = &StatusParams{}
 	}
 	out := new(TransactionStatus)
-	if err := s.client.do(ctx, endpoint{method: http.MethodGet, path: "transaction/status"}, p, out, opts); err != nil {
+	if err := s.client.do(ctx, endpoints[epStatus], p, out, opts); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -80,15 +79,15 @@ func (p *ReverseParams) validate(Form) error {
 // means the reversal went through.
 func (s *TransactionsService) Reverse(ctx context.Context, p *ReverseParams, opts ...CallOption) (*Payment, error) {
 	if p == nil {
-		return nil, &ValidationError{Field: "id", Reason: "either id or order_id is required"}
+		p = &ReverseParams{}
 	}
-	const path = "transaction/reverse"
+	ep := endpoints[epReverse]
 	out := paymentResponse{optionalID: true} // a basic-form reversal answers only success
-	if err := s.client.do(ctx, endpoint{method: http.MethodPost, path: path}, p, &out, opts); err != nil {
+	if err := s.client.do(ctx, ep, p, &out, opts); err != nil {
 		return nil, err
 	}
 	if !out.Payment.Success && (out.Status == "" || out.Status.failed()) {
-		return nil, &DeclinedError{Method: http.MethodPost, Path: path, ID: out.ID, Status: string(out.Status)}
+		return nil, &DeclinedError{Method: ep.method, Path: ep.path, ID: out.ID, Status: string(out.Status)}
 	}
 	return &out.Payment, nil
 }
@@ -203,10 +202,10 @@ type AlternativePayment struct {
 // extended form only). Redirect the payer to the result's RedirectURL.
 func (s *TransactionsService) Create(ctx context.Context, p *AlternativePaymentParams, opts ...CallOption) (*AlternativePayment, error) {
 	if p == nil {
-		return nil, &ValidationError{Field: "user", Reason: "is required"}
+		p = &AlternativePaymentParams{}
 	}
 	out := new(AlternativePayment)
-	ep := endpoint{method: http.MethodPost, path: "transaction/create", extendedOnly: true}
+	ep := endpoints[epCreateAlternative]
 	if err := s.client.do(ctx, ep, p, out, opts); err != nil {
 		return nil, err
 	}
@@ -221,7 +220,7 @@ func (s *TransactionsService) Get(ctx context.Context, id ID, opts ...CallOption
 		return nil, &ValidationError{Field: "id", Reason: "is required"}
 	}
 	out := new(Transaction)
-	ep := endpoint{method: http.MethodGet, path: "transactions/" + id.String(), extendedOnly: true}
+	ep := endpoints[epTransactionByID].at(id.String())
 	if err := s.client.do(ctx, ep, nil, out, opts); err != nil {
 		return nil, err
 	}
@@ -284,10 +283,10 @@ type TransactionPage struct {
 // [TransactionsService.All].
 func (s *TransactionsService) List(ctx context.Context, p *ListParams, opts ...CallOption) (*TransactionPage, error) {
 	if p == nil {
-		return nil, &ValidationError{Field: "orderId", Reason: "is required"}
+		p = &ListParams{}
 	}
 	out := new(TransactionPage)
-	ep := endpoint{method: http.MethodGet, path: "transactions", extendedOnly: true}
+	ep := endpoints[epListTransactions]
 	if err := s.client.do(ctx, ep, p, out, opts); err != nil {
 		return nil, err
 	}
@@ -306,11 +305,10 @@ func (s *TransactionsService) List(ctx context.Context, p *ListParams, opts ...C
 // leaves room for doubt); a zero or absent count leaves the short or empty
 // page as the only end.
 func (s *TransactionsService) All(ctx context.Context, p *ListParams, opts ...CallOption) iter.Seq2[Transaction, error] {
+	if p == nil {
+		p = &ListParams{}
+	}
 	return func(yield func(Transaction, error) bool) {
-		if p == nil {
-			yield(Transaction{}, &ValidationError{Field: "orderId", Reason: "is required"})
-			return
-		}
 		q := *p
 		if q.Page == 0 {
 			q.Page = 1
@@ -479,7 +477,7 @@ func (p *TransactionPage) setWarnings(w []DecodeWarning)    { p.Warnings = w }
 func (a *AlternativePayment) rules() *decodeRules           { return &alternativeRules }
 func (a *AlternativePayment) setWarnings(w []DecodeWarning) { a.Warnings = w }
 
-func (a *AlternativePayment) check() error {
+func (a *AlternativePayment) verifyAnswer() error {
 	a.ID, _ = ParseID(a.RawID) // zero when not numeric, as documented
 	return nil
 }
@@ -496,15 +494,4 @@ func (p *TransactionPage) UnmarshalJSON(b []byte) error {
 	}
 	*p = TransactionPage{TotalCount: int(wire.TotalCount), Transactions: wire.Transactions, Warnings: p.Warnings}
 	return nil
-}
-
-// checkIDOrOrderID requires exactly one of a transaction id and an order id.
-func checkIDOrOrderID(id ID, orderID string) error {
-	switch {
-	case id == 0 && orderID == "":
-		return &ValidationError{Field: "id", Reason: "either id or order_id is required"}
-	case id != 0 && orderID != "":
-		return &ValidationError{Field: "order_id", Reason: "give either id or order_id, not both"}
-	}
-	return checkMaxLen("order_id", orderID, MaxOrderIDLength)
 }

@@ -3,7 +3,6 @@ package paygate
 import (
 	"context"
 	"errors"
-	"net/http"
 
 	"github.com/shopspring/decimal"
 )
@@ -38,10 +37,10 @@ type ResolveUserParams struct {
 // take this id.
 func (s *UsersService) Resolve(ctx context.Context, p *ResolveUserParams, opts ...CallOption) (UserID, error) {
 	if p == nil {
-		return "", &ValidationError{Field: "identifier", Reason: "is required"}
+		p = &ResolveUserParams{}
 	}
 	var out resolveResponse
-	if err := s.client.do(ctx, endpoint{method: http.MethodPost, path: "user/resolve"}, p, &out, opts); err != nil {
+	if err := s.client.do(ctx, endpoints[epResolveUser], p, &out, opts); err != nil {
 		return "", err
 	}
 	return out.ID, nil
@@ -68,9 +67,9 @@ type ChangeRecurringParams struct {
 // not make the change ("success": false) the error matches ErrDeclined.
 func (s *UsersService) ChangeRecurring(ctx context.Context, p *ChangeRecurringParams, opts ...CallOption) error {
 	if p == nil {
-		return &ValidationError{Field: "user", Reason: "is required"}
+		p = &ChangeRecurringParams{}
 	}
-	return s.client.doSuccess(ctx, endpoint{method: http.MethodPost, path: "user/changeRecurring"}, p, opts)
+	return s.client.doSuccess(ctx, endpoints[epChangeRecurring], p, opts)
 }
 
 // CancelRecurringParams name the user whose recurring payments to cancel
@@ -85,9 +84,9 @@ type CancelRecurringParams struct {
 // ("success": false) the error matches ErrDeclined.
 func (s *UsersService) CancelRecurring(ctx context.Context, p *CancelRecurringParams, opts ...CallOption) error {
 	if p == nil {
-		return &ValidationError{Field: "user", Reason: "is required"}
+		p = &CancelRecurringParams{}
 	}
-	return s.client.doSuccess(ctx, endpoint{method: http.MethodPost, path: "user/cancelRecurring"}, p, opts)
+	return s.client.doSuccess(ctx, endpoints[epCancelRecurring], p, opts)
 }
 
 // Days returns a pointer to n, for the day counts where nil means "not
@@ -137,7 +136,7 @@ var resolveRules = decodeRules{required: []string{"id"}}
 
 func (r *resolveResponse) rules() *decodeRules { return &resolveRules }
 
-func (r *resolveResponse) check() error {
+func (r *resolveResponse) verifyAnswer() error {
 	if r.ID == "" {
 		return &fieldError{field: "id", err: errors.New("the user id is empty")}
 	}
@@ -165,28 +164,3 @@ func (c *Client) doSuccess(ctx context.Context, ep endpoint, params any, opts []
 	}
 	return nil
 }
-
-// userFields are the wire names of the user fields in one request: flat in
-// user/resolve, user[...] in card/process.
-type userFields struct{ identifier, phone, locale string }
-
-// checkUser validates the fields user/resolve and the user object of
-// card/process share, by the rules the spec states: the identifier is
-// required (the spec requires ip for user/resolve alone), the phone is in
-// international format without + or separators, the locale is an ISO
-// 639-1 code. The shape of an e-mail or IP address is the gateway's to
-// judge: the spec states none.
-func checkUser(names userFields, identifier, phone, locale string) error {
-	if err := checkRequired(names.identifier, identifier); err != nil {
-		return err
-	}
-	if err := checkPhone(names.phone, phone); err != nil {
-		return err
-	}
-	if locale != "" && (len(locale) != 2 || !isLower(locale[0]) || !isLower(locale[1])) {
-		return &ValidationError{Field: names.locale, Reason: "must be a two-letter ISO 639-1 code in lowercase"}
-	}
-	return nil
-}
-
-func isLower(c byte) bool { return 'a' <= c && c <= 'z' }

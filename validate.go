@@ -19,8 +19,10 @@ const (
 	MaxCardholderLength = 21
 )
 
-// The checks below each return a *ValidationError naming the parameter as
-// the gateway knows it, or nil. They never quote the value.
+// The field rules below are the parts the parameter structs' validate
+// methods share. Each returns a *ValidationError naming the parameter as
+// the gateway knows it, or nil, and never quotes the value. The gateway's
+// answers are verified instead, in pipeline.go.
 
 func checkRequired(field, v string) error {
 	if v == "" {
@@ -127,6 +129,75 @@ func checkDays(field string, days *int) error {
 		return &ValidationError{Field: field, Reason: "must not be negative"}
 	case *days > MaxRecurringDays:
 		return &ValidationError{Field: field, Reason: "must be at most " + strconv.Itoa(MaxRecurringDays) + " days"}
+	}
+	return nil
+}
+
+// checkCardData validates card data under the wire names of one request
+// ("number" in card/getToken, "card[number]" in card/process).
+func checkCardData(scope string, number CardNumber, month, year int, code SecurityCode) error {
+	name := func(field string) string {
+		if scope == "" {
+			return field
+		}
+		return scope + "[" + field + "]"
+	}
+	if err := checkCardNumber(name("number"), string(number)); err != nil {
+		return err
+	}
+	if err := checkExpiry(name("expiration_month"), month, name("expiration_year"), year); err != nil {
+		return err
+	}
+	switch {
+	case code == "":
+		return &ValidationError{Field: name("security_code"), Reason: "is required"}
+	case !cardnum.Digits(string(code)) || len(code) < 3 || len(code) > 4:
+		return &ValidationError{Field: name("security_code"), Reason: "must be 3 or 4 digits"}
+	}
+	return nil
+}
+
+// userFields are the wire names of the user fields in one request: flat in
+// user/resolve, user[...] in card/process.
+type userFields struct{ identifier, phone, locale string }
+
+// checkUser validates the fields user/resolve and the user object of
+// card/process share, by the rules the spec states: the identifier is
+// required (the spec requires ip for user/resolve alone), the phone is in
+// international format without + or separators, the locale is an ISO
+// 639-1 code. The shape of an e-mail or IP address is the gateway's to
+// judge: the spec states none.
+func checkUser(names userFields, identifier, phone, locale string) error {
+	if err := checkRequired(names.identifier, identifier); err != nil {
+		return err
+	}
+	if err := checkPhone(names.phone, phone); err != nil {
+		return err
+	}
+	if locale != "" && (len(locale) != 2 || !isLower(locale[0]) || !isLower(locale[1])) {
+		return &ValidationError{Field: names.locale, Reason: "must be a two-letter ISO 639-1 code in lowercase"}
+	}
+	return nil
+}
+
+func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
+
+// checkIDOrOrderID requires exactly one of a transaction id and an order id.
+func checkIDOrOrderID(id ID, orderID string) error {
+	switch {
+	case id == 0 && orderID == "":
+		return &ValidationError{Field: "id", Reason: "either id or order_id is required"}
+	case id != 0 && orderID != "":
+		return &ValidationError{Field: "order_id", Reason: "give either id or order_id, not both"}
+	}
+	return checkMaxLen("order_id", orderID, MaxOrderIDLength)
+}
+
+// checkPayoutType requires a type: id 0 is a valid id, so only a type with
+// neither id nor key counts as none.
+func checkPayoutType(t PayoutType) error {
+	if t.ID == 0 && t.Key == "" {
+		return &ValidationError{Field: "type", Reason: "is required: a payout type from payout-types (a type with id 0 needs its key)"}
 	}
 	return nil
 }

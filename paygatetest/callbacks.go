@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/callbackform"
 )
 
 // Delivery is one callback the sandbox made, and how sending it went.
@@ -80,41 +81,30 @@ func (s *Server) WaitForDelivery(ctx context.Context, match func(Delivery) bool)
 	}
 }
 
-// callbackValues builds the callback for t's status change: every field of
-// the Events table, empty ones included, and attr_*; the basic form has no
-// type and reason. It does not sign.
+// callbackValues builds the callback for t's status change with the one
+// builder of callbacks, which paygatetest.CallbackSigner uses too. It does
+// not sign.
 func callbackValues(t *txn, status paygate.CallbackStatus) url.Values {
-	p := t.project
-	v := url.Values{}
-	ref, sandbox := "", "0"
+	ref := ""
 	if t.referenceID != 0 {
 		ref = idString(t.referenceID)
 	}
-	if p.Sandbox {
-		sandbox = "1"
-	}
-	v.Set("project", strconv.Itoa(p.ID))
-	v.Set("user", userID(t.user))
-	v.Set("id", idString(t.id))
-	v.Set("reference_id", ref)
-	v.Set("order_id", t.orderID)
-	v.Set("amount", t.price.StringFixed(2))
-	v.Set("price", t.price.StringFixed(4))
-	v.Set("deposit", decimal.Zero.StringFixed(4))
-	v.Set("earned", earned(t).StringFixed(4))
-	v.Set("vat_rate", decimal.Zero.StringFixed(4))
-	v.Set("vat_amount", decimal.Zero.StringFixed(4))
-	v.Set("currency", t.currency)
-	v.Set("status", string(status))
-	v.Set("sandbox", sandbox)
-	if p.Form != paygate.FormBasic {
-		v.Set("type", "transaction")
-		v.Set("reason", t.reason)
-	}
-	for k, a := range t.attrs {
-		v.Set(k, a)
-	}
-	return v
+	return callbackform.Values(callbackform.Fields{
+		Basic:       t.project.Form == paygate.FormBasic,
+		Project:     strconv.Itoa(t.project.ID),
+		User:        userID(t.user),
+		ID:          idString(t.id),
+		ReferenceID: ref,
+		OrderID:     t.orderID,
+		Amount:      t.price,
+		Price:       t.price,
+		Earned:      earned(t),
+		Currency:    t.currency,
+		Status:      string(status),
+		Reason:      t.reason,
+		Sandbox:     t.project.Sandbox,
+		Attrs:       t.attrs,
+	})
 }
 
 // basicCallbackStatuses are the callback statuses of the basic form.

@@ -2,10 +2,13 @@ package paygatetest_test
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -456,4 +459,92 @@ func TestCallbacks_AFullQueueIsAFailedAttemptRetriedOnSchedule(t *testing.T) {
 	s.clock.Advance(time.Minute)
 	waitFor(t, s, deliveredCount(10))
 	assert.Equal(t, int32(10), got.Load())
+}
+
+func TestCallbackSigner_Forms(t *testing.T) {
+	const key = "sk_test_5b1e07d6"
+	ext := paygatetest.NewCallbackSigner(key, paygate.FormExtended).Values(paygate.CallbackPayoutCompleted, nil)
+	basic := paygatetest.NewCallbackSigner(key, paygate.FormBasic).Values(paygate.CallbackCompleted, nil)
+	for _, k := range []string{"project", "user", "id", "reference_id", "order_id", "amount", "price", "deposit",
+		"earned", "vat_rate", "vat_amount", "currency", "type", "status", "reason", "sandbox", "signature"} {
+		assert.Contains(t, ext, k, "extended form carries every Events field")
+	}
+	assert.NotContains(t, basic, "type")
+	assert.NotContains(t, basic, "reason")
+	for _, v := range []url.Values{ext, basic} {
+		assert.NoError(t, paygate.VerifySignature(v, key))
+	}
+	refund := paygatetest.NewCallbackSigner(key, paygate.FormExtended).Values(paygate.CallbackRefundCompleted, nil)
+	assert.Equal(t, (paygatetest.CallbackID + 1).String(), refund.Get("id"))
+	assert.Equal(t, paygatetest.CallbackID.String(), refund.Get("reference_id"))
+}
+
+func TestCallbackSigner_MoneyIsTypedByForm(t *testing.T) {
+	ext := paygatetest.NewCallbackSigner("k", paygate.FormExtended).Values(paygate.CallbackCompleted, nil)
+	basic := paygatetest.NewCallbackSigner("k", paygate.FormBasic).Values(paygate.CallbackCompleted, nil)
+	for k, want := range map[string][2]string{
+		"amount": {"10.00", "10"}, "price": {"10.0000", "10"}, "deposit": {"0.0000", "0"},
+		"earned": {"9.7100", "9.71"}, "vat_rate": {"0.0000", "0"}, "vat_amount": {"0.0000", "0"},
+	} {
+		assert.Equal(t, want[0], ext.Get(k), "extended %s: decimal as string", k)
+		assert.Equal(t, want[1], basic.Get(k), "basic %s: numeric", k)
+	}
+}
+
+func TestCallbackSigner_NeverPrintsItsKey(t *testing.T) {
+	const key = "sk_test_5b1e07d6"
+	s := paygatetest.NewCallbackSigner(key, paygate.FormBasic)
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+		out := fmt.Sprintf(verb, s)
+		assert.NotContains(t, out, key, verb)
+		assert.Contains(t, out, "CallbackSigner", verb)
+	}
+}
+
+// TestCallbacks_SandboxAndSignerBuildTheSameCallback pins the one builder
+// of callbacks: a 10 EUR payment's callback from the sandbox carries the
+// same money, typed the same way, in the same field order, as the one
+// CallbackSigner builds, in both forms.
+func TestCallbacks_SandboxAndSignerBuildTheSameCallback(t *testing.T) {
+	for name, form := range forms {
+		t.Run(name, func(t *testing.T) {
+			bodies := make(chan string, 1)
+			rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, err := io.ReadAll(r.Body)
+				assert.NoError(t, err)
+				select {
+				case bodies <- string(b):
+				default:
+				}
+				io.WriteString(w, "OK")
+			}))
+			t.Cleanup(rcv.Close)
+			s := newSandbox(t, paygatetest.WithForm(form), paygatetest.WithCallbackURL(rcv.URL))
+			pay := idOf(s.charge(s.user("u"), paygatetest.CardApproved, url.Values{"attr_realm": {"eu"}}))
+			waitFor(t, s, delivered(pay, "completed"))
+			sent := <-bodies
+
+			built := paygatetest.NewCallbackSigner(s.srv.PrivateKey, form).Body(paygate.CallbackCompleted, url.Values{"attr_realm": {"eu"}})
+			assert.Equal(t, fieldNames(t, built), fieldNames(t, sent), "field order")
+			got, err := url.ParseQuery(sent)
+			require.NoError(t, err)
+			want, err := url.ParseQuery(built)
+			require.NoError(t, err)
+			for _, k := range []string{"amount", "price", "deposit", "earned", "vat_rate", "vat_amount", "currency", "status", "type", "reason", "sandbox", "attr_realm"} {
+				assert.Equal(t, want[k], got[k], k)
+			}
+			require.NoError(t, paygate.VerifySignature(got, s.srv.PrivateKey))
+		})
+	}
+}
+
+// fieldNames returns the names of a form-encoded body's fields, in order.
+func fieldNames(t *testing.T, body string) []string {
+	t.Helper()
+	var names []string
+	for _, pair := range strings.Split(body, "&") {
+		name, _, _ := strings.Cut(pair, "=")
+		names = append(names, name)
+	}
+	return names
 }

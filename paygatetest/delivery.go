@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/paygate/paygate-go/internal/callbackform"
 )
 
 // Bounds of callback delivery. A receiver that never answers costs the
@@ -191,7 +193,7 @@ func (d *deliverer) attempt(j job) {
 	if !ok || (!j.manual && dl.Delivered) {
 		return // dropped from the log, or already taken by a redelivery
 	}
-	status, err := d.post(j.target, dl.Values.Encode())
+	status, err := d.post(j.target, callbackform.Encode(dl.Values))
 	if d.ctx.Err() != nil {
 		return // closed while sending: not the receiver's fault
 	}

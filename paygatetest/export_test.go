@@ -25,3 +25,15 @@ func WithDeliveryLogLimit(n int) Option {
 func WithCallbackQueue(n int) Option {
 	return func(c *config) { c.callbackQueue = n }
 }
+
+// RouteFlags is what the router knows of one API method.
+type RouteFlags struct{ Unsigned, ExtendedOnly bool }
+
+// Routes returns the router's API methods by their path after /v1/.
+func Routes() map[string]RouteFlags {
+	out := make(map[string]RouteFlags, len(routes))
+	for path, rt := range routes {
+		out[path] = RouteFlags{Unsigned: rt.unsigned, ExtendedOnly: rt.extendedOnly}
+	}
+	return out
+}

@@ -34,13 +34,18 @@ func (a *app) handleCallback(ctx context.Context, cb *paygate.Callback) error {
 	}
 	var mismatch *paygate.CallbackMismatchError
 	switch _, err := a.cfg.Client.ConfirmCallback(ctx, cb); {
-	case errors.As(err, &mismatch):
-		// Typically a processing callback that arrives after the payment
-		// completed (the completed callback follows), or a replayed or
-		// tampered one: acknowledged, never acted on.
-		a.cfg.Logger.Info("callback not confirmed", "order", o.ID, "transaction", cb.ID,
+	case errors.As(err, &mismatch) && cb.Stale:
+		// A processing callback that arrives after the completed one was
+		// processed, say: acknowledged, never acted on.
+		a.cfg.Logger.Info("stale callback not confirmed", "order", o.ID, "transaction", cb.ID,
 			"status", cb.Status, "mismatches", strings.Join(mismatch.Fields, ","))
 		return nil
+	case errors.As(err, &mismatch):
+		// Replayed, tampered with, or read while the payment still changes:
+		// never acted on, and not recorded as processed (the handler answers
+		// 500), so the genuine delivery with the same values still counts.
+		return fmt.Errorf("callback %s of order %s not confirmed (%s): %w", cb.ID, o.ID,
+			strings.Join(mismatch.Fields, ","), err)
 	case err != nil:
 		return fmt.Errorf("confirming callback %s: %w", cb.ID, err)
 	}

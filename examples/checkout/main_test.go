@@ -96,7 +96,7 @@ func TestCallback_ForAnotherPaymentOfTheOrderIsAcknowledgedAndIgnored(t *testing
 		ord.TransactionID, ord.Status = 1000000000000000001, statusProcessing
 		return true
 	})
-	signer := paygate.NewTestCallbackSigner(paygatetest.DefaultPrivateKey, paygate.FormExtended)
+	signer := paygatetest.NewCallbackSigner(paygatetest.DefaultPrivateKey, paygate.FormExtended)
 	res := serve(h, signer.Request("/callback", paygate.CallbackCompleted, url.Values{
 		"order_id": {o.ID}, "id": {"1000000000000000002"}, "price": {"12.5000"}, "amount": {"12.50"}, "currency": {"EUR"},
 	}))
@@ -111,7 +111,7 @@ func TestCallback_OvertakingThePaymentAnswerIsRefusedForRedelivery(t *testing.T)
 	o := s.orders.create(catalog[0], "")
 	_, began := s.orders.beginPayment(o.ID)
 	require.True(t, began)
-	signer := paygate.NewTestCallbackSigner(paygatetest.DefaultPrivateKey, paygate.FormExtended)
+	signer := paygatetest.NewCallbackSigner(paygatetest.DefaultPrivateKey, paygate.FormExtended)
 	res := serve(h, signer.Request("/callback", paygate.CallbackCompleted, url.Values{"order_id": {o.ID}}))
 
 	assert.Equal(t, http.StatusInternalServerError, res.Code, "the gateway delivers it again")
@@ -156,7 +156,7 @@ func TestOrderStore_PayerFacingExplanationWinsOverTheCallbacks(t *testing.T) {
 func TestCallback_WithWrongSignatureIsRefused(t *testing.T) {
 	s, h := newTestApp(t)
 	o := s.orders.create(catalog[0], "")
-	signer := paygate.NewTestCallbackSigner("not-the-key", paygate.FormExtended)
+	signer := paygatetest.NewCallbackSigner("not-the-key", paygate.FormExtended)
 	res := serve(h, signer.Request("/callback", paygate.CallbackCompleted, url.Values{"order_id": {o.ID}}))
 
 	assert.Equal(t, http.StatusForbidden, res.Code)

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
 )
 
 const testSecret = "sk_test_webhook_3c7a"
@@ -27,8 +28,8 @@ func TestHandler_Contract(t *testing.T) {
 	var out bytes.Buffer
 	h, err := newHandler(testSecret, &out)
 	require.NoError(t, err)
-	ext := paygate.NewTestCallbackSigner(testSecret, paygate.FormExtended)
-	basic := paygate.NewTestCallbackSigner(testSecret, paygate.FormBasic)
+	ext := paygatetest.NewCallbackSigner(testSecret, paygate.FormExtended)
+	basic := paygatetest.NewCallbackSigner(testSecret, paygate.FormBasic)
 
 	steps := []struct {
 		name     string
@@ -42,7 +43,7 @@ func TestHandler_Contract(t *testing.T) {
 		{"next status of the same transaction", ext.Request("/", paygate.CallbackRefundCompleted, nil), 200, "OK", "callback id=9007199254740994 status=refund_completed"},
 		{"signed basic callback", basic.Request("/callback", paygate.CallbackReversed, url.Values{"id": {"77"}}), 200, "OK", "callback id=77 status=reversed"},
 		{"missing signature", unsigned(ext.Values(paygate.CallbackFailed, nil)), 403, "", ""},
-		{"wrong signature", paygate.NewTestCallbackSigner("sk_other", paygate.FormExtended).Request("/", paygate.CallbackFailed, nil), 403, "", ""},
+		{"wrong signature", paygatetest.NewCallbackSigner("sk_other", paygate.FormExtended).Request("/", paygate.CallbackFailed, nil), 403, "", ""},
 		{"empty body", post(""), 403, "", ""},
 		{"id not numeric", ext.Request("/", paygate.CallbackFailed, url.Values{"id": {"abc"}}), 400, "", ""},
 		{"id twice", ext.Request("/", paygate.CallbackFailed, url.Values{"id": {"1", "2"}}), 400, "", ""},
@@ -89,7 +90,7 @@ func TestRun_ServesCallbacksUntilCancelled(t *testing.T) {
 	require.True(t, ok, "first stderr line: %q", line)
 	go io.Copy(io.Discard, stderrR)
 
-	s := paygate.NewTestCallbackSigner(testSecret, paygate.FormExtended)
+	s := paygatetest.NewCallbackSigner(testSecret, paygate.FormExtended)
 	for range 2 {
 		resp, err := http.Post(base+"/paygate/callback", "application/x-www-form-urlencoded", strings.NewReader(s.Body(paygate.CallbackCompleted, nil)))
 		require.NoError(t, err)

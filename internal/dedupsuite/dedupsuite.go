@@ -23,6 +23,7 @@ import (
 
 	paygate "github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/internal/dedupstore"
+	"github.com/paygate/paygate-go/paygatetest"
 )
 
 // Factory returns a store with its own connection to the shared engine,
@@ -66,7 +67,7 @@ func Replicas(t *testing.T, newStore Factory) {
 	for r := range urls {
 		urls[r] = serve(t, fn, newStore(t, time.Minute))
 	}
-	signer := paygate.NewTestCallbackSigner(secret, paygate.FormExtended)
+	signer := paygatetest.NewCallbackSigner(secret, paygate.FormExtended)
 	bodies := make([]string, callbacks)
 	for i := range bodies {
 		bodies[i] = signer.Body(paygate.CallbackCompleted, url.Values{
@@ -129,7 +130,7 @@ func Replicas(t *testing.T, newStore Factory) {
 // ended, and never again.
 func Crash(t *testing.T, newStore Factory, lease time.Duration) {
 	ctx := context.Background()
-	signer := paygate.NewTestCallbackSigner(secret, paygate.FormExtended)
+	signer := paygatetest.NewCallbackSigner(secret, paygate.FormExtended)
 	body := signer.Body(paygate.CallbackCompleted, nil)
 	cb := parse(t, signer.Values(paygate.CallbackCompleted, nil))
 
@@ -183,7 +184,7 @@ func Ordering(t *testing.T, newStore Factory) {
 	seen := make(chan *paygate.Callback, 16)
 	fn := func(_ context.Context, cb *paygate.Callback) error { seen <- cb; return nil }
 	a, b := serve(t, fn, newStore(t, time.Minute)), serve(t, fn, newStore(t, time.Minute))
-	signer := paygate.NewTestCallbackSigner(secret, paygate.FormExtended)
+	signer := paygatetest.NewCallbackSigner(secret, paygate.FormExtended)
 	payment, refund, other, recurring := paygate.ID(8_100_000_000_000_000_001), paygate.ID(8_100_000_000_000_000_002),
 		paygate.ID(8_100_000_000_000_000_003), paygate.ID(8_100_000_000_000_000_004)
 	steps := []struct {
@@ -248,7 +249,7 @@ func Swapped(t *testing.T, newStore Factory) {
 	var calls atomic.Int32
 	fn := func(context.Context, *paygate.Callback) error { calls.Add(1); return nil }
 	a, b := serve(t, fn, newStore(t, time.Minute)), serve(t, fn, newStore(t, time.Minute))
-	signer := paygate.NewTestCallbackSigner(secret, paygate.FormExtended)
+	signer := paygatetest.NewCallbackSigner(secret, paygate.FormExtended)
 	genuine := signer.Values(paygate.CallbackRefundCompleted, url.Values{
 		"id": {"8200000000000000002"}, "reference_id": {"8200000000000000001"}, "attr_note": {"zz|zzz"},
 	})

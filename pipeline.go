@@ -1,0 +1,458 @@
+package paygate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptrace"
+	"net/url"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/paygate/paygate-go/internal/form"
+	"github.com/paygate/paygate-go/internal/jsonscalar"
+	"github.com/paygate/paygate-go/internal/redact"
+)
+
+// The pipeline's two words for judging data: a request's parameters are
+// validated (validate, returning a *ValidationError naming the parameter,
+// before anything is sent); the gateway's answer is verified (verifyBody,
+// verifyDecodedAmount, verifyAnswer, failing the call with a
+// *ResponseError).
+
+// validator is implemented by parameter structs that can be validated
+// before anything is sent.
+type validator interface {
+	validate(Form) error
+}
+
+// answerVerifier is implemented by response types that verify, once
+// decoded, what the per-field rules cannot express (fields required only
+// together with others, contradictions).
+type answerVerifier interface {
+	verifyAnswer() error
+}
+
+var pairsPool = sync.Pool{New: func() any { p := make(form.Pairs, 0, 24); return &p }}
+
+// do is the one request pipeline: validate, encode, sign, send (with the
+// retries the policy allows), read, decode, verify.
+func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts []CallOption) error {
+	if ep.extendedOnly && c.form == FormBasic {
+		return fmt.Errorf("%w: %s %s", ErrBasicForm, ep.method, ep.path)
+	}
+	if rv := reflect.ValueOf(params); rv.Kind() == reflect.Pointer && rv.IsNil() {
+		params = nil // a typed nil sends no parameters and has nothing to validate
+	}
+	if v, ok := params.(validator); ok {
+		if err := v.validate(c.form); err != nil {
+			return err
+		}
+	}
+	settings := callSettings{retry: c.retry, timeout: c.timeout}
+	for _, o := range opts {
+		o(&settings)
+	}
+
+	// The body is not pooled: the transport may still be writing it after
+	// the answer arrived (see http.RoundTripper), when a pooled buffer could
+	// already hold another request.
+	if err := ctx.Err(); err != nil {
+		// Nothing can be sent on an ended context: not an unknown outcome.
+		return &NetworkError{Method: ep.method, Path: ep.path, Err: err}
+	}
+	encoded, unknown, err := c.encode(make([]byte, 0, 512), ep, params)
+	if err != nil {
+		return err
+	}
+
+	if settings.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, settings.timeout)
+		defer cancel()
+	}
+	r := &attempt{client: c, ep: ep, encoded: encoded}
+	status, body, attempts, err := r.sendWithRetries(ctx, settings.retry)
+	if err != nil {
+		if !ep.idempotent && r.mayHaveReached {
+			return unknown.after(attempts, err)
+		}
+		return &NetworkError{Method: ep.method, Path: ep.path, Attempts: attempts, Err: err}
+	}
+	if isRedirect(status) {
+		return &Error{HTTPStatus: status, Message: redirectRefused(r.location), Attempts: attempts}
+	}
+	warnings, err := c.decode(ep, status, body, out)
+	if err != nil {
+		err = secretsOf(encoded).scrub(err)
+	}
+	for _, w := range warnings {
+		c.log(ctx, slog.LevelWarn, "paygate unreadable field left zero", ep, status, 0, attempts, nil,
+			slog.String("field", w.Field), slog.String("problem", w.Problem))
+	}
+	if settings.warnings != nil {
+		*settings.warnings = append(*settings.warnings, warnings...)
+	}
+	var apiErr *Error
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &apiErr):
+		apiErr.Attempts = attempts
+		if !ep.idempotent && apiErr.Code == 0 && status >= 500 {
+			return unknown.after(attempts, err)
+		}
+	case !ep.idempotent:
+		// The gateway answered 2xx, but with nothing we can read: it may
+		// well have charged.
+		return unknown.after(attempts, err)
+	}
+	return err
+}
+
+// encode appends the request's form body to dst: project, the fields of
+// params and, unless the endpoint is unsigned, the signature. It also
+// returns the error to report should the outcome be unknown, naming the
+// order id or transaction id the params carry.
+func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, unknown OutcomeUnknownError, err error) {
+	pp := pairsPool.Get().(*form.Pairs)
+	pairs := append((*pp)[:0], form.Pair{Key: "project", Value: c.projectKey})
+	defer func() {
+		clear(pairs) // a pooled slice must not keep card data reachable
+		*pp = pairs[:0]
+		pairsPool.Put(pp)
+	}()
+	if pairs, err = form.Append(pairs, params); err != nil {
+		return nil, unknown, err
+	}
+	if !ep.unsigned {
+		pairs = append(pairs, form.Pair{Key: SignatureParam, Value: c.signer.signPairs(pairs)})
+	}
+	unknown = OutcomeUnknownError{Method: ep.method, Path: ep.path}
+	unknown.OrderID, _ = pairs.Get("order_id")
+	if unknown.OrderID == "" {
+		unknown.OrderID, _ = pairs.Get("orderId")
+	}
+	if id, ok := pairs.Get("id"); ok {
+		unknown.TransactionID, _ = ParseID(id)
+	}
+	return form.AppendEncoded(dst, pairs), unknown, nil
+}
+
+// after returns the unknown-outcome error for a request sent attempts
+// times that then failed with err. It works on a copy, so a successful call
+// allocates none.
+func (e OutcomeUnknownError) after(attempts int, err error) *OutcomeUnknownError {
+	e.Attempts, e.Err = attempts, err
+	return &e
+}
+
+// attempt sends one encoded request, as many times as the policy allows.
+type attempt struct {
+	client  *Client
+	ep      endpoint
+	encoded []byte
+	// mayHaveReached is set once an attempt ended in a way that does not
+	// prove the request never arrived.
+	mayHaveReached bool
+	// location is the Location header of a redirect answer.
+	location string
+}
+
+func (a *attempt) sendWithRetries(ctx context.Context, policy RetryPolicy) (status int, body []byte, attempts int, err error) {
+	for attempts = 1; ; attempts++ {
+		var header http.Header
+		var connected bool
+		status, header, body, connected, err = a.send(ctx, attempts)
+		notSent := err != nil && !connected && isDialError(err)
+		if !notSent {
+			a.mayHaveReached = true
+		}
+		retryable := false
+		switch {
+		case ctx.Err() != nil:
+		case err != nil:
+			// Any other method is sent again only when it provably never left.
+			retryable = a.ep.idempotent || notSent
+		case a.ep.idempotent:
+			retryable = retryableStatus(status)
+		}
+		if !retryable || attempts >= policy.MaxAttempts {
+			return status, body, attempts, err
+		}
+		wait, ok := policy.backoff(attempts, retryAfter(header, time.Now()))
+		if !ok {
+			return status, body, attempts, err
+		}
+		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
+			return status, body, attempts, err
+		}
+		a.client.log(ctx, slog.LevelInfo, "paygate retry", a.ep, status, 0, attempts, err, slog.Duration("wait", wait))
+		if werr := sleep(ctx, wait); werr != nil {
+			if err == nil {
+				err = werr
+			}
+			return status, body, attempts, err
+		}
+	}
+}
+
+// send performs one HTTP exchange. connected reports whether a connection
+// to the gateway was obtained, after which the request may have arrived.
+func (a *attempt) send(ctx context.Context, n int) (status int, header http.Header, body []byte, connected bool, err error) {
+	c := a.client
+	var gotConn atomic.Bool
+	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { gotConn.Store(true) }}
+	ctx = httptrace.WithClientTrace(ctx, trace)
+
+	target := c.apiPrefix + a.ep.path
+	var req *http.Request
+	if a.ep.method == http.MethodGet {
+		if len(a.encoded) > 0 {
+			target += "?" + string(a.encoded)
+		}
+		req, err = http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	} else {
+		req, err = http.NewRequestWithContext(ctx, http.MethodPost, target, bytes.NewReader(a.encoded))
+		if req != nil {
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+	}
+	if err != nil {
+		return 0, nil, nil, false, scrubURL(err, c.apiPrefix+a.ep.path)
+	}
+	if c.baseUser != nil {
+		// As a header, not in req.URL: a transport (a proxy, a logging
+		// wrapper) that quotes the request's URL in its error must not
+		// quote the credentials too.
+		pass, _ := c.baseUser.Password()
+		req.SetBasicAuth(c.baseUser.Username(), pass)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", c.userAgent)
+
+	start := time.Now()
+	resp, err := c.httpClient.Do(req)
+	if err != nil {
+		// Before logging: a transport error can quote the answer, which
+		// may echo the request.
+		err = append(secretsOf(a.encoded), c.credentials()...).scrub(scrubURL(err, c.apiPrefix+a.ep.path))
+		c.log(ctx, slog.LevelDebug, "paygate request", a.ep, 0, time.Since(start), n, err)
+		return 0, nil, nil, gotConn.Load(), err
+	}
+	defer resp.Body.Close()
+	if isRedirect(resp.StatusCode) {
+		a.location = resp.Header.Get("Location")
+	}
+	body, err = readLimited(resp.Body, c.maxBody)
+	if err != nil {
+		err = secretsOf(a.encoded).scrub(err)
+	}
+	c.log(ctx, slog.LevelDebug, "paygate request", a.ep, resp.StatusCode, time.Since(start), n, err)
+	if err != nil {
+		return resp.StatusCode, resp.Header, nil, true, err
+	}
+	return resp.StatusCode, resp.Header, body, true, nil
+}
+
+// isDialError reports whether err is a failure to open a connection (DNS,
+// refused, unreachable), before which nothing of the request was written.
+// Both this and the absence of a GotConn event are required before a POST is
+// retried, so that a custom transport which reports neither is never taken
+// for one that sent nothing.
+func isDialError(err error) bool {
+	var dnsErr *net.DNSError
+	if errors.As(err, &dnsErr) {
+		return true
+	}
+	var opErr *net.OpError
+	return errors.As(err, &opErr) && opErr.Op == "dial"
+}
+
+// scrubURL replaces the URL in a transport error, whose query may carry card
+// data (card/getToken), with the bare endpoint address.
+func scrubURL(err error, bare string) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return &url.Error{Op: ue.Op, URL: bare, Err: ue.Err}
+	}
+	return err
+}
+
+// errBodyTooLarge reports a response over the client's size limit.
+var errBodyTooLarge = errors.New("response body exceeds the size limit")
+
+func readLimited(r io.Reader, limit int64) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading response body: %w", err)
+	}
+	if int64(len(body)) > limit {
+		return nil, fmt.Errorf("%w of %d bytes", errBodyTooLarge, limit)
+	}
+	return body, nil
+}
+
+func (c *Client) log(ctx context.Context, level slog.Level, msg string, ep endpoint, status int, d time.Duration, n int, err error, extra ...slog.Attr) {
+	if c.logger == nil || !c.logger.Enabled(ctx, level) {
+		return
+	}
+	attrs := append([]slog.Attr{
+		slog.String("method", ep.method),
+		slog.String("path", ep.path),
+		slog.Int("status", status),
+		slog.Duration("duration", d),
+		slog.Int("attempt", n),
+	}, extra...)
+	if err != nil {
+		attrs = append(attrs, slog.String("error", err.Error()))
+	}
+	c.logger.LogAttrs(ctx, level, msg, attrs...)
+}
+
+// errorEnvelope is the gateway's failure body. Only the code decides what
+// happened; a message that cannot be read is left empty.
+type errorEnvelope struct {
+	Error *struct {
+		Code    json.RawMessage `json:"code"`
+		Message json.RawMessage `json:"message"`
+	} `json:"error"`
+}
+
+// decode maps an HTTP answer to out or to an error. The body is read as a
+// tolerant reader (see decodeRules): only the fields that decide what
+// happened can fail it; any other field that cannot be read is left zero
+// and returned as a warning.
+func (c *Client) decode(ep endpoint, status int, body []byte, out any) ([]DecodeWarning, error) {
+	if apiErr := parseGatewayError(status, body); apiErr != nil {
+		return nil, apiErr
+	}
+	if status < 200 || status > 299 {
+		return nil, &Error{HTTPStatus: status, Body: redact.Excerpt(body, 200)}
+	}
+	if out == nil {
+		return nil, nil
+	}
+	if err := verifyBody(body); err != nil {
+		return nil, &ResponseError{Method: ep.method, Path: ep.path, HTTPStatus: status, Err: err}
+	}
+	warnings, err := decodeTolerant(body, out)
+	if err == nil {
+		if v, ok := out.(answerVerifier); ok {
+			err = v.verifyAnswer()
+		}
+	}
+	if err != nil {
+		re := &ResponseError{Method: ep.method, Path: ep.path, HTTPStatus: status, Err: err}
+		var fe *fieldError
+		var me *missingFieldError
+		switch {
+		case errors.As(err, &fe):
+			re.Field = fe.field
+		case errors.As(err, &me):
+			re.Field = me.field
+		}
+		if len(bytes.TrimSpace(body)) == 0 {
+			re.Err, re.Field = errors.New("empty body"), ""
+		}
+		return nil, re
+	}
+	if w, ok := out.(warned); ok && warnings != nil {
+		w.setWarnings(warnings)
+	}
+	return warnings, nil
+}
+
+// parseGatewayError returns the gateway error object a body carries, with
+// any HTTP status (the gateway sends errors with 200 and with mismatched
+// statuses too), or nil.
+func parseGatewayError(status int, body []byte) *Error {
+	if !bytes.Contains(body, []byte(`"error"`)) {
+		return nil
+	}
+	var env errorEnvelope
+	if json.Unmarshal(body, &env) != nil || env.Error == nil {
+		return nil
+	}
+	code, err := parseCode(env.Error.Code)
+	if err != nil || code == 0 {
+		return nil
+	}
+	message, _ := jsonscalar.Text(env.Error.Message)
+	return &Error{HTTPStatus: status, Code: code, Message: redact.Excerpt([]byte(message), 255)}
+}
+
+func parseCode(raw json.RawMessage) (ErrorCode, error) {
+	var n json.Number
+	s := bytes.Trim(raw, `"`)
+	if err := json.Unmarshal(s, &n); err != nil {
+		return 0, err
+	}
+	i, err := n.Int64()
+	if err != nil || i < 10000 || i > 99999 {
+		return 0, fmt.Errorf("error code %q is not five digits", s)
+	}
+	return ErrorCode(i), nil
+}
+
+func missing(field string) error { return &missingFieldError{field: field} }
+
+// Limits on what a response may hold, so that a broken or hostile answer
+// (a proxy's garbage, a misconfigured gateway) is an error rather than a
+// value that hangs the merchant's program or passes for a real amount.
+const (
+	// maxDigitRun bounds a run of digits anywhere in a body. Parsing a
+	// decimal is quadratic in its length (a million digits take seconds),
+	// and no id or amount the gateway sends has more than a few dozen.
+	maxDigitRun = 1000
+	// maxMoneyIntegerDigits and maxMoneyFractionDigits bound a decoded
+	// amount: the gateway's amounts are decimal(12,2) and decimal(12,4).
+	maxMoneyIntegerDigits  = 30
+	maxMoneyFractionDigits = 30
+)
+
+var errNullBody = errors.New("the body is JSON null")
+
+// verifyBody rejects a body before it is decoded: JSON null (which would
+// decode as "nothing" into every type) and absurdly long numbers.
+func verifyBody(body []byte) error {
+	if string(bytes.TrimSpace(body)) == "null" {
+		return errNullBody
+	}
+	run := 0
+	for _, c := range body {
+		if '0' <= c && c <= '9' {
+			if run++; run > maxDigitRun {
+				return fmt.Errorf("a number of more than %d digits", maxDigitRun)
+			}
+		} else {
+			run = 0
+		}
+	}
+	return nil
+}
+
+// verifyDecodedAmount rejects an amount beyond the limits above. The
+// tolerant decoder applies it to every decimal it reads, so that an absurd
+// amount is reported at its path (an error for an essential field, a
+// warning otherwise).
+func verifyDecodedAmount(d decimal.Decimal) error {
+	exp := int(d.Exponent())
+	switch {
+	case exp < -maxMoneyFractionDigits:
+		return fmt.Errorf("an amount with more than %d decimals", maxMoneyFractionDigits)
+	case !d.IsZero() && d.NumDigits()+exp > maxMoneyIntegerDigits:
+		return fmt.Errorf("an amount of more than %d digits", maxMoneyIntegerDigits)
+	}
+	return nil
+}
