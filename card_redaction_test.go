@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -36,7 +36,8 @@ const (
 var expiryField = regexp.MustCompile(`(?i)expiration_?(month|year|date)\W{0,3}\d`)
 
 // cardBearingParams are every params type that carries card data or card
-// authentication data, each with the part of it that is still shown.
+// authentication data, each with the part of it that is still shown. The
+// tests print each through a pointer too.
 func cardBearingParams() []struct {
 	name  string
 	value any
@@ -60,21 +61,13 @@ func cardBearingParams() []struct {
 		shows string
 	}{
 		{"CardDetails", card, "4242"},
-		{"*CardDetails", &card, "4242"},
 		{"TokenizeParams", tokenize, "4242"},
-		{"*TokenizeParams", &tokenize, "4242"},
 		{"ChargeParams with a card", withCard, "4242"},
-		{"*ChargeParams with a card", &withCard, "4242"},
 		{"ChargeParams with a token", withToken, "100452"},
-		{"*ChargeParams with a token", &withToken, "100452"},
 		{"AuthenticateParams", authenticate, "8123"},
-		{"*AuthenticateParams", &authenticate, "8123"},
 		{"PayoutParams to a card", payout, "4444"},
-		{"*PayoutParams to a card", &payout, "4444"},
 		{"PayoutParams by token", payoutByToken, "EUR"},
-		{"*PayoutParams by token", &payoutByToken, "EUR"},
 		{"PayoutParameterParams", parameters, "4444"},
-		{"*PayoutParameterParams", &parameters, "4444"},
 	}
 }
 
@@ -122,12 +115,19 @@ func TestRedaction_ParamsNeverPrintCardData(t *testing.T) {
 		}},
 	}
 	for _, p := range cardBearingParams() {
-		for _, pr := range printers {
-			t.Run(p.name+" "+pr.name, func(t *testing.T) {
-				out := pr.print(p.value)
-				requireNoCardOrAuthData(t, out)
-				assert.Contains(t, out, p.shows, "what is not card data still shows")
-			})
+		ptr := reflect.New(reflect.TypeOf(p.value))
+		ptr.Elem().Set(reflect.ValueOf(p.value))
+		for _, shape := range []struct {
+			name  string
+			value any
+		}{{p.name, p.value}, {"*" + p.name, ptr.Interface()}} {
+			for _, pr := range printers {
+				t.Run(shape.name+" "+pr.name, func(t *testing.T) {
+					out := pr.print(shape.value)
+					requireNoCardOrAuthData(t, out)
+					assert.Contains(t, out, p.shows, "what is not card data still shows")
+				})
+			}
 		}
 	}
 }
@@ -154,8 +154,8 @@ func TestRedaction_JSONMasksTheExpiry(t *testing.T) {
 // gateway is the card data itself, not its printed form.
 func TestRedaction_WireKeepsTheCardData(t *testing.T) {
 	for _, p := range cardBearingParams() {
-		if strings.HasPrefix(p.name, "*") || p.name == "PayoutParameterParams" {
-			continue // the pointer forms encode alike; payout-parameters sends only a BIN
+		if p.name == "PayoutParameterParams" {
+			continue // it sends only a BIN, tested with Parameters
 		}
 		t.Run(p.name, func(t *testing.T) {
 			v := p.value
