@@ -155,7 +155,7 @@ func TestRedaction_JSONMasksTheExpiry(t *testing.T) {
 func TestRedaction_WireKeepsTheCardData(t *testing.T) {
 	for _, p := range cardBearingParams() {
 		if p.name == "PayoutParameterParams" {
-			continue // it sends only a BIN, tested with Parameters
+			continue // it sends only a BIN: TestPayoutParameters_CardSendsOnlyTheBINUnsigned
 		}
 		t.Run(p.name, func(t *testing.T) {
 			v := p.value

@@ -85,7 +85,9 @@ type UserDetails struct {
 //
 // The payer is either User (an internal id from UsersService.Resolve) or
 // UserDetails, and the card is either CardToken or Card: exactly one of
-// each. UserDetails and Card exist in the extended form only.
+// each. UserDetails and Card exist in the extended form only. Printing,
+// logging or JSON-encoding them never shows the card token or more of the
+// card than CardDetails shows.
 type ChargeParams struct {
 	// User is the payer's internal user id.
 	User UserID `url:"user,omitempty"`
@@ -198,7 +200,8 @@ func (s *CardsService) Charge(ctx context.Context, p *ChargeParams, opts ...Call
 // Set PaymentID (or at least OrderID) to bind the return to the order whose
 // return URL received it: the ACS return arrives from the payer's browser,
 // and nothing in PaRes or MD tells the merchant which payment they belong
-// to. See Authenticate.
+// to. See Authenticate. Printing, logging or JSON-encoding them never shows
+// PaRes or MD.
 type AuthenticateParams struct {
 	// PaRes is the payer authentication response. Required.
 	PaRes string `url:"PaRes"`
