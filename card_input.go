@@ -1,6 +1,7 @@
 package paygate
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -63,12 +64,7 @@ func (a AccountNumber) MarshalText() ([]byte, error) { return []byte(a.String())
 type SecurityCode string
 
 // String returns "***", or "" when no code is set.
-func (c SecurityCode) String() string {
-	if c == "" {
-		return ""
-	}
-	return "***"
-}
+func (c SecurityCode) String() string { return masked(c != "", maskSecret) }
 
 // GoString returns the redacted code as Go syntax.
 func (c SecurityCode) GoString() string {
@@ -87,8 +83,9 @@ func (c SecurityCode) LogValue() slog.Value { return slog.StringValue(c.String()
 func (c SecurityCode) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
 
 // CardDetails is a card as the payer entered it, for a charge without a
-// token (extended form only). Printing or logging it never shows more than
-// the last four digits of the number, and never the security code.
+// token (extended form only). Printing, logging or JSON-encoding it never
+// shows more than the last four digits of the number, and never the
+// security code or the expiry.
 type CardDetails struct {
 	// Number is the card number, digits only. Required.
 	Number CardNumber `url:"number"`
@@ -103,7 +100,7 @@ type CardDetails struct {
 }
 
 // String describes the card with its number masked and without its
-// security code.
+// security code or expiry.
 func (d CardDetails) String() string {
 	return describeCard("CardDetails", d.Number, d.ExpirationMonth, d.ExpirationYear, d.SecurityCode, &d.Holder, false)
 }
@@ -119,15 +116,21 @@ func (d CardDetails) Format(f fmt.State, verb rune) {
 }
 
 // LogValue logs the card with its number masked and without its security
-// code.
+// code or expiry.
 func (d CardDetails) LogValue() slog.Value {
 	return slog.GroupValue(append(cardAttrs(d.Number, d.ExpirationMonth, d.ExpirationYear, d.SecurityCode),
 		slog.String("holder", d.Holder))...)
 }
 
+// MarshalJSON writes the card with its number masked and without its
+// security code or expiry.
+func (d CardDetails) MarshalJSON() ([]byte, error) {
+	return cardJSON(d.Number, d.ExpirationMonth, d.ExpirationYear, d.SecurityCode, &d.Holder)
+}
+
 // TokenizeParams are the card data to exchange for a temporary token (GET
 // card/getToken). Printing or logging them never shows more than the last
-// four digits of the number, and never the security code.
+// four digits of the number, and never the security code or the expiry.
 type TokenizeParams struct {
 	// Number is the card number, digits only. Required.
 	Number CardNumber `url:"number"`
@@ -140,7 +143,7 @@ type TokenizeParams struct {
 }
 
 // String describes the card data with the number masked and without the
-// security code.
+// security code or expiry.
 func (p TokenizeParams) String() string {
 	return describeCard("TokenizeParams", p.Number, p.ExpirationMonth, p.ExpirationYear, p.SecurityCode, nil, false)
 }
@@ -156,9 +159,40 @@ func (p TokenizeParams) Format(f fmt.State, verb rune) {
 }
 
 // LogValue logs the card data with the number masked and without the
-// security code.
+// security code or expiry.
 func (p TokenizeParams) LogValue() slog.Value {
 	return slog.GroupValue(cardAttrs(p.Number, p.ExpirationMonth, p.ExpirationYear, p.SecurityCode)...)
+}
+
+// MarshalJSON writes the card data with the number masked and without the
+// security code or expiry.
+func (p TokenizeParams) MarshalJSON() ([]byte, error) {
+	return cardJSON(p.Number, p.ExpirationMonth, p.ExpirationYear, p.SecurityCode, nil)
+}
+
+// Masks for the expiry: a month, a year, a MM/YY date.
+const (
+	maskMonth = "**"
+	maskYear  = "****"
+	maskDate  = "**/**"
+	// maskSecret stands for a security code, a token, PaRes or MD.
+	maskSecret = "***"
+)
+
+// masked returns mask in place of a value that is set and "" for one that
+// is not, so that printed parameters still tell a missing field apart.
+func masked(set bool, mask string) string {
+	if !set {
+		return ""
+	}
+	return mask
+}
+
+// expiry is an expiry as it is printed: masked.
+type expiry struct{ month, year string }
+
+func maskedExpiry(month, year int) expiry {
+	return expiry{masked(month != 0, maskMonth), masked(year != 0, maskYear)}
 }
 
 // formatRedacted prints s (gs for %#v), already redacted, honouring the
@@ -172,17 +206,18 @@ func formatRedacted(f fmt.State, verb rune, s, gs string) {
 }
 
 func describeCard(typ string, number CardNumber, month, year int, code SecurityCode, holder *string, goSyntax bool) string {
+	exp := maskedExpiry(month, year)
 	var b strings.Builder
 	if goSyntax {
 		b.WriteString("paygate." + typ + "{Number:" + strconv.Quote(number.String()) +
-			", ExpirationMonth:" + strconv.Itoa(month) + ", ExpirationYear:" + strconv.Itoa(year) +
+			", ExpirationMonth:" + strconv.Quote(exp.month) + ", ExpirationYear:" + strconv.Quote(exp.year) +
 			", SecurityCode:" + strconv.Quote(code.String()))
 		if holder != nil {
 			b.WriteString(", Holder:" + strconv.Quote(*holder))
 		}
 	} else {
-		b.WriteString("{Number:" + number.String() + " ExpirationMonth:" + strconv.Itoa(month) +
-			" ExpirationYear:" + strconv.Itoa(year) + " SecurityCode:" + code.String())
+		b.WriteString("{Number:" + number.String() + " ExpirationMonth:" + exp.month +
+			" ExpirationYear:" + exp.year + " SecurityCode:" + code.String())
 		if holder != nil {
 			b.WriteString(" Holder:" + *holder)
 		}
@@ -191,11 +226,26 @@ func describeCard(typ string, number CardNumber, month, year int, code SecurityC
 	return b.String()
 }
 
+// cardJSON writes card data as describeCard prints it. Listing the fields
+// rather than embedding the card type keeps a field added to it later out
+// of JSON until it is added here.
+func cardJSON(number CardNumber, month, year int, code SecurityCode, holder *string) ([]byte, error) {
+	exp := maskedExpiry(month, year)
+	return json.Marshal(struct {
+		Number          CardNumber
+		ExpirationMonth string
+		ExpirationYear  string
+		SecurityCode    SecurityCode
+		Holder          *string `json:",omitempty"`
+	}{number, exp.month, exp.year, code, holder})
+}
+
 func cardAttrs(number CardNumber, month, year int, code SecurityCode) []slog.Attr {
+	exp := maskedExpiry(month, year)
 	return []slog.Attr{
 		slog.String("number", number.String()),
-		slog.Int("expiration_month", month),
-		slog.Int("expiration_year", year),
+		slog.String("expiration_month", exp.month),
+		slog.String("expiration_year", exp.year),
 		slog.String("security_code", code.String()),
 	}
 }

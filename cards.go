@@ -2,7 +2,11 @@ package paygate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -81,7 +85,9 @@ type UserDetails struct {
 //
 // The payer is either User (an internal id from UsersService.Resolve) or
 // UserDetails, and the card is either CardToken or Card: exactly one of
-// each. UserDetails and Card exist in the extended form only.
+// each. UserDetails and Card exist in the extended form only. Printing,
+// logging or JSON-encoding them never shows the card token or more of the
+// card than CardDetails shows.
 type ChargeParams struct {
 	// User is the payer's internal user id.
 	User UserID `url:"user,omitempty"`
@@ -132,6 +138,46 @@ type ChargeParams struct {
 	Attributes map[string]string `url:"attr_,prefix"`
 }
 
+// String describes the charge with its card redacted (see CardDetails) and
+// without its card token.
+func (p ChargeParams) String() string {
+	card := "<nil>"
+	if p.Card != nil {
+		card = p.Card.String()
+	}
+	return fmt.Sprintf("paygate.ChargeParams{User: %q, CardToken: %q, Card: %s, Price: %s, Currency: %s, OrderID: %q}",
+		p.User, masked(p.CardToken != "", maskSecret), card, p.Price, p.Currency, p.OrderID)
+}
+
+// GoString is String, so that %#v redacts too.
+func (p ChargeParams) GoString() string { return p.String() }
+
+// Format prints String for every verb.
+func (p ChargeParams) Format(f fmt.State, _ rune) { io.WriteString(f, p.String()) }
+
+// LogValue logs the charge with its card redacted and without its card
+// token.
+func (p ChargeParams) LogValue() slog.Value {
+	attrs := []slog.Attr{slog.String("user", string(p.User)), slog.String("card_token", masked(p.CardToken != "", maskSecret))}
+	if p.Card != nil {
+		attrs = append(attrs, slog.Any("card", *p.Card))
+	}
+	return slog.GroupValue(append(attrs, slog.String("price", p.Price.String()), slog.String("currency", p.Currency),
+		slog.String("order_id", p.OrderID))...)
+}
+
+// MarshalJSON writes the charge with its card redacted and without its card
+// token.
+func (p ChargeParams) MarshalJSON() ([]byte, error) {
+	type plain ChargeParams // without the methods, so that this is not recursive
+	// The outer field hides the embedded one: encoding/json keeps the
+	// shallower of two fields with one name.
+	return json.Marshal(struct {
+		plain
+		CardToken string
+	}{plain(p), masked(p.CardToken != "", maskSecret)})
+}
+
 // Charge charges a card (POST card/process).
 //
 // When the card is enrolled in 3-D Secure the payment's NeedsAuthentication
@@ -154,7 +200,8 @@ func (s *CardsService) Charge(ctx context.Context, p *ChargeParams, opts ...Call
 // Set PaymentID (or at least OrderID) to bind the return to the order whose
 // return URL received it: the ACS return arrives from the payer's browser,
 // and nothing in PaRes or MD tells the merchant which payment they belong
-// to. See Authenticate.
+// to. See Authenticate. Printing, logging or JSON-encoding them never shows
+// PaRes or MD.
 type AuthenticateParams struct {
 	// PaRes is the payer authentication response. Required.
 	PaRes string `url:"PaRes"`
@@ -167,6 +214,37 @@ type AuthenticateParams struct {
 	// payment must belong to it; alone, the order's payment is looked up by
 	// it. Not sent.
 	OrderID string `url:"-"`
+}
+
+// String describes the return without PaRes and MD, which authenticate the
+// payer.
+func (p AuthenticateParams) String() string {
+	return fmt.Sprintf("paygate.AuthenticateParams{PaRes: %q, MD: %q, PaymentID: %s, OrderID: %q}",
+		masked(p.PaRes != "", maskSecret), masked(p.MD != "", maskSecret), p.PaymentID, p.OrderID)
+}
+
+// GoString is String, so that %#v redacts too.
+func (p AuthenticateParams) GoString() string { return p.String() }
+
+// Format prints String for every verb.
+func (p AuthenticateParams) Format(f fmt.State, _ rune) { io.WriteString(f, p.String()) }
+
+// LogValue logs the return without PaRes and MD.
+func (p AuthenticateParams) LogValue() slog.Value {
+	return slog.GroupValue(slog.String("PaRes", masked(p.PaRes != "", maskSecret)), slog.String("MD", masked(p.MD != "", maskSecret)),
+		slog.String("payment_id", p.PaymentID.String()), slog.String("order_id", p.OrderID))
+}
+
+// MarshalJSON writes the return without PaRes and MD.
+func (p AuthenticateParams) MarshalJSON() ([]byte, error) {
+	type plain AuthenticateParams // without the methods, so that this is not recursive
+	// The outer fields hide the embedded ones: encoding/json keeps the
+	// shallower of two fields with one name.
+	return json.Marshal(struct {
+		plain
+		PaRes string
+		MD    string
+	}{plain(p), masked(p.PaRes != "", maskSecret), masked(p.MD != "", maskSecret)})
 }
 
 // Authenticate completes a payment after 3-D Secure (POST

@@ -287,8 +287,8 @@ func (p *PayoutParams) Set(name, value string) {
 	p.Extra[name] = value
 }
 
-// String describes the payout without the account, the remitter's card
-// number or Extra.
+// String describes the payout with the account masked and without the
+// remitter's card, the card tokens, the expiry or Extra.
 func (p PayoutParams) String() string {
 	return fmt.Sprintf("paygate.PayoutParams{Type: %d %s, Account: %s, Amount: %s, Currency: %s, OrderID: %q}",
 		p.Type.ID, p.Type.Key, p.Account, p.Amount, p.Currency, p.OrderID)
@@ -304,6 +304,39 @@ func (p PayoutParams) Format(f fmt.State, _ rune) { io.WriteString(f, p.String()
 func (p PayoutParams) LogValue() slog.Value {
 	return slog.GroupValue(slog.Int("type", p.Type.ID), slog.String("account", p.Account.String()),
 		slog.String("amount", p.Amount.String()), slog.String("currency", p.Currency), slog.String("order_id", p.OrderID))
+}
+
+// MarshalJSON writes the payout with its accounts masked (see
+// AccountNumber) and without the card tokens, the card expiry or the values
+// of Extra, which may carry any of them.
+func (p PayoutParams) MarshalJSON() ([]byte, error) {
+	type plain PayoutParams // without the methods, so that this is not recursive
+	var extra map[string]string
+	if p.Extra != nil {
+		extra = make(map[string]string, len(p.Extra))
+		for name, v := range p.Extra {
+			extra[name] = masked(v != "", maskSecret)
+		}
+	}
+	// The outer fields hide the embedded ones: encoding/json keeps the
+	// shallower of two fields with one name.
+	return json.Marshal(struct {
+		plain
+		CardToken                   string
+		RemitterCardToken           string
+		RemitterCardExpirationMonth string
+		RemitterCardExpirationYear  string
+		CardExpirationDate          string
+		Extra                       map[string]string
+	}{
+		plain(p),
+		masked(p.CardToken != "", maskSecret),
+		masked(p.RemitterCardToken != "", maskSecret),
+		masked(p.RemitterCardExpirationMonth != "", maskMonth),
+		masked(p.RemitterCardExpirationYear != "", maskYear),
+		masked(p.CardExpirationDate != "", maskDate),
+		extra,
+	})
 }
 
 // binLength is how many leading digits of a card number payout-parameters
