@@ -155,9 +155,9 @@ func (s *state) byOrderID(p *Project, orderID string) []*txn {
 func idString(n int64) string { return strconv.FormatInt(n, 10) }
 
 // addProject registers p, numbering it when it has no id.
-func (st *state) addProject(p Project) {
+func (s *state) addProject(p Project) {
 	if p.ID == 0 {
-		p.ID = len(st.projects) + 1
+		p.ID = len(s.projects) + 1
 	}
-	st.projects[p.Key] = &p
+	s.projects[p.Key] = &p
 }
