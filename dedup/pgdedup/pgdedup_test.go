@@ -2,6 +2,8 @@ package pgdedup_test
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -125,6 +127,46 @@ func TestNew_RefusesABadTableName(t *testing.T) {
 		if _, err := pgdedup.New(context.Background(), pool, pgdedup.WithTable(name)); err == nil {
 			t.Errorf("WithTable(%q) accepted", name)
 		}
+	}
+}
+
+// PostgreSQL cuts identifiers to 63 bytes: a table name of 60 bytes would
+// cut its two index names to one, and the second index would be skipped as
+// existing. New refuses it; the longest name it accepts gets both indexes.
+func TestNew_TableNameLongEnoughToMergeItsIndexNamesIsRefused(t *testing.T) {
+	ctx := context.Background()
+	dsn := testengine.Postgres(t)
+	pool, err := pgxpool.New(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	for _, name := range []string{strings.Repeat("t", 60), "public." + strings.Repeat("t", 60), strings.Repeat("s", 64) + ".t"} {
+		if _, err := pgdedup.New(ctx, pool, pgdedup.WithTable(name)); err == nil || !strings.Contains(err.Error(), "at most 59 bytes") {
+			t.Errorf("WithTable of %d bytes: New = %v; want refused as too long", len(name), err)
+		}
+	}
+
+	name := strings.Repeat("t", 59)
+	newStore(t, dsn, pgdedup.WithTable(name))
+	var indexes []string
+	rows, err := pool.Query(ctx, `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+		WHERE i.indrelid = $1::regclass AND NOT i.indisprimary ORDER BY c.relname`, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		indexes = append(indexes, n)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{name + "_age", name + "_txn"}; !slices.Equal(indexes, want) {
+		t.Fatalf("indexes of %s = %q; want %q", name, indexes, want)
 	}
 }
 
