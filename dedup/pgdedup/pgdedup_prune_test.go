@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	paygate "github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/dedup/pgdedup"
 	"github.com/paygate/paygate-go/internal/testengine"
@@ -22,11 +20,7 @@ import (
 func TestComplete_AFailedPruneLeavesTheCallbackRecordedAndIsRetried(t *testing.T) {
 	ctx := context.Background()
 	dsn := testengine.Postgres(t)
-	admin, err := pgxpool.New(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
+	admin := connect(t, dsn)
 	for _, q := range []string{
 		`CREATE ROLE replica LOGIN`,
 		`GRANT CREATE ON SCHEMA public TO replica`,

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	paygate "github.com/paygate/paygate-go"
@@ -22,6 +23,17 @@ func stores(t testing.TB, opts ...pgdedup.Option) dedupsuite.Factory {
 	return func(t testing.TB, lease time.Duration) paygate.CallbackDedupStore {
 		return newStore(t, dsn, append(opts, pgdedup.WithLease(lease))...)
 	}
+}
+
+// connect returns a pool on dsn, closed when the test ends.
+func connect(t testing.TB, dsn string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
 }
 
 func newStore(t testing.TB, dsn string, opts ...pgdedup.Option) *pgdedup.Store {
@@ -136,11 +148,7 @@ func TestNew_RefusesABadTableName(t *testing.T) {
 func TestNew_TableNameLongEnoughToMergeItsIndexNamesIsRefused(t *testing.T) {
 	ctx := context.Background()
 	dsn := testengine.Postgres(t)
-	pool, err := pgxpool.New(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := connect(t, dsn)
 	for _, name := range []string{strings.Repeat("t", 60), "public." + strings.Repeat("t", 60), strings.Repeat("s", 64) + ".t"} {
 		if _, err := pgdedup.New(ctx, pool, pgdedup.WithTable(name)); err == nil || !strings.Contains(err.Error(), "at most 59 bytes") {
 			t.Errorf("WithTable of %d bytes: New = %v; want refused as too long", len(name), err)
@@ -149,20 +157,13 @@ func TestNew_TableNameLongEnoughToMergeItsIndexNamesIsRefused(t *testing.T) {
 
 	name := strings.Repeat("t", 59)
 	newStore(t, dsn, pgdedup.WithTable(name))
-	var indexes []string
 	rows, err := pool.Query(ctx, `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
 		WHERE i.indrelid = $1::regclass AND NOT i.indisprimary ORDER BY c.relname`, name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		indexes = append(indexes, n)
-	}
-	if err := rows.Err(); err != nil {
+	indexes, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
 		t.Fatal(err)
 	}
 	if want := []string{name + "_age", name + "_txn"}; !slices.Equal(indexes, want) {
