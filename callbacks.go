@@ -94,6 +94,12 @@ type Callback struct {
 	Attrs map[string]string
 	// Form is FormBasic when the callback carried neither type nor reason.
 	Form Form
+	// Stale is set by [CallbackHandler] when its store keeps order (a
+	// [CallbackOrderStore]) and a later status of the same transaction was
+	// processed before this callback arrived: a completed delivered after
+	// the refund_completed of the same payment, for example. It is not
+	// news: do not fulfil the order on a stale callback.
+	Stale bool
 
 	raw url.Values
 }

@@ -2,6 +2,10 @@ package paygate
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"slices"
 	"sync"
 )
 
@@ -9,16 +13,124 @@ import (
 // default MemoryDedupStore remembers.
 const DefaultDedupCapacity = 10000
 
-// DedupKey identifies one callback for de-duplication: the gateway sends
-// one callback per status change of a transaction, so a second delivery
-// with the same transaction id and status is a repeat.
+// DedupKey identifies one callback for de-duplication, and places it in the
+// life of its transaction for ordering. Build it with [Callback.DedupKey].
+//
+// The identity of a callback is Digest, the SHA-256 of the set of values the
+// signature covers: the gateway signs values, not field names, so a
+// callback whose values were swapped between fields (id and reference_id on
+// a refund_completed, say) still verifies, and must not count as a new
+// callback. A redelivery carries the same values, so the same Digest. ID,
+// Status and Transaction are kept beside it for ordering and for logs; they
+// play no part in the identity when Digest is set.
 type DedupKey struct {
-	ID     ID
+	// ID is the callback's transaction id, as sent.
+	ID ID
+	// Status is the callback's status.
 	Status CallbackStatus
+	// Transaction is the transaction whose life Status belongs to: the
+	// reference_id of a refund_completed, chargeback_completed,
+	// retrieval_completed or penalty_completed callback (the transaction
+	// refunded, charged back, ...), ID otherwise. Stores that keep order
+	// group statuses by it.
+	Transaction ID
+	// Digest is the SHA-256 of the callback's values (signature excluded),
+	// sorted and length-prefixed, so independent of which field carried
+	// which value. A key built by hand with only ID and Status has none and
+	// is identified by ID and Status, as before.
+	Digest [32]byte
 }
 
-// String returns "<id>/<status>", a key for an external store.
-func (k DedupKey) String() string { return k.ID.String() + "/" + string(k.Status) }
+// DedupKey returns the callback's de-duplication key: see [DedupKey].
+func (c *Callback) DedupKey() DedupKey {
+	k := DedupKey{ID: c.ID, Status: c.Status, Transaction: c.ID, Digest: valuesDigest(c.raw)}
+	if c.Status.follows() && c.ReferenceID != 0 {
+		k.Transaction = c.ReferenceID
+	}
+	return k
+}
+
+// String returns the key for an external store: the 64 lowercase hex digits
+// of Digest, or "<id>/<status>" for a key without a Digest. It is never
+// empty, and two callbacks with different values give different strings.
+func (k DedupKey) String() string {
+	if k.Digest == ([32]byte{}) {
+		return k.ID.String() + "/" + string(k.Status)
+	}
+	return hex.EncodeToString(k.Digest[:])
+}
+
+// Stage is the position of Status in the life of a transaction, for
+// ordering: 1 in progress (processing, waiting_approval), 2 settled
+// (completed, failed, verified, payout_*), 3 undone (reversed,
+// refund_completed, chargeback_completed), 4 after a dispute or a penalty
+// (retrieval_completed, penalty_completed). A status the spec does not
+// list is 0: it is never stale and never makes another callback stale.
+func (k DedupKey) Stage() int { return k.Status.stage() }
+
+// identity is the part of k that tells callbacks apart: the Digest, or ID
+// and Status for a key built without one.
+func (k DedupKey) identity() DedupKey {
+	if k.Digest == ([32]byte{}) {
+		return DedupKey{ID: k.ID, Status: k.Status}
+	}
+	return DedupKey{Digest: k.Digest}
+}
+
+func (s CallbackStatus) stage() int {
+	switch s {
+	case CallbackProcessing, CallbackWaitingApproval:
+		return 1
+	case CallbackCompleted, CallbackFailed, CallbackVerified,
+		CallbackPayoutCompleted, CallbackPayoutFailed, CallbackPayoutCancelled, CallbackPayoutAbandoned:
+		return 2
+	case CallbackReversed, CallbackRefundCompleted, CallbackChargebackCompleted:
+		return 3
+	case CallbackRetrievalCompleted, CallbackPenaltyCompleted:
+		return 4
+	}
+	return 0
+}
+
+// follows reports whether a callback of status s is sent for a new
+// transaction that acts on its reference_id. Other callbacks may carry a
+// reference_id too (a recurring charge names the charge that started it)
+// and are ordered on their own id.
+func (s CallbackStatus) follows() bool {
+	switch s {
+	case CallbackRefundCompleted, CallbackChargebackCompleted, CallbackRetrievalCompleted, CallbackPenaltyCompleted:
+		return true
+	}
+	return false
+}
+
+// staleAfter reports whether a callback of key's status is older than
+// latest, the latest status processed for the same transaction.
+func (k DedupKey) staleAfter(latest CallbackStatus) bool {
+	s := k.Stage()
+	return s > 0 && latest.stage() > s
+}
+
+// valuesDigest hashes the multiset of values the signature covers, each
+// prefixed with its length so that no two different sets hash alike.
+func valuesDigest(v map[string][]string) [32]byte {
+	vals := make([]string, 0, len(v))
+	for k, vs := range v {
+		if k != SignatureParam {
+			vals = append(vals, vs...)
+		}
+	}
+	slices.Sort(vals)
+	h := sha256.New()
+	var n [binary.MaxVarintLen64]byte
+	for _, s := range vals {
+		h.Write(n[:binary.PutUvarint(n[:], uint64(len(s)))])
+		h.Write([]byte(s))
+	}
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return sum
+}
 
 // DedupClaim is what a CallbackDedupStore says about a callback about to be
 // processed.
@@ -45,6 +157,7 @@ const (
 // Implementations must be safe for concurrent use; a store shared by
 // several processes (a database table with a unique key on
 // DedupKey.String, for example) makes de-duplication hold across them.
+// Stores that also keep order implement [CallbackOrderStore].
 type CallbackDedupStore interface {
 	// Claim reserves key for processing, or reports that it was processed
 	// already or is in progress. It may wait for a claim in progress to
@@ -56,6 +169,23 @@ type CallbackDedupStore interface {
 	Release(ctx context.Context, key DedupKey) error
 }
 
+// CallbackOrderStore is a CallbackDedupStore that also keeps, per
+// transaction (DedupKey.Transaction), the latest status processed: Complete
+// records key.Status unless a status of a later stage (DedupKey.Stage) was
+// recorded for the same transaction before. The gateway may deliver a
+// transaction's callbacks out of order; with such a store the handler marks
+// a callback older than what was processed as [Callback.Stale].
+//
+// It is a separate interface so that stores written for CallbackDedupStore
+// alone keep working (without ordering). MemoryDedupStore and the stores
+// of the dedup/redisdedup and dedup/pgdedup modules implement it.
+type CallbackOrderStore interface {
+	CallbackDedupStore
+	// LatestStatus returns the latest status recorded for transaction, or
+	// "" when none is.
+	LatestStatus(ctx context.Context, transaction ID) (CallbackStatus, error)
+}
+
 // MemoryDedupStore is an in-process CallbackDedupStore. It remembers up to
 // its capacity of processed callbacks and then forgets the oldest, so its
 // memory stays bounded; the gateway repeats a callback within a short time
@@ -63,14 +193,17 @@ type CallbackDedupStore interface {
 // Claims in progress are not counted against the capacity. Its Claim waits
 // for a concurrent delivery of the same callback to finish: if that one
 // succeeded the waiter sees DedupProcessed, otherwise it takes the claim.
-// What it remembers is lost on restart.
+// It is a CallbackOrderStore too, remembering the latest status of up to
+// capacity transactions the same way. What it remembers is lost on
+// restart, and it is not shared between processes: for several replicas
+// use a shared store (dedup/redisdedup, dedup/pgdedup).
 type MemoryDedupStore struct {
 	mu       sync.Mutex
 	inflight map[DedupKey]chan struct{} // closed when the claim ends
 	done     map[DedupKey]struct{}
-	order    []DedupKey // ring of done keys, oldest at next once full
-	next     int
-	limit    int
+	order    ring[DedupKey] // done keys, oldest first
+	latest   map[ID]CallbackStatus
+	txns     ring[ID] // keys of latest, oldest first
 }
 
 // NewMemoryDedupStore returns a store remembering up to capacity processed
@@ -82,14 +215,16 @@ func NewMemoryDedupStore(capacity int) *MemoryDedupStore {
 	return &MemoryDedupStore{
 		inflight: make(map[DedupKey]chan struct{}),
 		done:     make(map[DedupKey]struct{}),
-		order:    make([]DedupKey, 0, min(capacity, 1024)),
-		limit:    capacity,
+		order:    newRing[DedupKey](capacity),
+		latest:   make(map[ID]CallbackStatus),
+		txns:     newRing[ID](capacity),
 	}
 }
 
 // Claim implements CallbackDedupStore, waiting while the same key is in
 // progress.
 func (s *MemoryDedupStore) Claim(ctx context.Context, key DedupKey) (DedupClaim, error) {
+	key = key.identity()
 	for {
 		s.mu.Lock()
 		if _, ok := s.done[key]; ok {
@@ -111,22 +246,21 @@ func (s *MemoryDedupStore) Claim(ctx context.Context, key DedupKey) (DedupClaim,
 	}
 }
 
-// Complete implements CallbackDedupStore.
+// Complete implements CallbackDedupStore, and records key.Status as the
+// latest of key.Transaction unless a later stage was recorded.
 func (s *MemoryDedupStore) Complete(_ context.Context, key DedupKey) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.endClaim(key)
-	if _, ok := s.done[key]; ok {
+	s.recordLatest(key)
+	id := key.identity()
+	s.endClaim(id)
+	if _, ok := s.done[id]; ok {
 		return nil
 	}
-	s.done[key] = struct{}{}
-	if len(s.order) < s.limit {
-		s.order = append(s.order, key)
-		return nil
+	s.done[id] = struct{}{}
+	if old, ok := s.order.add(id); ok {
+		delete(s.done, old)
 	}
-	delete(s.done, s.order[s.next])
-	s.order[s.next] = key
-	s.next = (s.next + 1) % s.limit
 	return nil
 }
 
@@ -134,8 +268,15 @@ func (s *MemoryDedupStore) Complete(_ context.Context, key DedupKey) error {
 func (s *MemoryDedupStore) Release(_ context.Context, key DedupKey) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.endClaim(key)
+	s.endClaim(key.identity())
 	return nil
+}
+
+// LatestStatus implements CallbackOrderStore.
+func (s *MemoryDedupStore) LatestStatus(_ context.Context, transaction ID) (CallbackStatus, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.latest[transaction], nil
 }
 
 // Len returns how many processed callbacks the store remembers.
@@ -150,4 +291,43 @@ func (s *MemoryDedupStore) endClaim(key DedupKey) {
 		close(ch)
 		delete(s.inflight, key)
 	}
+}
+
+func (s *MemoryDedupStore) recordLatest(key DedupKey) {
+	if key.Transaction == 0 || key.Stage() == 0 {
+		return
+	}
+	prev, ok := s.latest[key.Transaction]
+	if ok && prev.stage() >= key.Stage() {
+		return
+	}
+	s.latest[key.Transaction] = key.Status
+	if !ok {
+		if old, evicted := s.txns.add(key.Transaction); evicted {
+			delete(s.latest, old)
+		}
+	}
+}
+
+// ring remembers the order in which up to limit keys were added.
+type ring[K comparable] struct {
+	keys  []K // oldest at next once full
+	next  int
+	limit int
+}
+
+func newRing[K comparable](limit int) ring[K] {
+	return ring[K]{keys: make([]K, 0, min(limit, 1024)), limit: limit}
+}
+
+// add records k and returns the oldest key when it had to make room.
+func (r *ring[K]) add(k K) (evicted K, ok bool) {
+	if len(r.keys) < r.limit {
+		r.keys = append(r.keys, k)
+		return evicted, false
+	}
+	evicted = r.keys[r.next]
+	r.keys[r.next] = k
+	r.next = (r.next + 1) % r.limit
+	return evicted, true
 }

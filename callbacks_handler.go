@@ -18,8 +18,8 @@ type CallbackFunc func(ctx context.Context, cb *Callback) error
 // CallbackHandler is an http.Handler for the endpoint the gateway POSTs
 // callbacks to. It answers:
 //
-//   - 200 with body "OK" when fn returned nil, or when the callback (its
-//     transaction id and status) was already processed;
+//   - 200 with body "OK" when fn returned nil, or when the callback (the
+//     same set of signed values: see [DedupKey]) was already processed;
 //   - 403 for a missing or wrong signature, an empty body included;
 //   - 400 for a correctly signed callback that cannot be read: see
 //     [CallbackVerifier.ParseValues] (a field sent twice is one such);
@@ -32,7 +32,10 @@ type CallbackFunc func(ctx context.Context, cb *Callback) error
 //     callback in progress elsewhere and cannot wait for it.
 //
 // Nothing of a callback that failed verification reaches fn, and answers
-// never echo what was received.
+// never echo what was received. When the store keeps order (a
+// [CallbackOrderStore], as the default MemoryDedupStore does), fn sees
+// [Callback.Stale] set on a callback older than one already processed for
+// the same transaction.
 type CallbackHandler struct {
 	verifier *CallbackVerifier
 	fn       CallbackFunc
@@ -45,9 +48,11 @@ type CallbackHandlerOption func(*CallbackHandler)
 
 // WithDedupStore sets where the handler records processed callbacks. The
 // default is a [MemoryDedupStore] of DefaultDedupCapacity entries, which
-// forgets on restart and is not shared between processes; pass a store
-// backed by your database when you run several instances. nil turns
-// de-duplication off, for a fn that is idempotent by itself.
+// forgets on restart and is not shared between processes; when the
+// endpoint runs on several replicas, pass a shared store: the modules
+// github.com/paygate/paygate-go/dedup/redisdedup and .../dedup/pgdedup
+// provide one on Redis and on PostgreSQL. nil turns de-duplication (and
+// Callback.Stale) off, for a fn that is idempotent by itself.
 func WithDedupStore(s CallbackDedupStore) CallbackHandlerOption {
 	return func(h *CallbackHandler) { h.dedup = s }
 }
@@ -117,14 +122,14 @@ func (h *CallbackHandler) Format(f fmt.State, _ rune) { io.WriteString(f, h.Stri
 
 var errDedupBusy = errors.New("paygate: the same callback is being processed")
 
-// process runs fn once per (id, status): a claim is taken before fn runs,
-// marked done only when fn returned nil, and released otherwise so that a
-// later delivery runs fn again.
+// process runs fn once per callback (see DedupKey): a claim is taken
+// before fn runs, marked done only when fn returned nil, and released
+// otherwise so that a later delivery runs fn again.
 func (h *CallbackHandler) process(ctx context.Context, cb *Callback) error {
 	if h.dedup == nil {
 		return h.call(ctx, cb)
 	}
-	key := DedupKey{ID: cb.ID, Status: cb.Status}
+	key := cb.DedupKey()
 	claim, err := h.dedup.Claim(ctx, key)
 	if err != nil {
 		return fmt.Errorf("de-duplication store: %w", err)
@@ -145,6 +150,13 @@ func (h *CallbackHandler) process(ctx context.Context, cb *Callback) error {
 			}
 		}
 	}()
+	if order, ok := h.dedup.(CallbackOrderStore); ok {
+		latest, err := order.LatestStatus(ctx, key.Transaction)
+		if err != nil {
+			return fmt.Errorf("de-duplication store: %w", err)
+		}
+		cb.Stale = key.staleAfter(latest)
+	}
 	if err := h.call(ctx, cb); err != nil {
 		return err
 	}

@@ -1,0 +1,256 @@
+// Package pgdedup is a paygate.CallbackDedupStore on PostgreSQL, for a
+// callback endpoint running on several replicas: each callback is processed
+// by one replica at a time and, once processed, never again for the
+// retention period, whichever replica receives the next delivery.
+//
+// One table holds a row per callback, keyed on DedupKey.String. A replica
+// claims a callback with INSERT ... ON CONFLICT: a new row, or a row whose
+// claim's lease has ended, gets the replica's random token and a lease end
+// (lease_until); Complete sets done_at in the same row; Release deletes the
+// row only if it still holds this replica's token. A replica that dies
+// mid-processing neither completes nor releases: its claim ends after the
+// lease, and the next delivery is processed by another replica. Times are
+// the database's, so replicas' clocks play no part.
+//
+// New creates the table and its indexes if missing (under an advisory lock,
+// so replicas starting together do not race); the equivalent migration is:
+//
+//	CREATE TABLE paygate_callback_dedup (
+//	    key            text PRIMARY KEY,
+//	    transaction_id bigint NOT NULL,
+//	    stage          smallint NOT NULL,
+//	    status         text NOT NULL,
+//	    token          text,
+//	    lease_until    timestamptz,
+//	    done_at        timestamptz
+//	);
+//	CREATE INDEX paygate_callback_dedup_txn ON paygate_callback_dedup (transaction_id, stage DESC, done_at) WHERE done_at IS NOT NULL;
+//	CREATE INDEX paygate_callback_dedup_age ON paygate_callback_dedup (coalesce(done_at, lease_until));
+//
+// Rows older than the retention are deleted by Prune, which Complete runs
+// at most once an hour; call it from a scheduled job instead if you like.
+package pgdedup
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	paygate "github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/dedupstore"
+)
+
+// Defaults of the options.
+const (
+	DefaultLease     = dedupstore.DefaultLease
+	DefaultRetention = dedupstore.DefaultRetention
+	DefaultTable     = "paygate_callback_dedup"
+)
+
+// pruneEvery is how often Complete prunes old rows.
+const pruneEvery = time.Hour
+
+// ErrLeaseLost is matched (errors.Is) by the error Complete returns when
+// the claim expired and another replica took the callback over before
+// Complete: the callback was processed twice, so lengthen the lease. It is
+// recorded as processed all the same.
+var ErrLeaseLost = dedupstore.ErrLeaseLost
+
+// Store is a paygate.CallbackOrderStore on PostgreSQL. It is safe for
+// concurrent use; share one per process.
+type Store struct {
+	pool      *pgxpool.Pool
+	lease     time.Duration
+	retention time.Duration
+	table     string
+	tokens    dedupstore.Tokens
+	lastPrune atomic.Int64 // unix nanoseconds
+
+	claimSQL, completeSQL, takeOverSQL, releaseSQL, latestSQL, pruneSQL string
+}
+
+var _ paygate.CallbackOrderStore = (*Store)(nil)
+
+// Option configures New.
+type Option func(*Store)
+
+// WithLease sets how long a claim lasts: how long a replica that died
+// mid-processing blocks the callback, and so the longest the merchant
+// function may take (beyond it, another replica may process the callback
+// too). Default DefaultLease (60 s); zero or less keeps the default.
+func WithLease(d time.Duration) Option {
+	return func(s *Store) { s.lease = dedupstore.Positive(d, DefaultLease) }
+}
+
+// WithRetention sets how long a processed callback, and so the latest
+// status of a transaction, is remembered. Default DefaultRetention
+// (30 days); zero or less keeps the default.
+func WithRetention(d time.Duration) Option {
+	return func(s *Store) { s.retention = dedupstore.Positive(d, DefaultRetention) }
+}
+
+// WithTable sets the table's name, optionally schema-qualified
+// ("payments.callback_dedup"). Default DefaultTable.
+func WithTable(name string) Option {
+	return func(s *Store) { s.table = name }
+}
+
+// New returns a store on pool, creating its table and indexes if missing.
+func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error) {
+	s := &Store{pool: pool, lease: DefaultLease, retention: DefaultRetention, table: DefaultTable}
+	for _, o := range opts {
+		o(s)
+	}
+	parts := strings.Split(s.table, ".")
+	if s.table == "" || len(parts) > 2 || parts[len(parts)-1] == "" || parts[0] == "" {
+		return nil, fmt.Errorf("pgdedup: table name %q: want name or schema.name", s.table)
+	}
+	t := pgx.Identifier(parts).Sanitize()
+	base := parts[len(parts)-1]
+	idx := func(suffix string) string { return pgx.Identifier{base + "_" + suffix}.Sanitize() }
+	s.prepare(t)
+	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
+		// CREATE ... IF NOT EXISTS races with itself across sessions.
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, "pgdedup:"+s.table); err != nil {
+			return err
+		}
+		for _, q := range []string{
+			`CREATE TABLE IF NOT EXISTS ` + t + ` (
+				key text PRIMARY KEY,
+				transaction_id bigint NOT NULL,
+				stage smallint NOT NULL,
+				status text NOT NULL,
+				token text,
+				lease_until timestamptz,
+				done_at timestamptz)`,
+			`CREATE INDEX IF NOT EXISTS ` + idx("txn") + ` ON ` + t + ` (transaction_id, stage DESC, done_at) WHERE done_at IS NOT NULL`,
+			`CREATE INDEX IF NOT EXISTS ` + idx("age") + ` ON ` + t + ` (coalesce(done_at, lease_until))`,
+		} {
+			if _, err := tx.Exec(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("pgdedup: create table %s: %w", s.table, err)
+	}
+	return s, nil
+}
+
+func (s *Store) prepare(t string) {
+	// The claim takes a new row or one whose lease ended. When the row is
+	// neither, the second SELECT tells processed (1) from busy (2); no row
+	// at all means it was claimed since this statement's snapshot: busy.
+	s.claimSQL = `WITH claim AS (
+		INSERT INTO ` + t + ` AS d (key, transaction_id, stage, status, token, lease_until)
+		VALUES ($1, $2, $3, $4, $5, now() + $6 * interval '1 millisecond')
+		ON CONFLICT (key) DO UPDATE SET token = excluded.token, lease_until = excluded.lease_until
+		WHERE d.done_at IS NULL AND d.lease_until <= now()
+		RETURNING 0 AS state)
+	SELECT state FROM claim
+	UNION ALL
+	SELECT CASE WHEN done_at IS NULL THEN 2 ELSE 1 END FROM ` + t + `
+	WHERE key = $1 AND NOT EXISTS (SELECT 1 FROM claim)`
+	s.completeSQL = `UPDATE ` + t + ` SET done_at = now(), token = NULL, lease_until = NULL
+		WHERE key = $1 AND token = $2`
+	// Complete of a claim that is no longer ours records the callback all
+	// the same; the caller reports the lost lease.
+	s.takeOverSQL = `INSERT INTO ` + t + ` AS d (key, transaction_id, stage, status, done_at)
+		VALUES ($1, $2, $3, $4, now())
+		ON CONFLICT (key) DO UPDATE SET done_at = now(), token = NULL, lease_until = NULL
+		WHERE d.done_at IS NULL`
+	s.releaseSQL = `DELETE FROM ` + t + ` WHERE key = $1 AND token = $2`
+	s.latestSQL = `SELECT status FROM ` + t + `
+		WHERE transaction_id = $1 AND stage > 0 AND done_at IS NOT NULL
+		ORDER BY stage DESC, done_at LIMIT 1`
+	s.pruneSQL = `DELETE FROM ` + t + ` WHERE coalesce(done_at, lease_until) < now() - $1 * interval '1 millisecond'`
+}
+
+// Claim implements paygate.CallbackDedupStore. It does not wait for a
+// claim held elsewhere: it reports DedupBusy, and the handler answers 503
+// so that the gateway delivers again later.
+func (s *Store) Claim(ctx context.Context, key paygate.DedupKey) (paygate.DedupClaim, error) {
+	k, token := key.String(), dedupstore.New()
+	var state int
+	err := s.pool.QueryRow(ctx, s.claimSQL, k, int64(key.Transaction), key.Stage(), string(key.Status), token, s.lease.Milliseconds()).Scan(&state)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return paygate.DedupBusy, nil
+	case err != nil:
+		return paygate.DedupBusy, fmt.Errorf("pgdedup: claim: %w", err)
+	case state == 0:
+		s.tokens.Hold(k, token)
+		return paygate.DedupAcquired, nil
+	case state == 1:
+		return paygate.DedupProcessed, nil
+	}
+	return paygate.DedupBusy, nil
+}
+
+// Complete implements paygate.CallbackDedupStore: the callback's row is
+// marked processed, which also makes its status the latest of its
+// transaction unless a later stage was processed. It returns an error
+// matching ErrLeaseLost when another replica took the claim over.
+func (s *Store) Complete(ctx context.Context, key paygate.DedupKey) error {
+	k := key.String()
+	tag, err := s.pool.Exec(ctx, s.completeSQL, k, s.tokens.Take(k))
+	if err != nil {
+		return fmt.Errorf("pgdedup: complete: %w", err)
+	}
+	if tag.RowsAffected() == 0 {
+		if _, err := s.pool.Exec(ctx, s.takeOverSQL, k, int64(key.Transaction), key.Stage(), string(key.Status)); err != nil {
+			return fmt.Errorf("pgdedup: complete: %w", err)
+		}
+		return fmt.Errorf("pgdedup: callback %s: %w", key.ID, ErrLeaseLost)
+	}
+	if last := s.lastPrune.Load(); time.Since(time.Unix(0, last)) > pruneEvery && s.lastPrune.CompareAndSwap(last, time.Now().UnixNano()) {
+		if _, err := s.Prune(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Release implements paygate.CallbackDedupStore: the claim's row is
+// deleted if it is still this replica's, so that the next delivery is
+// processed.
+func (s *Store) Release(ctx context.Context, key paygate.DedupKey) error {
+	k := key.String()
+	if _, err := s.pool.Exec(ctx, s.releaseSQL, k, s.tokens.Take(k)); err != nil {
+		return fmt.Errorf("pgdedup: release: %w", err)
+	}
+	return nil
+}
+
+// LatestStatus implements paygate.CallbackOrderStore: the status of the
+// processed callback of the latest stage for transaction (the first
+// processed, among several of that stage).
+func (s *Store) LatestStatus(ctx context.Context, transaction paygate.ID) (paygate.CallbackStatus, error) {
+	var st string
+	err := s.pool.QueryRow(ctx, s.latestSQL, int64(transaction)).Scan(&st)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("pgdedup: latest status: %w", err)
+	}
+	return paygate.CallbackStatus(st), nil
+}
+
+// Prune deletes the rows of callbacks processed longer ago than the
+// retention, and of claims whose lease ended that long ago, and returns how
+// many it deleted.
+func (s *Store) Prune(ctx context.Context) (int64, error) {
+	tag, err := s.pool.Exec(ctx, s.pruneSQL, s.retention.Milliseconds())
+	if err != nil {
+		return 0, fmt.Errorf("pgdedup: prune: %w", err)
+	}
+	return tag.RowsAffected(), nil
+}

@@ -1,0 +1,206 @@
+// Package redisdedup is a paygate.CallbackDedupStore on Redis, for a
+// callback endpoint running on several replicas: each callback is processed
+// by one replica at a time and, once processed, never again for the
+// retention period, whichever replica receives the next delivery.
+//
+// A replica claims a callback before processing it: a key set only if
+// absent (one Lua script, so atomic), holding a random token and expiring
+// after the lease. Complete replaces the claim with a "done" mark that
+// expires after the retention; Release deletes the claim only if it still
+// holds this replica's token. A replica that dies mid-processing neither
+// completes nor releases: its claim expires after the lease, and the next
+// delivery is processed by another replica.
+//
+// Each callback has one key, hash-tagged on the callback's digest
+// (prefix + "{" + DedupKey.String() + "}"), and the latest status of each
+// transaction has one, hash-tagged on the transaction id; every script
+// touches one key, so the store works on a Redis Cluster (pass a
+// *redis.ClusterClient) as on one server.
+package redisdedup
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	paygate "github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/dedupstore"
+)
+
+// Defaults of the options.
+const (
+	DefaultLease     = dedupstore.DefaultLease
+	DefaultRetention = dedupstore.DefaultRetention
+	DefaultKeyPrefix = "paygate:dedup:"
+)
+
+// ErrLeaseLost is matched (errors.Is) by the error Complete returns when
+// the claim expired and another replica took the callback over before
+// Complete: the callback was processed twice, so lengthen the lease. It is
+// recorded as processed all the same.
+var ErrLeaseLost = dedupstore.ErrLeaseLost
+
+// Store is a paygate.CallbackOrderStore on Redis. It is safe for
+// concurrent use; share one per process.
+type Store struct {
+	rdb       redis.UniversalClient
+	lease     time.Duration
+	retention time.Duration
+	prefix    string
+	tokens    dedupstore.Tokens
+}
+
+var _ paygate.CallbackOrderStore = (*Store)(nil)
+
+// Option configures New.
+type Option func(*Store)
+
+// WithLease sets how long a claim lasts: how long a replica that died
+// mid-processing blocks the callback, and so the longest the merchant
+// function may take (beyond it, another replica may process the callback
+// too). Default DefaultLease (60 s); zero or less keeps the default.
+func WithLease(d time.Duration) Option {
+	return func(s *Store) { s.lease = dedupstore.Positive(d, DefaultLease) }
+}
+
+// WithRetention sets how long a processed callback, and the latest status
+// of a transaction, are remembered. Default DefaultRetention (30 days);
+// zero or less keeps the default.
+func WithRetention(d time.Duration) Option {
+	return func(s *Store) { s.retention = dedupstore.Positive(d, DefaultRetention) }
+}
+
+// WithKeyPrefix sets the prefix of every key the store writes, to share a
+// Redis database with other data. Default DefaultKeyPrefix.
+func WithKeyPrefix(p string) Option {
+	return func(s *Store) { s.prefix = p }
+}
+
+// New returns a store on rdb: a *redis.Client, a *redis.ClusterClient or a
+// failover client.
+func New(rdb redis.UniversalClient, opts ...Option) *Store {
+	s := &Store{rdb: rdb, lease: DefaultLease, retention: DefaultRetention, prefix: DefaultKeyPrefix}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// done is the value of a processed callback's key; tokens are hex digits.
+const done = "done"
+
+// claimScript takes the claim when the key is absent: 0 acquired,
+// 1 processed, 2 claimed by someone else.
+var claimScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if not v then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+  return 0
+end
+if v == ARGV[3] then return 1 end
+return 2`)
+
+// completeScript marks the callback done for the retention: 0 when the
+// claim was still ours or had lapsed untaken, 1 when another replica had
+// claimed or completed it meanwhile (marked done all the same).
+var completeScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+if v and v ~= ARGV[1] then return 1 end
+return 0`)
+
+// releaseScript deletes the claim only if it still holds our token.
+var releaseScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`)
+
+// latestScript records a status in the transaction's hash unless one of a
+// later or the same stage is there.
+var latestScript = redis.NewScript(`
+local cur = redis.call('HGET', KEYS[1], 'stage')
+if cur and tonumber(cur) >= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'stage', ARGV[1], 'status', ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1`)
+
+// Claim implements paygate.CallbackDedupStore. It does not wait for a
+// claim held elsewhere: it reports DedupBusy, and the handler answers 503
+// so that the gateway delivers again later.
+func (s *Store) Claim(ctx context.Context, key paygate.DedupKey) (paygate.DedupClaim, error) {
+	k, token := s.callbackKey(key), dedupstore.New()
+	n, err := claimScript.Run(ctx, s.rdb, []string{k}, token, ms(s.lease), done).Int()
+	if err != nil {
+		return paygate.DedupBusy, fmt.Errorf("redisdedup: claim: %w", err)
+	}
+	switch n {
+	case 0:
+		s.tokens.Hold(k, token)
+		return paygate.DedupAcquired, nil
+	case 1:
+		return paygate.DedupProcessed, nil
+	}
+	return paygate.DedupBusy, nil
+}
+
+// Complete implements paygate.CallbackDedupStore: the callback is
+// remembered as processed for the retention, and its status recorded as the
+// latest of its transaction unless a later stage was. It returns an error
+// matching ErrLeaseLost when another replica took the claim over.
+func (s *Store) Complete(ctx context.Context, key paygate.DedupKey) error {
+	if key.Transaction != 0 && key.Stage() > 0 {
+		// Before the done mark: a crash in between leaves the callback to
+		// be processed again, never a processed status unrecorded.
+		err := latestScript.Run(ctx, s.rdb, []string{s.transactionKey(key.Transaction)},
+			key.Stage(), string(key.Status), ms(s.retention)).Err()
+		if err != nil {
+			return fmt.Errorf("redisdedup: record latest status: %w", err)
+		}
+	}
+	k := s.callbackKey(key)
+	n, err := completeScript.Run(ctx, s.rdb, []string{k}, s.tokens.Take(k), done, ms(s.retention)).Int()
+	if err != nil {
+		return fmt.Errorf("redisdedup: complete: %w", err)
+	}
+	if n == 1 {
+		return fmt.Errorf("redisdedup: callback %s: %w", key.ID, ErrLeaseLost)
+	}
+	return nil
+}
+
+// Release implements paygate.CallbackDedupStore: the claim is deleted if it
+// is still this replica's, so that the next delivery is processed.
+func (s *Store) Release(ctx context.Context, key paygate.DedupKey) error {
+	k := s.callbackKey(key)
+	if err := releaseScript.Run(ctx, s.rdb, []string{k}, s.tokens.Take(k)).Err(); err != nil {
+		return fmt.Errorf("redisdedup: release: %w", err)
+	}
+	return nil
+}
+
+// LatestStatus implements paygate.CallbackOrderStore.
+func (s *Store) LatestStatus(ctx context.Context, transaction paygate.ID) (paygate.CallbackStatus, error) {
+	st, err := s.rdb.HGet(ctx, s.transactionKey(transaction), "status").Result()
+	switch {
+	case err == redis.Nil:
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("redisdedup: latest status: %w", err)
+	}
+	return paygate.CallbackStatus(st), nil
+}
+
+func (s *Store) callbackKey(key paygate.DedupKey) string {
+	return s.prefix + "{" + key.String() + "}"
+}
+
+func (s *Store) transactionKey(id paygate.ID) string {
+	return s.prefix + "txn:{" + id.String() + "}"
+}
+
+// ms is d in whole milliseconds, at least one, as PX and PEXPIRE take it.
+func ms(d time.Duration) string {
+	return strconv.FormatInt(max(d.Milliseconds(), 1), 10)
+}
