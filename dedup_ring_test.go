@@ -36,7 +36,9 @@ func (p storeProbe) remembered(k DedupKey) bool {
 	return c == DedupProcessed
 }
 
-func completedKey(id ID) DedupKey { return DedupKey{ID: id, Status: CallbackCompleted, Transaction: id} }
+func completedKey(id ID) DedupKey {
+	return DedupKey{ID: id, Status: CallbackCompleted, Transaction: id}
+}
 
 // After the ring has wrapped several times the store still remembers
 // exactly the newest callbacks and has forgotten exactly the older ones:
