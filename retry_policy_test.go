@@ -73,6 +73,8 @@ func TestRetryPolicy_AttemptsAndWaitsOnA503GET(t *testing.T) {
 			[]time.Duration{100 * ms, 200 * ms, 400 * ms, 800 * ms, time.Second, time.Second}},
 		{"the default MaxDelay caps at 10s", []Option{WithRetryPolicy(RetryPolicy{MaxAttempts: 4, BaseDelay: 3 * time.Second})}, nil,
 			[]time.Duration{3 * time.Second, 6 * time.Second, 10 * time.Second}},
+		{"a doubled wait just under MaxDelay is not rounded up to it", []Option{WithRetryPolicy(RetryPolicy{MaxAttempts: 4, BaseDelay: 3 * ms, MaxDelay: 7 * ms})}, nil,
+			[]time.Duration{3 * ms, 6 * ms, 7 * ms}},
 		{"the smallest delays are kept", []Option{WithRetryPolicy(RetryPolicy{MaxAttempts: 3, BaseDelay: 1, MaxDelay: 1})}, nil,
 			[]time.Duration{1, 1}},
 		{"a call's policy replaces the client's", []Option{WithRetryPolicy(NoRetries)}, []CallOption{WithCallRetryPolicy(RetryPolicy{MaxAttempts: 3, BaseDelay: 40 * ms})},
