@@ -57,21 +57,24 @@ func TestMemoryDedupStore_RingAfterSeveralWraps(t *testing.T) {
 	}
 }
 
-// A capacity below 1 is DefaultDedupCapacity, and the store works: it
-// remembers that many and then forgets the oldest.
+// A capacity below 1 is DefaultDedupCapacity, which the README gives as
+// 10 000, and the store works: it remembers that many and then forgets the
+// oldest.
 func TestMemoryDedupStore_CapacityBelowOneIsTheDefault(t *testing.T) {
+	const documented = 10000
+	require.Equal(t, documented, DefaultDedupCapacity)
 	for _, capacity := range []int{0, -1} {
 		p := storeProbe{t, NewMemoryDedupStore(capacity)}
-		for id := ID(1); id <= DefaultDedupCapacity; id++ {
+		for id := ID(1); id <= documented; id++ {
 			p.complete(completedKey(id))
 		}
-		assert.Equal(t, DefaultDedupCapacity, p.s.Len())
+		assert.Equal(t, documented, p.s.Len())
 		assert.True(t, p.remembered(completedKey(1)))
-		p.complete(completedKey(DefaultDedupCapacity + 1))
-		assert.Equal(t, DefaultDedupCapacity, p.s.Len())
+		p.complete(completedKey(documented + 1))
+		assert.Equal(t, documented, p.s.Len())
 		assert.False(t, p.remembered(completedKey(1)), "the oldest is forgotten")
 		assert.True(t, p.remembered(completedKey(2)))
-		assert.True(t, p.remembered(completedKey(DefaultDedupCapacity+1)))
+		assert.True(t, p.remembered(completedKey(documented+1)))
 	}
 }
 
