@@ -45,15 +45,17 @@ func completedKey(id ID) DedupKey {
 // a ring that stopped advancing would evict the newest instead, and the
 // gateway's ordinary redelivery would be processed twice.
 func TestMemoryDedupStore_RingAfterSeveralWraps(t *testing.T) {
-	const capacity, total = 3, 3*4 + 2
-	p := storeProbe{t, NewMemoryDedupStore(capacity)}
-	for n := ID(1); n <= total; n++ {
-		p.complete(completedKey(n))
-		for id := ID(1); id <= n; id++ {
-			want := id > n-capacity
-			require.Equal(t, want, p.remembered(completedKey(id)), "after %d callbacks, callback %d", n, id)
+	for _, capacity := range []ID{1, 2, 3} {
+		total := capacity*4 + 2
+		p := storeProbe{t, NewMemoryDedupStore(int(capacity))}
+		for n := ID(1); n <= total; n++ {
+			p.complete(completedKey(n))
+			for id := ID(1); id <= n; id++ {
+				want := id+capacity > n
+				require.Equal(t, want, p.remembered(completedKey(id)), "capacity %d, after %d callbacks, callback %d", capacity, n, id)
+			}
+			require.Equal(t, int(min(n, capacity)), p.s.Len())
 		}
-		require.Equal(t, min(int(n), capacity), p.s.Len())
 	}
 }
 
