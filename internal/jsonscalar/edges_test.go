@@ -39,7 +39,7 @@ func TestText_EscapesAndEdges(t *testing.T) {
 		assert.Equal(t, want, got, "%q", in)
 	}
 	for _, in := range []string{
-		`"`, `"\"`, `"a`, `a"`, "\"a\x01b\"", `"\x"`, `nul`, `nulls`, `-`, `1.`, `--1`, `+1`, `.5`, `"a""`,
+		`"`, `"\"`, `"a`, `a"`, "\"a\x01b\"", "\"\x01\"", "\"\x1f\"", `"\x"`, `nul`, `nulls`, `-`, `1.`, `--1`, `+1`, `.5`, `"a""`,
 	} {
 		_, err := Text([]byte(in))
 		var te *json.UnmarshalTypeError
@@ -93,8 +93,17 @@ func TestInt_ErrorsAndTypes(t *testing.T) {
 		`"\q"`:  `value "\"\\q\""`,
 		`[1]`:   `value "[1]"`,
 		`1e100`: `non-integer "1e100"`,
+		// Digits in base 10 only: no prefixes, no separators.
+		`"0x10"`:  `non-integer "\"0x10\""`,
+		`"0b1"`:   `non-integer "\"0b1\""`,
+		`"0o7"`:   `non-integer "\"0o7\""`,
+		`"1_000"`: `non-integer "\"1_000\""`,
 	} {
-		_, err := Int([]byte(in))
+		n, err := Int([]byte(in))
+		assert.Zero(t, n, "no value beside an error: %s", in)
+		n64, err64 := Int64([]byte(in))
+		assert.Zero(t, n64, in)
+		assert.Equal(t, err, err64, in)
 		var te *json.UnmarshalTypeError
 		if assert.ErrorAs(t, err, &te, in) {
 			assert.Equal(t, want, te.Value, in)
