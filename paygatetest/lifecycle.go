@@ -138,39 +138,33 @@ func (s *Server) settle(t *txn) {
 func callbackStatus(t *txn) paygate.CallbackStatus {
 	switch t.typ {
 	case paygate.TypePayout:
-		switch t.status {
-		case paygate.StatusProcessing:
-			return paygate.CallbackProcessing
-		case paygate.StatusCompleted:
-			return paygate.CallbackPayoutCompleted
-		case paygate.StatusFailed:
-			return paygate.CallbackPayoutFailed
-		case paygate.StatusCancelled:
-			return paygate.CallbackPayoutCancelled
-		case paygate.StatusAbandoned:
-			return paygate.CallbackPayoutAbandoned
-		case paygate.StatusWaitingApproval:
-			return paygate.CallbackWaitingApproval
-		}
+		return payoutCallback[t.status]
 	case paygate.TypeRefund, paygate.TypeChargeback, paygate.TypeRetrieval, paygate.TypePenalty:
 		if t.status == paygate.StatusCompleted {
 			return completedCallback[t.typ]
 		}
-	default:
-		switch t.status {
-		case paygate.StatusWaitingApproval:
-			return paygate.CallbackWaitingApproval
-		case paygate.StatusCompleted:
-			return paygate.CallbackCompleted
-		case paygate.StatusFailed:
-			return paygate.CallbackFailed
-		case paygate.StatusVerified:
-			return paygate.CallbackVerified
-		case paygate.StatusProcessing:
-			return paygate.CallbackProcessing
-		}
+		return ""
 	}
-	return ""
+	return paymentCallback[t.status]
+}
+
+// paymentCallback is the callback status of a payment's status.
+var paymentCallback = map[paygate.Status]paygate.CallbackStatus{
+	paygate.StatusWaitingApproval: paygate.CallbackWaitingApproval,
+	paygate.StatusCompleted:       paygate.CallbackCompleted,
+	paygate.StatusFailed:          paygate.CallbackFailed,
+	paygate.StatusVerified:        paygate.CallbackVerified,
+	paygate.StatusProcessing:      paygate.CallbackProcessing,
+}
+
+// payoutCallback is the callback status of a payout's status.
+var payoutCallback = map[paygate.Status]paygate.CallbackStatus{
+	paygate.StatusProcessing:      paygate.CallbackProcessing,
+	paygate.StatusCompleted:       paygate.CallbackPayoutCompleted,
+	paygate.StatusFailed:          paygate.CallbackPayoutFailed,
+	paygate.StatusCancelled:       paygate.CallbackPayoutCancelled,
+	paygate.StatusAbandoned:       paygate.CallbackPayoutAbandoned,
+	paygate.StatusWaitingApproval: paygate.CallbackWaitingApproval,
 }
 
 // completedCallback is the callback status of a completed refund or
