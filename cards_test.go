@@ -337,13 +337,7 @@ func TestCharge_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code := tt.want.(*Error).Code
-			err := requireGatewayError(t, http.MethodPost, "card/process", tt.fixture, tt.want, chargeWith(validCharge()))
-			assert.NotErrorIs(t, err, ErrOutcomeUnknown, "the gateway's error is a definite answer")
-			var apiErr *Error
-			require.ErrorAs(t, err, &apiErr)
-			assert.Equal(t, code, apiErr.Code)
-			assert.Equal(t, code.HTTPStatus(), apiErr.HTTPStatus)
+			requireGatewayError(t, http.MethodPost, "card/process", tt.fixture, tt.want, chargeWith(validCharge()))
 		})
 	}
 }
@@ -612,12 +606,11 @@ func TestChargeRecurring_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := requireGatewayError(t, http.MethodPost, "card/processRecurring", tt.fixture, tt.want, func(c *Client) error {
+			requireGatewayError(t, http.MethodPost, "card/processRecurring", tt.fixture, tt.want, func(c *Client) error {
 				return errOf(c.Cards.ChargeRecurring(context.Background(), &ChargeRecurringParams{
 					User: "100452", Price: decimal.RequireFromString("9.99"), Currency: "EUR",
 				}))
 			})
-			assert.NotErrorIs(t, err, ErrOutcomeUnknown)
 		})
 	}
 }

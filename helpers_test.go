@@ -219,12 +219,20 @@ func requireResponseError(t testing.TB, err error, field string) {
 
 // requireGatewayError answers "method path" with the error fixture at the
 // HTTP status the spec gives want's code, runs call, and checks that the
-// error matches want. It returns the error for further checks.
+// error matches want, is the gateway's definite answer (not an unknown
+// outcome) and carries want's code and that status. It returns the error
+// for further checks.
 func requireGatewayError(t *testing.T, method, path, fixture string, want error, call func(*Client) error) error {
 	t.Helper()
+	code := want.(*Error).Code
 	c, mock := newMockClient(t)
-	record(t, mock, method, path, fixtureResponder(t, want.(*Error).Code.HTTPStatus(), fixture))
+	record(t, mock, method, path, fixtureResponder(t, code.HTTPStatus(), fixture))
 	err := call(c)
 	require.ErrorIs(t, err, want)
+	assert.NotErrorIs(t, err, ErrOutcomeUnknown, "the gateway's error is a definite answer")
+	var apiErr *Error
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, code, apiErr.Code)
+	assert.Equal(t, code.HTTPStatus(), apiErr.HTTPStatus)
 	return err
 }

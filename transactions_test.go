@@ -87,13 +87,10 @@ func TestReverse_GatewayErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			record(t, mock, http.MethodPost, "transaction/reverse", fixtureResponder(t, tt.status, tt.fixture))
-			_, err := c.Transactions.Reverse(context.Background(), &ReverseParams{ID: txBigID, Amount: decimal.NewFromInt(5)})
-			require.ErrorIs(t, err, tt.want)
-			var apiErr *Error
-			require.ErrorAs(t, err, &apiErr)
-			assert.Equal(t, tt.status, apiErr.HTTPStatus)
+			require.Equal(t, tt.status, tt.want.(*Error).Code.HTTPStatus(), "the spec's status for the code")
+			requireGatewayError(t, http.MethodPost, "transaction/reverse", tt.fixture, tt.want, func(c *Client) error {
+				return errOf(c.Transactions.Reverse(context.Background(), &ReverseParams{ID: txBigID, Amount: decimal.NewFromInt(5)}))
+			})
 		})
 	}
 }
