@@ -38,10 +38,7 @@ func TestIntegration_TemporaryTokenIsSingleUse(t *testing.T) {
 
 		params.OrderID = "ord-2"
 		_, err = sb.client.Cards.Charge(testCtx(t), params)
-		require.ErrorIs(t, err, paygate.ErrCardTokenUsed)
-		var apiErr *paygate.Error
-		require.ErrorAs(t, err, &apiErr)
-		assert.Equal(t, http.StatusForbidden, apiErr.HTTPStatus)
+		requireErrorStatus(t, err, paygate.ErrCardTokenUsed, http.StatusForbidden)
 	})
 }
 

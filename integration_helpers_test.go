@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
@@ -291,4 +292,14 @@ func postForm(t testing.TB, target string, form url.Values) *http.Response {
 	require.NoError(t, err)
 	t.Cleanup(func() { resp.Body.Close() })
 	return resp
+}
+
+// requireErrorStatus checks that err matches want and is the gateway's
+// error answered with HTTP status.
+func requireErrorStatus(t *testing.T, err, want error, status int) {
+	t.Helper()
+	require.ErrorIs(t, err, want)
+	var apiErr *paygate.Error
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, status, apiErr.HTTPStatus)
 }

@@ -390,10 +390,16 @@ var txThreePages = map[string]string{
 	"1": "transactions_list_page1.json", "2": "transactions_list_page2.json", "3": "transactions_list_page3.json",
 }
 
+// txThreePageClient is a client whose transactions listing answers the
+// pages of txThreePages, with the recorder of its requests.
+func txThreePageClient(t *testing.T) (*Client, *recorder) {
+	c, mock := newMockClient(t)
+	return c, record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
+}
+
 func TestAll_FetchesEveryPageUntilTheShortOne(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
+	c, rec := txThreePageClient(t)
 
 	var ids []ID
 	for tx, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-2026-0042", Limit: 2}) {
@@ -410,8 +416,7 @@ func TestAll_FetchesEveryPageUntilTheShortOne(t *testing.T) {
 
 func TestAll_PageSizeFromFirstPageWhenNoLimit(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
+	c, rec := txThreePageClient(t)
 
 	n := 0
 	for _, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-2026-0042"}) {
@@ -424,8 +429,7 @@ func TestAll_PageSizeFromFirstPageWhenNoLimit(t *testing.T) {
 
 func TestAll_StopsFetchingWhenTheLoopBreaks(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
+	c, rec := txThreePageClient(t)
 
 	var ids []ID
 	for tx, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-2026-0042", Limit: 2}) {
@@ -554,8 +558,7 @@ func TestReconcile(t *testing.T) {
 
 func TestReconcile_ListsEveryPageOfTheOrder(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
+	c, rec := txThreePageClient(t)
 
 	got, err := c.Transactions.Reconcile(context.Background(), "ord-2026-0042")
 	require.NoError(t, err)
