@@ -67,22 +67,15 @@ func (s *Server) dropSubscription(t *txn) {
 
 // schedule settles t after the processing delay. The caller holds s.mu.
 func (s *Server) schedule(t *txn) {
-	select {
-	case <-s.closed:
-		return
-	default:
-	}
-	if s.processingDelay <= 0 {
+	if s.isClosed() || s.processingDelay <= 0 {
 		return
 	}
 	id := t.id
 	s.timer[id] = time.AfterFunc(s.processingDelay, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		select {
-		case <-s.closed:
+		if s.isClosed() {
 			return
-		default:
 		}
 		if t := s.st.txns[id]; t != nil {
 			s.settle(t)
@@ -90,15 +83,24 @@ func (s *Server) schedule(t *txn) {
 	})
 }
 
+// isClosed reports whether Close has begun: timers and clock moves that
+// fire after it change nothing.
+func (s *Server) isClosed() bool {
+	select {
+	case <-s.closed:
+		return true
+	default:
+		return false
+	}
+}
+
 // clockAdvanced runs after the clock moved: processing transactions settle
 // and due recurring payments are made.
 func (s *Server) clockAdvanced() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	select {
-	case <-s.closed:
+	if s.isClosed() {
 		return
-	default:
 	}
 	s.settleLocked()
 	s.chargeDueRecurring()
