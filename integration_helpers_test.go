@@ -117,6 +117,18 @@ func (sb *sandbox) charge(t testing.TB, card, price, orderID string) *paygate.Pa
 	return pay
 }
 
+// chargeSubscribing charges user 9.99 EUR (order sub-1) with the approved
+// card, subscribing them to recurring payments at most every days days.
+func (sb *sandbox) chargeSubscribing(t testing.TB, user paygate.UserID, days int) *paygate.Payment {
+	t.Helper()
+	params := sb.chargeParams(t, user, paygatetest.CardApproved, "9.99", "sub-1")
+	params.Recurring = true
+	params.RecurringInterval = paygate.Days(days)
+	pay, err := sb.client.Cards.Charge(testCtx(t), params)
+	require.NoError(t, err)
+	return pay
+}
+
 // status reads a transaction's status by id; the one way to read it in both
 // forms.
 func (sb *sandbox) status(t testing.TB, id paygate.ID) *paygate.TransactionStatus {
