@@ -211,8 +211,7 @@ func TestCallbackHandler_StatusCodes(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var calls atomic.Int32
 			h := newTestCallbackHandler(t, func(context.Context, *Callback) error { calls.Add(1); return nil })
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, tt.req())
+			w := serve(t, h, tt.req())
 			assert.Equal(t, tt.wantCode, w.Code, w.Body.String())
 			assert.Equal(t, int32(tt.wantCalls), calls.Load(), "calls of the callback function")
 			if tt.wantCode == 200 {
@@ -235,13 +234,11 @@ func TestCallbackHandler_FunctionErrorIs500AndRedeliveryRunsAgain(t *testing.T) 
 	})
 	s := newTestCallbackSigner(testSecret, FormExtended)
 
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, s.Request("/cb", CallbackCompleted, nil))
+	w := serve(t, h, s.Request("/cb", CallbackCompleted, nil))
 	assert.Equal(t, http.StatusInternalServerError, w.Code)
 	assert.NotContains(t, w.Body.String(), "database", "internal errors are not echoed")
 
-	w = httptest.NewRecorder()
-	h.ServeHTTP(w, s.Request("/cb", CallbackCompleted, nil))
+	w = serve(t, h, s.Request("/cb", CallbackCompleted, nil))
 	assert.Equal(t, http.StatusOK, w.Code)
 	assert.Equal(t, int32(2), calls.Load())
 }
@@ -255,10 +252,9 @@ func TestCallbackHandler_PanicReleasesTheClaim(t *testing.T) {
 		return nil
 	})
 	s := newTestCallbackSigner(testSecret, FormExtended)
-	assert.Panics(t, func() { h.ServeHTTP(httptest.NewRecorder(), s.Request("/cb", CallbackCompleted, nil)) })
+	assert.Panics(t, func() { serve(t, h, s.Request("/cb", CallbackCompleted, nil)) })
 
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, s.Request("/cb", CallbackCompleted, nil))
+	w := serve(t, h, s.Request("/cb", CallbackCompleted, nil))
 	assert.Equal(t, http.StatusOK, w.Code)
 	assert.Equal(t, int32(2), calls.Load())
 }
@@ -273,8 +269,7 @@ func TestCallbackHandler_RepeatedDeliveryIsAcknowledgedButProcessedOnce(t *testi
 			})
 			s := newTestCallbackSigner(testSecret, f)
 			for _, status := range []CallbackStatus{CallbackCompleted, CallbackCompleted, CallbackReversed, CallbackCompleted, CallbackReversed} {
-				w := httptest.NewRecorder()
-				h.ServeHTTP(w, s.Request("/cb", status, nil))
+				w := serve(t, h, s.Request("/cb", status, nil))
 				require.Equal(t, http.StatusOK, w.Code)
 				require.Equal(t, "OK", w.Body.String())
 			}
@@ -307,7 +302,7 @@ func TestCallbackHandler_ConcurrentDuplicatesRunTheFunctionOnce(t *testing.T) {
 	}
 	require.Eventually(t, func() bool { return calls.Load() == 1 }, 5*time.Second, time.Millisecond)
 	close(release)
-	wg.Wait()
+	WaitWithin(t, "the duplicate deliveries", &wg)
 	assert.Equal(t, int32(1), calls.Load())
 	for _, c := range codes {
 		assert.Equal(t, http.StatusOK, c, "a duplicate is acknowledged once the first delivery succeeded")
@@ -326,16 +321,16 @@ func TestCallbackHandler_ConcurrentDuplicateOfAFailedDeliveryRunsAgain(t *testin
 	})
 	s := newTestCallbackSigner(testSecret, FormExtended)
 	results := make(chan int, 2)
-	serve := func() {
+	deliver := func() {
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, s.Request("/cb", CallbackCompleted, nil))
 		results <- w.Code
 	}
-	go serve()
+	go deliver()
 	require.Eventually(t, func() bool { return calls.Load() == 1 }, 5*time.Second, time.Millisecond)
-	go serve()
+	go deliver()
 	close(first)
-	got := []int{<-results, <-results}
+	got := []int{Receive(t, "answer to the first delivery", results), Receive(t, "answer to the second delivery", results)}
 	assert.ElementsMatch(t, []int{http.StatusInternalServerError, http.StatusOK}, got)
 	assert.Equal(t, int32(2), calls.Load())
 }
@@ -345,8 +340,7 @@ func TestCallbackHandler_WithoutDedupRunsEveryDelivery(t *testing.T) {
 	h := newTestCallbackHandler(t, func(context.Context, *Callback) error { calls.Add(1); return nil }, WithDedupStore(nil))
 	s := newTestCallbackSigner(testSecret, FormExtended)
 	for range 2 {
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, s.Request("/cb", CallbackCompleted, nil))
+		w := serve(t, h, s.Request("/cb", CallbackCompleted, nil))
 		require.Equal(t, http.StatusOK, w.Code)
 	}
 	assert.Equal(t, int32(2), calls.Load())
@@ -381,8 +375,7 @@ func TestCallbackHandler_StoreAnswers(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var calls atomic.Int32
 			h := newTestCallbackHandler(t, func(context.Context, *Callback) error { calls.Add(1); return nil }, WithDedupStore(tt.store))
-			w := httptest.NewRecorder()
-			h.ServeHTTP(w, newTestCallbackSigner(testSecret, FormExtended).Request("/cb", CallbackCompleted, nil))
+			w := serve(t, h, newTestCallbackSigner(testSecret, FormExtended).Request("/cb", CallbackCompleted, nil))
 			assert.Equal(t, tt.wantCode, w.Code)
 			assert.Equal(t, tt.wantHeader, w.Header().Get("Retry-After"))
 			assert.Zero(t, calls.Load())
@@ -398,8 +391,8 @@ func TestCallbackHandler_LogsRejectionsWithoutValues(t *testing.T) {
 	tampered := s.Values(CallbackCompleted, url.Values{"order_id": {"order-secret-77"}})
 	tampered.Set("price", "99999.0000")
 
-	h.ServeHTTP(httptest.NewRecorder(), callbackRequest(tampered.Encode()))
-	h.ServeHTTP(httptest.NewRecorder(), s.Request("/cb", CallbackCompleted, nil))
+	serve(t, h, callbackRequest(tampered.Encode()))
+	serve(t, h, s.Request("/cb", CallbackCompleted, nil))
 
 	out := logs.String()
 	assert.Contains(t, out, "paygate callback rejected")
@@ -634,8 +627,7 @@ func TestCallbackHandler_AcceptsEveryStatusInBothForms(t *testing.T) {
 			t.Run(f.String()+"/"+string(status), func(t *testing.T) {
 				var got *Callback
 				h := newTestCallbackHandler(t, func(_ context.Context, cb *Callback) error { got = cb; return nil })
-				w := httptest.NewRecorder()
-				h.ServeHTTP(w, newTestCallbackSigner(testSecret, f).Request("/cb", status, nil))
+				w := serve(t, h, newTestCallbackSigner(testSecret, f).Request("/cb", status, nil))
 				require.Equal(t, http.StatusOK, w.Code)
 				require.NotNil(t, got)
 				assert.Equal(t, status, got.Status)

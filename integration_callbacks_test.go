@@ -3,7 +3,6 @@ package paygate_test
 import (
 	"context"
 	"errors"
-	"net/http/httptest"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -156,20 +155,15 @@ func TestIntegration_FailedCallbackIsDeliveredAgain(t *testing.T) {
 		return nil
 	})
 	require.NoError(t, err)
-	hs := httptest.NewServer(h)
-	t.Cleanup(hs.Close)
+	hs := serveCallbacks(t, h)
 	sb := newSandbox(t, paygate.FormExtended, paygatetest.WithCallbackURL(hs.URL), paygatetest.WithCallbackRetry(3, 10*time.Millisecond))
 
 	pay := sb.charge(t, paygatetest.CardApproved, "10.00", "ord-1")
 	_, err = sb.srv.WaitForDelivery(testCtx(t), func(d paygatetest.Delivery) bool { return d.Attempts == 1 })
 	require.NoError(t, err)
 	sb.srv.Advance(10 * time.Millisecond) // retries follow the sandbox's clock
-	select {
-	case cb := <-processed:
-		assert.Equal(t, pay.ID, cb.ID)
-	case <-time.After(30 * time.Second):
-		t.Fatal("the callback was not delivered again")
-	}
+	cb := paygate.Receive(t, "callback delivered again", processed)
+	assert.Equal(t, pay.ID, cb.ID)
 	d, err := sb.srv.WaitForDelivery(testCtx(t), func(d paygatetest.Delivery) bool { return d.Done })
 	require.NoError(t, err)
 	assert.True(t, d.Delivered)

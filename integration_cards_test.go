@@ -237,7 +237,7 @@ func TestIntegration_3DSecureThroughTheACSPage(t *testing.T) {
 
 		resp := postForm(t, p.TermURL, url.Values{"PaRes": {back["PaRes"]}, "MD": {back["MD"]}})
 		require.Equal(t, http.StatusOK, resp.StatusCode)
-		done := <-returned
+		done := paygate.Receive(t, "payment authenticated by the merchant's ACS return handler", returned)
 		assert.Equal(t, pay.ID, done.ID)
 		assert.True(t, done.Success)
 		assert.Equal(t, paygate.StatusCompleted, sb.status(t, pay.ID).Status)

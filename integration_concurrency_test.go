@@ -44,7 +44,7 @@ func TestIntegration_ConcurrentChargesReversalsAndListings(t *testing.T) {
 			orders[i] = runConcurrentOrder(t, client, i)
 		}()
 	}
-	wg.Wait()
+	paygate.WaitWithin(t, "the concurrent orders", &wg)
 
 	seen := make(map[paygate.ID]string)
 	want := decimal.Zero

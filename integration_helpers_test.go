@@ -61,10 +61,10 @@ func newSandbox(t testing.TB, form paygate.Form, opts ...paygatetest.Option) *sa
 	return &sandbox{srv: srv, client: srv.Client(), form: form}
 }
 
-// testCtx is the context of sandbox calls: generous, as a loaded machine
-// running -race can be slow.
+// testCtx is the context of sandbox calls: a hung sandbox fails the call
+// within paygate.WaitLimit.
 func testCtx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), paygate.WaitLimit)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -193,17 +193,26 @@ func newReceiver(t testing.TB, privateKey string, middleware ...func(http.Handle
 	for _, m := range middleware {
 		handler = m(handler)
 	}
-	hs := httptest.NewServer(handler)
-	t.Cleanup(hs.Close)
-	rc.URL = hs.URL
+	rc.URL = serveCallbacks(t, handler).URL
 	return rc
 }
 
+// serveCallbacks serves h as a merchant's callback endpoint until the test
+// ends. A handler stuck in its store or its function is answered 503 after
+// paygate.WaitLimit, so that the sandbox and the server's Close are never
+// stuck with it.
+func serveCallbacks(t testing.TB, h http.Handler) *httptest.Server {
+	hs := httptest.NewServer(http.TimeoutHandler(h, paygate.WaitLimit, "callback handler stuck"))
+	t.Cleanup(hs.Close)
+	return hs
+}
+
 // wait returns the callback of transaction id with status, waiting for it
-// up to 30 seconds.
+// up to paygate.WaitLimit.
 func (rc *receiver) wait(t testing.TB, id paygate.ID, status paygate.CallbackStatus) *paygate.Callback {
 	t.Helper()
-	deadline := time.After(30 * time.Second)
+	deadline := time.NewTimer(paygate.WaitLimit)
+	defer deadline.Stop()
 	for {
 		rc.mu.Lock()
 		changed := rc.changed
@@ -216,8 +225,8 @@ func (rc *receiver) wait(t testing.TB, id paygate.ID, status paygate.CallbackSta
 		rc.mu.Unlock()
 		select {
 		case <-changed:
-		case <-deadline:
-			t.Fatalf("no %s callback for transaction %s within 30s", status, id)
+		case <-deadline.C:
+			t.Fatalf("no %s callback for transaction %s within %v", status, id, paygate.WaitLimit)
 		}
 	}
 }
@@ -299,7 +308,7 @@ func (sb *sandbox) countingClient() (*paygate.Client, *atomic.Int32) {
 // postForm POSTs a form as a browser does, without following a redirect.
 func postForm(t testing.TB, target string, form url.Values) *http.Response {
 	t.Helper()
-	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	hc := &http.Client{Timeout: paygate.WaitLimit, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := hc.Post(target, "application/x-www-form-urlencoded", bytes.NewBufferString(form.Encode()))
 	require.NoError(t, err)
 	t.Cleanup(func() { resp.Body.Close() })

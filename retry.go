@@ -66,7 +66,7 @@ func (p RetryPolicy) backoff(n int, retryAfter time.Duration) (time.Duration, bo
 	if shift := n - 1; shift < 62 && p.BaseDelay <= p.MaxDelay>>shift {
 		ceiling = p.BaseDelay << shift
 	}
-	return max(rand.N(ceiling+1), retryAfter), true
+	return max(jitter(ceiling+1), retryAfter), true
 }
 
 func retryableStatus(status int) bool {
@@ -96,8 +96,15 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 	return 0
 }
 
-// sleep waits for d or until ctx ends, whichever is first.
-func sleep(ctx context.Context, d time.Duration) error {
+// jitter draws a wait in [0, n), and sleep spends one. They are variables
+// so that tests can choose the waits and watch them without spending them.
+var (
+	jitter = rand.N[time.Duration]
+	sleep  = sleepContext
+)
+
+// sleepContext waits for d or until ctx ends, whichever is first.
+func sleepContext(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {

@@ -116,11 +116,12 @@ func WithCallbackRetry(attempts int, baseDelay time.Duration) Option {
 		if attempts < 1 || baseDelay < 0 {
 			return
 		}
-		waits := make([]time.Duration, attempts-1)
+		// wait is the option's own: one option may configure many servers.
+		waits, wait := make([]time.Duration, attempts-1), baseDelay
 		for i := range waits {
-			waits[i] = baseDelay
-			if baseDelay < time.Duration(math.MaxInt64)/2 {
-				baseDelay *= 2
+			waits[i] = wait
+			if wait < time.Duration(math.MaxInt64)/2 {
+				wait *= 2
 			}
 		}
 		c.callbackWaits = waits

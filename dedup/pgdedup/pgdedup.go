@@ -32,12 +32,20 @@
 //
 // Rows older than the retention are deleted by Prune, which Complete runs
 // at most once an hour; call it from a scheduled job instead if you like.
+// A failure of that hourly prune does not fail Complete (the callback is
+// recorded all the same): it is logged at error level (see WithLogger) and
+// the prune is tried again on the next Complete.
+//
+// PostgreSQL cuts identifiers to 63 bytes, so New refuses a table name of
+// more than 59 bytes, which would leave the two index names (the name plus
+// "_txn" and "_age") cut to one and one index silently missing.
 package pgdedup
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -60,6 +68,13 @@ const (
 // pruneEvery is how often Complete prunes old rows.
 const pruneEvery = time.Hour
 
+// maxIdentifier is the length in bytes past which PostgreSQL cuts an
+// identifier (NAMEDATALEN - 1).
+const maxIdentifier = 63
+
+// indexSuffixes are appended to the table's name to name its indexes.
+var indexSuffixes = [...]string{"_txn", "_age"}
+
 // ErrLeaseLost is matched (errors.Is) by the error Complete returns when
 // the claim expired and another replica took the callback over before
 // Complete: the callback was processed twice, so lengthen the lease. It is
@@ -73,6 +88,7 @@ type Store struct {
 	cfg       dedupstore.Settings
 	table     string
 	tokens    dedupstore.Tokens
+	logger    *slog.Logger
 	lastPrune atomic.Int64 // unix nanoseconds
 
 	claimSQL, completeSQL, takeOverSQL, releaseSQL, latestSQL, pruneSQL string
@@ -100,9 +116,19 @@ func WithTable(name string) Option {
 	return func(s *Store) { s.table = name }
 }
 
+// WithLogger sets where failures of the hourly prune that Complete runs
+// are logged (at error level). Default slog.Default(); nil keeps it.
+func WithLogger(l *slog.Logger) Option {
+	return func(s *Store) {
+		if l != nil {
+			s.logger = l
+		}
+	}
+}
+
 // New returns a store on pool, creating its table and indexes if missing.
 func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error) {
-	s := &Store{pool: pool, cfg: dedupstore.Defaults(), table: DefaultTable}
+	s := &Store{pool: pool, cfg: dedupstore.Defaults(), table: DefaultTable, logger: slog.Default()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -110,9 +136,12 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error
 	if s.table == "" || len(parts) > 2 || parts[len(parts)-1] == "" || parts[0] == "" {
 		return nil, fmt.Errorf("pgdedup: table name %q: want name or schema.name", s.table)
 	}
-	t := pgx.Identifier(parts).Sanitize()
 	base := parts[len(parts)-1]
-	idx := func(suffix string) string { return pgx.Identifier{base + "_" + suffix}.Sanitize() }
+	if limit := maxIdentifier - len(indexSuffixes[0]); len(base) > limit || len(parts[0]) > maxIdentifier {
+		return nil, fmt.Errorf("pgdedup: table name %q: at most %d bytes (and a schema of at most %d), or PostgreSQL cuts its index names to one", s.table, limit, maxIdentifier)
+	}
+	t := pgx.Identifier(parts).Sanitize()
+	idx := func(suffix string) string { return pgx.Identifier{base + suffix}.Sanitize() }
 	s.prepare(t)
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
 		// CREATE ... IF NOT EXISTS races with itself across sessions.
@@ -128,8 +157,8 @@ func New(ctx context.Context, pool *pgxpool.Pool, opts ...Option) (*Store, error
 				token text,
 				lease_until timestamptz,
 				done_at timestamptz)`,
-			`CREATE INDEX IF NOT EXISTS ` + idx("txn") + ` ON ` + t + ` (transaction_id, stage DESC, done_at) WHERE done_at IS NOT NULL`,
-			`CREATE INDEX IF NOT EXISTS ` + idx("age") + ` ON ` + t + ` (coalesce(done_at, lease_until))`,
+			`CREATE INDEX IF NOT EXISTS ` + idx(indexSuffixes[0]) + ` ON ` + t + ` (transaction_id, stage DESC, done_at) WHERE done_at IS NOT NULL`,
+			`CREATE INDEX IF NOT EXISTS ` + idx(indexSuffixes[1]) + ` ON ` + t + ` (coalesce(done_at, lease_until))`,
 		} {
 			if _, err := tx.Exec(ctx, q); err != nil {
 				return err
@@ -212,7 +241,9 @@ func serializationFailure(err error) bool {
 // Complete implements paygate.CallbackDedupStore: the callback's row is
 // marked processed, which also makes its status the latest of its
 // transaction unless a later stage was processed. It returns an error
-// matching ErrLeaseLost when another replica took the claim over.
+// matching ErrLeaseLost when another replica took the claim over. An
+// error means the callback may not be recorded; a failure of the hourly
+// prune is not one (it is logged, and tried again on the next Complete).
 func (s *Store) Complete(ctx context.Context, key paygate.DedupKey) error {
 	k := key.String()
 	tag, err := s.pool.Exec(ctx, s.completeSQL, k, s.tokens.Take(k))
@@ -225,12 +256,23 @@ func (s *Store) Complete(ctx context.Context, key paygate.DedupKey) error {
 		}
 		return fmt.Errorf("pgdedup: callback %s: %w", key.ID, ErrLeaseLost)
 	}
-	if last := s.lastPrune.Load(); time.Since(time.Unix(0, last)) > pruneEvery && s.lastPrune.CompareAndSwap(last, time.Now().UnixNano()) {
-		if _, err := s.Prune(ctx); err != nil {
-			return err
-		}
-	}
+	s.pruneIfDue(ctx)
 	return nil
+}
+
+// pruneIfDue runs Prune if it has not succeeded for pruneEvery. A failure
+// is logged rather than returned: the callback it follows is recorded,
+// and the handler would otherwise report it as not recorded.
+func (s *Store) pruneIfDue(ctx context.Context) {
+	last := s.lastPrune.Load()
+	if time.Since(time.Unix(0, last)) <= pruneEvery || !s.lastPrune.CompareAndSwap(last, time.Now().UnixNano()) {
+		return
+	}
+	if _, err := s.Prune(ctx); err != nil {
+		s.lastPrune.Store(last) // due again at the next Complete
+		s.logger.LogAttrs(ctx, slog.LevelError, "pgdedup: prune of old rows failed; the callback is recorded, the prune is tried again at the next Complete",
+			slog.String("table", s.table), slog.Any("error", err))
+	}
 }
 
 // Release implements paygate.CallbackDedupStore: the claim's row is

@@ -2,9 +2,12 @@ package pgdedup_test
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	paygate "github.com/paygate/paygate-go"
@@ -20,6 +23,17 @@ func stores(t testing.TB, opts ...pgdedup.Option) dedupsuite.Factory {
 	return func(t testing.TB, lease time.Duration) paygate.CallbackDedupStore {
 		return newStore(t, dsn, append(opts, pgdedup.WithLease(lease))...)
 	}
+}
+
+// connect returns a pool on dsn, closed when the test ends.
+func connect(t testing.TB, dsn string) *pgxpool.Pool {
+	t.Helper()
+	pool, err := pgxpool.New(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
 }
 
 func newStore(t testing.TB, dsn string, opts ...pgdedup.Option) *pgdedup.Store {
@@ -125,6 +139,35 @@ func TestNew_RefusesABadTableName(t *testing.T) {
 		if _, err := pgdedup.New(context.Background(), pool, pgdedup.WithTable(name)); err == nil {
 			t.Errorf("WithTable(%q) accepted", name)
 		}
+	}
+}
+
+// PostgreSQL cuts identifiers to 63 bytes: a table name of 60 bytes would
+// cut its two index names to one, and the second index would be skipped as
+// existing. New refuses it; the longest name it accepts gets both indexes.
+func TestNew_TableNameLongEnoughToMergeItsIndexNamesIsRefused(t *testing.T) {
+	ctx := context.Background()
+	dsn := testengine.Postgres(t)
+	pool := connect(t, dsn)
+	for _, name := range []string{strings.Repeat("t", 60), "public." + strings.Repeat("t", 60), strings.Repeat("s", 64) + ".t"} {
+		if _, err := pgdedup.New(ctx, pool, pgdedup.WithTable(name)); err == nil || !strings.Contains(err.Error(), "at most 59 bytes") {
+			t.Errorf("WithTable of %d bytes: New = %v; want refused as too long", len(name), err)
+		}
+	}
+
+	name := strings.Repeat("t", 59)
+	newStore(t, dsn, pgdedup.WithTable(name))
+	rows, err := pool.Query(ctx, `SELECT c.relname FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+		WHERE i.indrelid = $1::regclass AND NOT i.indisprimary ORDER BY c.relname`, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	indexes, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{name + "_age", name + "_txn"}; !slices.Equal(indexes, want) {
+		t.Fatalf("indexes of %s = %q; want %q", name, indexes, want)
 	}
 }
 

@@ -99,7 +99,7 @@ func startShop(t *testing.T) *shop {
 	t.Helper()
 	ts := httptest.NewUnstartedServer(nil)
 	shopURL := "http://" + ts.Listener.Addr().String()
-	sandbox := paygatetest.NewServer(paygatetest.WithCallbackURL(shopURL + "/callback"))
+	sandbox := paygatetest.NewServer(paygatetest.WithCallbackURL(shopURL+"/callback"), sandboxRetry)
 	logs := &syncBuffer{}
 	h, err := newApp(config{
 		Client:      sandbox.Client(),

@@ -94,13 +94,18 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return srv.Shutdown(shutdown)
 }
 
+// sandboxRetry makes the embedded sandbox deliver a refused callback again
+// within seconds instead of on a real gateway's schedule of minutes: the
+// shop refuses a callback that overtakes the answer to its payment request.
+var sandboxRetry = paygatetest.WithCallbackRetry(6, 250*time.Millisecond)
+
 // gatewayConfig connects to the gateway the PAYGATE_* variables name, or
 // starts the sandbox when none is set. The returned func stops the
 // sandbox.
 func gatewayConfig(getenv func(string) string, publicURL string) (config, func(), error) {
 	base, project, secret := getenv("PAYGATE_BASE_URL"), getenv("PAYGATE_PROJECT"), getenv("PAYGATE_SECRET")
 	if base == "" && project == "" && secret == "" {
-		sandbox := paygatetest.NewServer(paygatetest.WithCallbackURL(publicURL + "/callback"))
+		sandbox := paygatetest.NewServer(paygatetest.WithCallbackURL(publicURL+"/callback"), sandboxRetry)
 		return config{
 			Client:      sandbox.Client(),
 			CallbackKey: sandbox.PrivateKey,

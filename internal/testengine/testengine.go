@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -72,7 +73,7 @@ func startRedis(t testing.TB, args ...string) string {
 		logfile = filepath.Join(dir, "redis.log")
 		cmd := exec.Command(bin, append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
 			"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", logfile}, args...)...)
-		if err := cmd.Start(); err != nil {
+		if err := start(cmd); err != nil {
 			t.Fatalf("start redis-server: %v", err)
 		}
 		exited := make(chan struct{})
@@ -107,55 +108,111 @@ func startRedis(t testing.TB, args ...string) string {
 // Postgres initialises a PostgreSQL cluster in a temporary directory,
 // starts it and returns a connection string for its "postgres" database.
 // PostgreSQL refuses to run as root, so as root the server runs as the
-// "postgres" user that Debian's package creates.
+// "postgres" user that Debian's package creates, in a directory made in
+// that user's home: TMPDIR may be one the postgres user cannot enter.
 func Postgres(t testing.TB) string {
 	t.Helper()
-	initdb, pgctl := pgBinary(t, "initdb"), pgBinary(t, "pg_ctl")
-	run := func(args ...string) *exec.Cmd { return exec.Command(args[0], args[1:]...) }
-	dir, err := os.MkdirTemp("", "paygate-pg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	dsn, _ := startPostgres(t)
+	return dsn
+}
+
+// startPostgres is Postgres, also returning the server's directory.
+func startPostgres(t testing.TB) (dsn, dir string) {
+	t.Helper()
+	initdb, postgres := pgBinary(t, "initdb"), pgBinary(t, "postgres")
+	asOwner := func(*exec.Cmd) {}
+	parent := "" // the default, os.TempDir()
+	var uid, gid int
 	if os.Geteuid() == 0 {
 		u, err := user.Lookup("postgres")
 		if err != nil {
 			t.Fatalf("running as root, PostgreSQL needs the unprivileged user postgres (Debian's postgresql package creates it): %v", err)
 		}
-		uid, _ := strconv.Atoi(u.Uid)
-		gid, _ := strconv.Atoi(u.Gid)
+		uid, _ = strconv.Atoi(u.Uid)
+		gid, _ = strconv.Atoi(u.Gid)
+		asOwner = func(cmd *exec.Cmd) {
+			if err := runAs(cmd, uid, gid); err != nil {
+				t.Fatal(err)
+			}
+		}
+		parent = u.HomeDir
+	}
+	dir, err := os.MkdirTemp(parent, "paygate-pg-")
+	if err != nil {
+		t.Fatalf("directory for PostgreSQL: %v", err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	if os.Geteuid() == 0 {
 		if err := os.Chown(dir, uid, gid); err != nil {
 			t.Fatal(err)
 		}
-		runuser, err := exec.LookPath("runuser")
-		if err != nil {
-			t.Fatalf("running as root, runuser is needed to start PostgreSQL as postgres: %v", err)
-		}
-		run = func(args ...string) *exec.Cmd {
-			return exec.Command(runuser, append([]string{"-u", "postgres", "--"}, args...)...)
-		}
 	}
 	data, logfile := filepath.Join(dir, "data"), filepath.Join(dir, "postgres.log")
-	if out, err := run(initdb, "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync").CombinedOutput(); err != nil {
+	cmd := exec.Command(initdb, "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync")
+	asOwner(cmd)
+	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("initdb: %v\n%s", err, out)
 	}
-	// Stopped even if the start fails half-way (pg_ctl gave up waiting
-	// while the server came up); stopping a stopped server does nothing.
-	t.Cleanup(func() { _ = run(pgctl, "-D", data, "-m", "immediate", "-w", "stop").Run() })
 	for range startAttempts {
 		port := pickPort(t)
-		opts := fmt.Sprintf("-p %d -k %s -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off", port, dir)
-		out, err := run(pgctl, "-D", data, "-o", opts, "-l", logfile, "-w", "-t", "60", "start").CombinedOutput()
-		if err == nil {
-			return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
+		// postgres itself, not pg_ctl, whose server would be no child of
+		// ours and so outlive a killed test binary.
+		cmd := exec.Command(postgres, "-D", data, "-p", strconv.Itoa(port), "-k", dir,
+			"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+		asOwner(cmd)
+		log, err := os.OpenFile(logfile, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stdout, cmd.Stderr = log, log
+		err = start(cmd)
+		log.Close()
+		if err != nil {
+			t.Fatalf("start postgres: %v", err)
+		}
+		exited := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(exited) }()
+		t.Cleanup(func() {
+			_ = cmd.Process.Signal(syscall.SIGQUIT) // immediate shutdown
+			select {
+			case <-exited:
+			case <-time.After(30 * time.Second):
+				_ = cmd.Process.Kill()
+				<-exited
+			}
+		})
+		ready := false
+		waitFor(t, "PostgreSQL", logfile, func() bool {
+			select {
+			case <-exited:
+				return true
+			default:
+			}
+			ready = postmasterReady(filepath.Join(data, "postmaster.pid"), cmd.Process.Pid)
+			return ready
+		})
+		if ready {
+			return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port), dir
 		}
 		if !strings.Contains(tail(logfile), "already in use") {
-			t.Fatalf("pg_ctl start: %v\n%s\n%s", err, out, tail(logfile))
+			t.Fatalf("postgres exited:\n%s", tail(logfile))
 		}
 		// Another process took the port after pickPort: try another.
 	}
 	t.Fatalf("PostgreSQL found no free port in %d attempts:\n%s", startAttempts, tail(logfile))
-	return ""
+	return "", ""
+}
+
+// postmasterReady reports whether the postmaster pid wrote in its lock
+// file that it accepts connections, as pg_ctl -w waits for.
+func postmasterReady(lockfile string, pid int) bool {
+	b, err := os.ReadFile(lockfile)
+	if err != nil {
+		return false
+	}
+	lines := strings.Split(string(b), "\n")
+	// Line 1 is the pid, line 8 the status (PostgreSQL 10 and later).
+	return len(lines) > 7 && lines[0] == strconv.Itoa(pid) && strings.TrimSpace(lines[7]) == "ready"
 }
 
 // pgBinary finds a PostgreSQL program on PATH, else in the newest

@@ -1,0 +1,49 @@
+package paygate
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A signature is exactly 64 hex characters: a valid one with anything
+// after it is not valid, nor is one cut short.
+func TestVerifySignature_ExactLengthOnly(t *testing.T) {
+	p := url.Values{"project": {testProject}, "id": {"9007199254740993"}, "status": {"completed"}}
+	sig := Sign(p, testSecret)
+	for name, sent := range map[string]string{
+		"one more hex digit":  sig + "0",
+		"a second signature":  sig + sig,
+		"a trailing space":    sig + " ",
+		"a trailing newline":  sig + "\n",
+		"one character short": sig[:63],
+		"one character":       sig[:1],
+	} {
+		p.Set(SignatureParam, sent)
+		assert.ErrorIs(t, VerifySignature(p, testSecret), ErrSignatureInvalid, name)
+	}
+	p.Set(SignatureParam, sig)
+	assert.NoError(t, VerifySignature(p, testSecret))
+	p[SignatureParam] = []string{"", sig}
+	assert.ErrorIs(t, VerifySignature(p, testSecret), ErrSignatureMissing, "the first signature sent is the one checked")
+}
+
+// A state goes back to the pool after each signature: it must keep
+// nothing of the request (card numbers among it) reachable.
+func TestSignState_ForgetsTheValuesItSigned(t *testing.T) {
+	const number, code = "4242424242424242", "8317"
+	st := &signState{mac: hmac.New(sha256.New, []byte(testSecret)), values: []string{number, code}, buf: make([]byte, 0, 64)}
+	var sig [signatureLen]byte
+	st.sum(&sig)
+	require.Empty(t, st.values)
+	assert.Equal(t, []string{"", ""}, st.values[:2], "the values are cleared, not only cut")
+	buf := st.buf[:cap(st.buf)]
+	assert.NotContains(t, string(buf), "4242", "the canonical string is cleared")
+	assert.Equal(t, strings.Repeat("\x00", len(code+"|"+number)), string(buf[:len(code+"|"+number)]))
+	assert.Equal(t, Sign(url.Values{"n": {number}, "c": {code}}, testSecret), string(sig[:]))
+}
