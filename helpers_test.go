@@ -217,6 +217,28 @@ func requireResponseError(t testing.TB, err error, field string) {
 	require.Equal(t, field, re.Field)
 }
 
+// gatewayErrorCase is an error fixture of the gateway and the sentinel its
+// code must match.
+type gatewayErrorCase struct {
+	name    string // of the subtest; the fixture's when empty
+	fixture string
+	want    error
+}
+
+// testGatewayErrors runs requireGatewayError for each case, as a subtest.
+func testGatewayErrors(t *testing.T, method, path string, call func(*Client) error, cases []gatewayErrorCase) {
+	t.Helper()
+	for _, tc := range cases {
+		name := tc.name
+		if name == "" {
+			name = tc.fixture
+		}
+		t.Run(name, func(t *testing.T) {
+			requireGatewayError(t, method, path, tc.fixture, tc.want, call)
+		})
+	}
+}
+
 // requireGatewayError answers "method path" with the error fixture at the
 // HTTP status the spec gives want's code, runs call, and checks that the
 // error matches want, is the gateway's definite answer (not an unknown
