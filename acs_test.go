@@ -101,11 +101,7 @@ func TestRedirectForm_PostsTheThreeParametersUnchangedToTheACS(t *testing.T) {
 			f := parseForm(t, string(html))
 			assert.Equal(t, "post", f.Method)
 			assert.Equal(t, acs.URL, f.Action)
-			assert.Equal(t, map[string]string{
-				"PaReq":   acs.Parameters.PaReq,
-				"MD":      acs.Parameters.MD,
-				"TermUrl": acs.Parameters.TermURL,
-			}, f.Inputs)
+			assert.Equal(t, acsInputs(acs), f.Inputs)
 			assert.Equal(t, map[string]string{"PaReq": "hidden", "MD": "hidden", "TermUrl": "hidden"}, f.InputTypes)
 			assert.Equal(t, 1, f.Scripts, "only the form's own script")
 			assert.True(t, f.NoscriptButton, "browsers without scripts get a submit button")
@@ -177,12 +173,18 @@ func TestWriteACSRedirect_WritesAnUncachedHTMLPageWithTheForm(t *testing.T) {
 
 	f := parseForm(t, body)
 	assert.Equal(t, acs.URL, f.Action)
-	assert.Equal(t, map[string]string{
+	assert.Equal(t, acsInputs(acs), f.Inputs)
+	assert.True(t, f.NoscriptButton)
+}
+
+// acsInputs are the fields a redirect form to acs must post: its
+// parameters under the names the spec gives them.
+func acsInputs(acs *ACS) map[string]string {
+	return map[string]string{
 		"PaReq":   acs.Parameters.PaReq,
 		"MD":      acs.Parameters.MD,
 		"TermUrl": acs.Parameters.TermURL,
-	}, f.Inputs)
-	assert.True(t, f.NoscriptButton)
+	}
 }
 
 func acsReturnRequest(body string) *http.Request {

@@ -17,7 +17,7 @@ type BalanceParams struct {
 }
 
 func (p *BalanceParams) validate(Form) error {
-	if p == nil || p.Currency == "" {
+	if p.Currency == "" {
 		return nil
 	}
 	return checkCurrency("currency", p.Currency)
@@ -42,6 +42,9 @@ type Balance struct {
 // Get reads the merchant balance (GET balance; extended form only),
 // optionally in one currency.
 func (s *BalanceService) Get(ctx context.Context, p *BalanceParams, opts ...CallOption) (*Balance, error) {
+	if p == nil {
+		p = &BalanceParams{}
+	}
 	var out balanceResponse
 	ep := endpoints[epBalance]
 	if err := s.client.do(ctx, ep, p, &out, opts); err != nil {

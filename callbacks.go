@@ -110,13 +110,7 @@ type Callback struct {
 
 // Values returns a copy of every field the callback carried, signature
 // included, exactly as received.
-func (c *Callback) Values() url.Values {
-	out := make(url.Values, len(c.raw))
-	for k, vs := range c.raw {
-		out[k] = append([]string(nil), vs...)
-	}
-	return out
-}
+func (c *Callback) Values() url.Values { return cloneValues(c.raw) }
 
 // Value returns the raw value of the named field, or "" when it was not
 // sent.
@@ -271,11 +265,16 @@ func postedForm(form url.Values) (url.Values, error) {
 	if size > MaxCallbackBytes {
 		return nil, ErrCallbackTooLarge
 	}
-	values := make(url.Values, len(form))
-	for k, vs := range form {
-		values[k] = slices.Clone(vs)
+	return cloneValues(form), nil
+}
+
+// cloneValues copies v and each of its value slices.
+func cloneValues(v url.Values) url.Values {
+	out := make(url.Values, len(v))
+	for k, vs := range v {
+		out[k] = slices.Clone(vs)
 	}
-	return values, nil
+	return out
 }
 
 // decodeCallback types the fields of a verified callback.

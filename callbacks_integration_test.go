@@ -110,15 +110,10 @@ func TestIntegration_AuthenticationErrors(t *testing.T) {
 		resolve := &paygate.ResolveUserParams{Identifier: "cust-1", Email: "a@example.com", IP: "203.0.113.7"}
 
 		_, err = wrongKey.Users.Resolve(testCtx(t), resolve)
-		require.ErrorIs(t, err, paygate.ErrSignatureInvalid)
-		var apiErr *paygate.Error
-		require.ErrorAs(t, err, &apiErr)
-		assert.Equal(t, 403, apiErr.HTTPStatus)
+		requireErrorStatus(t, err, paygate.ErrSignatureInvalid, 403)
 
 		_, err = unknown.Users.Resolve(testCtx(t), resolve)
-		require.ErrorIs(t, err, paygate.ErrProjectNotFound)
-		require.ErrorAs(t, err, &apiErr)
-		assert.Equal(t, 404, apiErr.HTTPStatus)
+		requireErrorStatus(t, err, paygate.ErrProjectNotFound, 404)
 
 		// The unsigned GETs need no key, but still a known project.
 		_, err = wrongKey.Cards.Tokenize(testCtx(t), &paygate.TokenizeParams{

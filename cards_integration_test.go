@@ -38,10 +38,7 @@ func TestIntegration_TemporaryTokenIsSingleUse(t *testing.T) {
 
 		params.OrderID = "ord-2"
 		_, err = sb.client.Cards.Charge(testCtx(t), params)
-		require.ErrorIs(t, err, paygate.ErrCardTokenUsed)
-		var apiErr *paygate.Error
-		require.ErrorAs(t, err, &apiErr)
-		assert.Equal(t, http.StatusForbidden, apiErr.HTTPStatus)
+		requireErrorStatus(t, err, paygate.ErrCardTokenUsed, http.StatusForbidden)
 	})
 }
 
@@ -322,11 +319,7 @@ func TestIntegration_RecurringPayments(t *testing.T) {
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		user := sb.user(t, "cust-1")
-		params := sb.chargeParams(t, user, paygatetest.CardApproved, "9.99", "sub-1")
-		params.Recurring = true
-		params.RecurringInterval = paygate.Days(2)
-		first, err := sb.client.Cards.Charge(testCtx(t), params)
-		require.NoError(t, err)
+		first := sb.chargeSubscribing(t, user, 2)
 		require.NotNil(t, first.Recurring)
 		assert.Equal(t, 2, first.Recurring.Frequency, "the frequency is the interval")
 		assert.Equal(t, sandboxStart.AddDate(0, 0, 365), first.Recurring.EndsAt.Time)
@@ -364,14 +357,10 @@ func TestIntegration_RecurringPastItsEndIsErrRecurringExpired(t *testing.T) {
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		user := sb.user(t, "cust-1")
-		params := sb.chargeParams(t, user, paygatetest.CardApproved, "9.99", "sub-1")
-		params.Recurring = true
-		params.RecurringInterval = paygate.Days(0)
-		first, err := sb.client.Cards.Charge(testCtx(t), params)
-		require.NoError(t, err)
+		first := sb.chargeSubscribing(t, user, 0)
 
 		sb.srv.Advance(first.Recurring.EndsAt.Sub(sandboxStart) + time.Second)
-		_, err = sb.client.Cards.ChargeRecurring(testCtx(t), &paygate.ChargeRecurringParams{
+		_, err := sb.client.Cards.ChargeRecurring(testCtx(t), &paygate.ChargeRecurringParams{
 			User: user, Price: dec("9.99"), Currency: "EUR",
 		})
 		require.ErrorIs(t, err, paygate.ErrRecurringExpired)

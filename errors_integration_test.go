@@ -335,10 +335,7 @@ func chargeRewritten(rewrite func(url.Values)) func(t *testing.T, sb *sandbox) e
 func (sb *sandbox) subscribe(t *testing.T) paygate.UserID {
 	t.Helper()
 	user := sb.user(t, "cust-recurring")
-	params := sb.chargeParams(t, user, paygatetest.CardApproved, "9.99", "sub-1")
-	params.Recurring, params.RecurringInterval = true, paygate.Days(0)
-	_, err := sb.client.Cards.Charge(testCtx(t), params)
-	require.NoError(t, err)
+	sb.chargeSubscribing(t, user, 0)
 	return user
 }
 

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/paygate/paygate-go/internal/cardnum"
 )
 
 // sentSecrets are the values a card-bearing request sent (card number,
@@ -126,7 +128,7 @@ func (s sentSecrets) mask(text string) string {
 		if len(v) < 4 && !sec.card {
 			continue
 		}
-		if allDigits(v) {
+		if cardnum.Digits(v) {
 			text = maskDigitRun(text, v)
 			continue
 		}
@@ -165,18 +167,6 @@ func maskDigitRun(text, v string) string {
 		i = j
 	}
 	return b.String()
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isASCIIDigit(s[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 func isASCIIDigit(c byte) bool { return '0' <= c && c <= '9' }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
@@ -113,6 +114,18 @@ func (sb *sandbox) charge(t testing.TB, card, price, orderID string) *paygate.Pa
 	pay, err := sb.client.Cards.Charge(testCtx(t), sb.chargeParams(t, sb.user(t, "cust-"+orderID), card, price, orderID))
 	require.NoError(t, err)
 	require.NotZero(t, pay.ID)
+	return pay
+}
+
+// chargeSubscribing charges user 9.99 EUR (order sub-1) with the approved
+// card, subscribing them to recurring payments at most every days days.
+func (sb *sandbox) chargeSubscribing(t testing.TB, user paygate.UserID, days int) *paygate.Payment {
+	t.Helper()
+	params := sb.chargeParams(t, user, paygatetest.CardApproved, "9.99", "sub-1")
+	params.Recurring = true
+	params.RecurringInterval = paygate.Days(days)
+	pay, err := sb.client.Cards.Charge(testCtx(t), params)
+	require.NoError(t, err)
 	return pay
 }
 
@@ -300,4 +313,14 @@ func postForm(t testing.TB, target string, form url.Values) *http.Response {
 	require.NoError(t, err)
 	t.Cleanup(func() { resp.Body.Close() })
 	return resp
+}
+
+// requireErrorStatus checks that err matches want and is the gateway's
+// error answered with HTTP status.
+func requireErrorStatus(t *testing.T, err, want error, status int) {
+	t.Helper()
+	require.ErrorIs(t, err, want)
+	var apiErr *paygate.Error
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, status, apiErr.HTTPStatus)
 }

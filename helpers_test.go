@@ -217,14 +217,44 @@ func requireResponseError(t testing.TB, err error, field string) {
 	require.Equal(t, field, re.Field)
 }
 
+// gatewayErrorCase is an error fixture of the gateway and the sentinel its
+// code must match.
+type gatewayErrorCase struct {
+	name    string // of the subtest; the fixture's when empty
+	fixture string
+	want    error
+}
+
+// testGatewayErrors runs requireGatewayError for each case, as a subtest.
+func testGatewayErrors(t *testing.T, method, path string, call func(*Client) error, cases []gatewayErrorCase) {
+	t.Helper()
+	for _, tc := range cases {
+		name := tc.name
+		if name == "" {
+			name = tc.fixture
+		}
+		t.Run(name, func(t *testing.T) {
+			requireGatewayError(t, method, path, tc.fixture, tc.want, call)
+		})
+	}
+}
+
 // requireGatewayError answers "method path" with the error fixture at the
 // HTTP status the spec gives want's code, runs call, and checks that the
-// error matches want. It returns the error for further checks.
+// error matches want, is the gateway's definite answer (not an unknown
+// outcome) and carries want's code and that status. It returns the error
+// for further checks.
 func requireGatewayError(t *testing.T, method, path, fixture string, want error, call func(*Client) error) error {
 	t.Helper()
+	code := want.(*Error).Code
 	c, mock := newMockClient(t)
-	record(t, mock, method, path, fixtureResponder(t, want.(*Error).Code.HTTPStatus(), fixture))
+	record(t, mock, method, path, fixtureResponder(t, code.HTTPStatus(), fixture))
 	err := call(c)
 	require.ErrorIs(t, err, want)
+	assert.NotErrorIs(t, err, ErrOutcomeUnknown, "the gateway's error is a definite answer")
+	var apiErr *Error
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, code, apiErr.Code)
+	assert.Equal(t, code.HTTPStatus(), apiErr.HTTPStatus)
 	return err
 }

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
-	"reflect"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,9 +49,6 @@ var pairsPool = sync.Pool{New: func() any { p := make(formenc.Pairs, 0, 24); ret
 func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts []CallOption) error {
 	if ep.extendedOnly && c.form == FormBasic {
 		return fmt.Errorf("%w: %s %s", ErrBasicForm, ep.method, ep.path)
-	}
-	if rv := reflect.ValueOf(params); rv.Kind() == reflect.Pointer && rv.IsNil() {
-		params = nil // a typed nil sends no parameters and has nothing to validate
 	}
 	if v, ok := params.(validator); ok {
 		if err := v.validate(c.form); err != nil {

@@ -87,13 +87,10 @@ func TestReverse_GatewayErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			record(t, mock, http.MethodPost, "transaction/reverse", fixtureResponder(t, tt.status, tt.fixture))
-			_, err := c.Transactions.Reverse(context.Background(), &ReverseParams{ID: txBigID, Amount: decimal.NewFromInt(5)})
-			require.ErrorIs(t, err, tt.want)
-			var apiErr *Error
-			require.ErrorAs(t, err, &apiErr)
-			assert.Equal(t, tt.status, apiErr.HTTPStatus)
+			require.Equal(t, tt.status, tt.want.(*Error).Code.HTTPStatus(), "the spec's status for the code")
+			requireGatewayError(t, http.MethodPost, "transaction/reverse", tt.fixture, tt.want, func(c *Client) error {
+				return errOf(c.Transactions.Reverse(context.Background(), &ReverseParams{ID: txBigID, Amount: decimal.NewFromInt(5)}))
+			})
 		})
 	}
 }
@@ -393,10 +390,16 @@ var txThreePages = map[string]string{
 	"1": "transactions_list_page1.json", "2": "transactions_list_page2.json", "3": "transactions_list_page3.json",
 }
 
+// txThreePageClient is a client whose transactions listing answers the
+// pages of txThreePages, with the recorder of its requests.
+func txThreePageClient(t *testing.T) (*Client, *recorder) {
+	c, mock := newMockClient(t)
+	return c, record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
+}
+
 func TestAll_FetchesEveryPageUntilTheShortOne(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
+	c, rec := txThreePageClient(t)
 
 	var ids []ID
 	for tx, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-2026-0042", Limit: 2}) {
@@ -413,8 +416,7 @@ func TestAll_FetchesEveryPageUntilTheShortOne(t *testing.T) {
 
 func TestAll_PageSizeFromFirstPageWhenNoLimit(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
+	c, rec := txThreePageClient(t)
 
 	n := 0
 	for _, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-2026-0042"}) {
@@ -427,8 +429,7 @@ func TestAll_PageSizeFromFirstPageWhenNoLimit(t *testing.T) {
 
 func TestAll_StopsFetchingWhenTheLoopBreaks(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
+	c, rec := txThreePageClient(t)
 
 	var ids []ID
 	for tx, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-2026-0042", Limit: 2}) {
@@ -557,8 +558,7 @@ func TestReconcile(t *testing.T) {
 
 func TestReconcile_ListsEveryPageOfTheOrder(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
+	c, rec := txThreePageClient(t)
 
 	got, err := c.Transactions.Reconcile(context.Background(), "ord-2026-0042")
 	require.NoError(t, err)

@@ -96,23 +96,11 @@ func TestResolve_ResponseWithoutIDIsAnError(t *testing.T) {
 
 func TestResolve_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		fixture string
-		want    error
-	}{
-		{"error_user_email_missing.json", ErrUserEmailMissing},
-		{"error_user_ip_missing.json", ErrUserIPMissing},
-		{"error_user_blocked.json", ErrUserBlocked},
-	}
-	for _, tt := range tests {
-		t.Run(tt.fixture, func(t *testing.T) {
-			err := requireGatewayError(t, http.MethodPost, "user/resolve", tt.fixture, tt.want,
-				resolveWith(&ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7"}))
-			var apiErr *Error
-			require.ErrorAs(t, err, &apiErr)
-			assert.Equal(t, tt.want.(*Error).Code, apiErr.Code)
-		})
-	}
+	testGatewayErrors(t, http.MethodPost, "user/resolve", resolveWith(&ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7"}), []gatewayErrorCase{
+		{"", "error_user_email_missing.json", ErrUserEmailMissing},
+		{"", "error_user_ip_missing.json", ErrUserIPMissing},
+		{"", "error_user_blocked.json", ErrUserBlocked},
+	})
 }
 
 func TestChangeRecurring_ZeroIntervalIsSentAndNilIsNot(t *testing.T) {

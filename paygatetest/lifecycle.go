@@ -67,22 +67,15 @@ func (s *Server) dropSubscription(t *txn) {
 
 // schedule settles t after the processing delay. The caller holds s.mu.
 func (s *Server) schedule(t *txn) {
-	select {
-	case <-s.closed:
-		return
-	default:
-	}
-	if s.processingDelay <= 0 {
+	if s.isClosed() || s.processingDelay <= 0 {
 		return
 	}
 	id := t.id
 	s.timer[id] = time.AfterFunc(s.processingDelay, func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		select {
-		case <-s.closed:
+		if s.isClosed() {
 			return
-		default:
 		}
 		if t := s.st.txns[id]; t != nil {
 			s.settle(t)
@@ -90,15 +83,24 @@ func (s *Server) schedule(t *txn) {
 	})
 }
 
+// isClosed reports whether Close has begun: timers and clock moves that
+// fire after it change nothing.
+func (s *Server) isClosed() bool {
+	select {
+	case <-s.closed:
+		return true
+	default:
+		return false
+	}
+}
+
 // clockAdvanced runs after the clock moved: processing transactions settle
 // and due recurring payments are made.
 func (s *Server) clockAdvanced() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	select {
-	case <-s.closed:
+	if s.isClosed() {
 		return
-	default:
 	}
 	s.settleLocked()
 	s.chargeDueRecurring()
@@ -138,39 +140,33 @@ func (s *Server) settle(t *txn) {
 func callbackStatus(t *txn) paygate.CallbackStatus {
 	switch t.typ {
 	case paygate.TypePayout:
-		switch t.status {
-		case paygate.StatusProcessing:
-			return paygate.CallbackProcessing
-		case paygate.StatusCompleted:
-			return paygate.CallbackPayoutCompleted
-		case paygate.StatusFailed:
-			return paygate.CallbackPayoutFailed
-		case paygate.StatusCancelled:
-			return paygate.CallbackPayoutCancelled
-		case paygate.StatusAbandoned:
-			return paygate.CallbackPayoutAbandoned
-		case paygate.StatusWaitingApproval:
-			return paygate.CallbackWaitingApproval
-		}
+		return payoutCallback[t.status]
 	case paygate.TypeRefund, paygate.TypeChargeback, paygate.TypeRetrieval, paygate.TypePenalty:
 		if t.status == paygate.StatusCompleted {
 			return completedCallback[t.typ]
 		}
-	default:
-		switch t.status {
-		case paygate.StatusWaitingApproval:
-			return paygate.CallbackWaitingApproval
-		case paygate.StatusCompleted:
-			return paygate.CallbackCompleted
-		case paygate.StatusFailed:
-			return paygate.CallbackFailed
-		case paygate.StatusVerified:
-			return paygate.CallbackVerified
-		case paygate.StatusProcessing:
-			return paygate.CallbackProcessing
-		}
+		return ""
 	}
-	return ""
+	return paymentCallback[t.status]
+}
+
+// paymentCallback is the callback status of a payment's status.
+var paymentCallback = map[paygate.Status]paygate.CallbackStatus{
+	paygate.StatusWaitingApproval: paygate.CallbackWaitingApproval,
+	paygate.StatusCompleted:       paygate.CallbackCompleted,
+	paygate.StatusFailed:          paygate.CallbackFailed,
+	paygate.StatusVerified:        paygate.CallbackVerified,
+	paygate.StatusProcessing:      paygate.CallbackProcessing,
+}
+
+// payoutCallback is the callback status of a payout's status.
+var payoutCallback = map[paygate.Status]paygate.CallbackStatus{
+	paygate.StatusProcessing:      paygate.CallbackProcessing,
+	paygate.StatusCompleted:       paygate.CallbackPayoutCompleted,
+	paygate.StatusFailed:          paygate.CallbackPayoutFailed,
+	paygate.StatusCancelled:       paygate.CallbackPayoutCancelled,
+	paygate.StatusAbandoned:       paygate.CallbackPayoutAbandoned,
+	paygate.StatusWaitingApproval: paygate.CallbackWaitingApproval,
 }
 
 // completedCallback is the callback status of a completed refund or

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/paygate/paygate-go/internal/cardnum"
 )
 
 // Errors are *json.UnmarshalTypeError, so that encoding/json fills in the
@@ -158,7 +160,7 @@ func Time(b []byte) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	if digits(s) {
+	if cardnum.Digits(s) {
 		return unixTime(b)
 	}
 	t, err := ParseTime(s)
@@ -174,15 +176,6 @@ func unixTime(b []byte) (time.Time, error) {
 		return time.Time{}, typeError("unrecognised time", b, timeType)
 	}
 	return time.Unix(n, 0).UTC(), nil
-}
-
-func digits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // ParseTime parses s in any of the accepted layouts.
