@@ -69,11 +69,15 @@ type tolerantDecoder struct {
 	rules    *decodeRules
 	warnings []DecodeWarning
 	fatal    *fieldError
+	// at is where the value being decoded sits; one stack, pushed and
+	// popped down the recursion, so that reading a field allocates no path.
+	at fieldPath
 }
 
 // decodeTolerant decodes body into out (a pointer) under out's rules.
 func decodeTolerant(body []byte, out any) ([]DecodeWarning, error) {
-	d := &tolerantDecoder{rules: &decodeRules{}}
+	var segs [8]pathSegment
+	d := &tolerantDecoder{rules: &decodeRules{}, at: segs[:0]}
 	if r, ok := out.(ruled); ok {
 		d.rules = r.rules()
 	}
@@ -83,7 +87,7 @@ func decodeTolerant(body []byte, out any) ([]DecodeWarning, error) {
 		err := json.Unmarshal(body, new(struct{}))
 		return nil, &fieldError{err: err}
 	}
-	d.value(&fieldPath{}, json.RawMessage(body), reflect.ValueOf(out).Elem())
+	d.value(json.RawMessage(body), reflect.ValueOf(out).Elem())
 	if d.fatal != nil {
 		return nil, d.fatal
 	}
@@ -117,9 +121,10 @@ func within(pattern, outer string) bool {
 		(pattern[len(outer)] == '.' || pattern[len(outer)] == '[')
 }
 
-func (d *tolerantDecoder) required(pattern string) bool {
+// required reports whether the field being decoded is a required one.
+func (d *tolerantDecoder) required() bool {
 	for _, r := range d.rules.required {
-		if pattern == r {
+		if d.at.is(r) {
 			return true
 		}
 	}
@@ -127,14 +132,14 @@ func (d *tolerantDecoder) required(pattern string) bool {
 }
 
 // problem records a field that could not be read.
-func (d *tolerantDecoder) problem(at *fieldPath, err error) {
-	if d.essential(at.pattern()) {
+func (d *tolerantDecoder) problem(err error) {
+	if d.essential(d.at.pattern()) {
 		if d.fatal == nil {
-			d.fatal = &fieldError{field: at.String(), err: err}
+			d.fatal = &fieldError{field: d.at.String(), err: err}
 		}
 		return
 	}
-	d.warnings = append(d.warnings, DecodeWarning{Field: at.String(), Problem: problemText(err)})
+	d.warnings = append(d.warnings, DecodeWarning{Field: d.at.String(), Problem: problemText(err)})
 }
 
 // problemText describes err without the value that caused it.
@@ -153,38 +158,69 @@ func problemText(err error) string {
 	return "cannot be read"
 }
 
-// fieldPath is where a value sits in the answer: a member name, or (name
-// "") an array index, below its parent; the root has neither parent nor
-// name. It becomes a string only when a field is reported, so that an
-// answer read without problems builds none.
-type fieldPath struct {
-	parent *fieldPath
-	name   string
-	index  int
+// fieldPath is where a value sits in the answer, one segment per level
+// below the body (the body itself has none). It becomes a string only when
+// a field is reported, so that an answer read without problems builds none.
+type fieldPath []pathSegment
+
+// pathSegment is a member name, or (name "") an array index.
+type pathSegment struct {
+	name  string
+	index int
 }
 
 // String returns the path with indices, for example transactions[2].id.
-func (p *fieldPath) String() string { return p.render(true) }
+func (p fieldPath) String() string { return p.render(true) }
 
 // pattern returns the path with "[]" for every index, as decodeRules
 // spell them.
-func (p *fieldPath) pattern() string { return p.render(false) }
+func (p fieldPath) pattern() string { return p.render(false) }
 
-func (p *fieldPath) render(indices bool) string {
-	if p.parent == nil {
-		return ""
+func (p fieldPath) render(indices bool) string {
+	var b strings.Builder
+	for i, seg := range p {
+		switch {
+		case seg.name == "" && indices:
+			b.WriteByte('[')
+			b.WriteString(strconv.Itoa(seg.index))
+			b.WriteByte(']')
+		case seg.name == "":
+			b.WriteString("[]")
+		default:
+			if i > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(seg.name)
+		}
 	}
-	s := p.parent.render(indices)
-	switch {
-	case p.name == "" && indices:
-		return s + "[" + strconv.Itoa(p.index) + "]"
-	case p.name == "":
-		return s + "[]"
-	case s == "":
-		return p.name
-	}
-	return s + "." + p.name
+	return b.String()
 }
+
+// is reports whether p.pattern() == pattern, without building the pattern:
+// it is asked for every field absent from an answer.
+func (p fieldPath) is(pattern string) bool {
+	for i, seg := range p {
+		var ok bool
+		switch {
+		case seg.name == "":
+			pattern, ok = strings.CutPrefix(pattern, "[]")
+		case i > 0:
+			if pattern, ok = strings.CutPrefix(pattern, "."); ok {
+				pattern, ok = strings.CutPrefix(pattern, seg.name)
+			}
+		default:
+			pattern, ok = strings.CutPrefix(pattern, seg.name)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return pattern == ""
+}
+
+// push enters seg, below the value being decoded; pop leaves it.
+func (d *tolerantDecoder) push(seg pathSegment) { d.at = append(d.at, seg) }
+func (d *tolerantDecoder) pop()                 { d.at = d.at[:len(d.at)-1] }
 
 var (
 	unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
@@ -195,7 +231,7 @@ var (
 // value decodes raw into v and reports whether it did. raw is never null
 // here for a field (the caller leaves null fields zero) but may be for the
 // body.
-func (d *tolerantDecoder) value(at *fieldPath, raw json.RawMessage, v reflect.Value) bool {
+func (d *tolerantDecoder) value(raw json.RawMessage, v reflect.Value) bool {
 	t := v.Type()
 	switch {
 	case t.Kind() == reflect.Pointer:
@@ -204,18 +240,18 @@ func (d *tolerantDecoder) value(at *fieldPath, raw json.RawMessage, v reflect.Va
 		}
 		// An object that is not one stays nil, not an empty object.
 		elem := reflect.New(t.Elem())
-		if !d.value(at, raw, elem.Elem()) {
+		if !d.value(raw, elem.Elem()) {
 			return false
 		}
 		v.Set(elem)
 	case isObject(t):
-		return d.object(at, raw, v)
+		return d.object(raw, v)
 	case t.Kind() == reflect.Slice && !reflect.PointerTo(t).Implements(unmarshalerType):
-		return d.array(at, raw, v)
+		return d.array(raw, v)
 	default:
 		if err := decodeLeaf(raw, v); err != nil {
 			v.SetZero()
-			d.problem(at, err)
+			d.problem(err)
 			return false
 		}
 	}
@@ -269,19 +305,19 @@ func decodeLeaf(raw json.RawMessage, v reflect.Value) error {
 
 // shaped reports whether raw, a valid JSON value, opens with open: a null
 // reads nothing, anything else but the expected shape is a problem at path.
-func (d *tolerantDecoder) shaped(at *fieldPath, raw json.RawMessage, open byte, shapeErr error) bool {
+func (d *tolerantDecoder) shaped(raw json.RawMessage, open byte, shapeErr error) bool {
 	if string(raw) == "null" {
 		return false
 	}
 	if len(raw) == 0 || raw[0] != open {
-		d.problem(at, shapeErr)
+		d.problem(shapeErr)
 		return false
 	}
 	return true
 }
 
-func (d *tolerantDecoder) array(at *fieldPath, raw json.RawMessage, v reflect.Value) bool {
-	if !d.shaped(at, raw, '[', errNotArray) {
+func (d *tolerantDecoder) array(raw json.RawMessage, v reflect.Value) bool {
+	if !d.shaped(raw, '[', errNotArray) {
 		return false
 	}
 	elems := arrayElements(raw, make([][]byte, 0, 8))
@@ -290,28 +326,31 @@ func (d *tolerantDecoder) array(at *fieldPath, raw json.RawMessage, v reflect.Va
 		if string(e) == "null" {
 			continue
 		}
-		d.value(&fieldPath{parent: at, index: i}, e, s.Index(i))
+		d.push(pathSegment{index: i})
+		d.value(e, s.Index(i))
+		d.pop()
 	}
 	v.Set(s)
 	return true
 }
 
-func (d *tolerantDecoder) object(at *fieldPath, raw json.RawMessage, v reflect.Value) bool {
-	if !d.shaped(at, raw, '{', errNotObject) {
+func (d *tolerantDecoder) object(raw json.RawMessage, v reflect.Value) bool {
+	if !d.shaped(raw, '{', errNotObject) {
 		return false
 	}
 	var buf [32]member
 	members := objectMembers(raw, buf[:0])
 	for _, f := range tolerantFields(v.Type()) {
-		fp := fieldPath{parent: at, name: f.name}
 		member, ok := f.lookup(members)
+		d.push(pathSegment{name: f.name})
 		if !ok || string(member) == "null" {
-			if d.fatal == nil && d.required(fp.pattern()) {
-				d.fatal = &fieldError{field: fp.String(), err: missing(fp.String())}
+			if d.fatal == nil && d.required() {
+				d.fatal = &fieldError{field: d.at.String(), err: missing(d.at.String())}
 			}
-			continue
+		} else {
+			d.value(member, v.FieldByIndex(f.index))
 		}
-		d.value(&fp, member, v.FieldByIndex(f.index))
+		d.pop()
 	}
 	return true
 }
