@@ -3,6 +3,7 @@ package jsonscalar
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -135,4 +136,26 @@ func TestTime_ErrorsAndTypes(t *testing.T) {
 	got, err := Time([]byte(`"\u0032026-11-22"`))
 	require.NoError(t, err, "an escaped time is decoded before it is parsed")
 	assert.Equal(t, 2026, got.Year())
+}
+
+// Unix seconds are read from year 1 to year 9999 (what RFC 3339 can write),
+// as a JSON number or a string of digits; one second outside is refused.
+func TestTime_UnixSecondsWithinTheYearsRFC3339CanWrite(t *testing.T) {
+	for in, want := range map[string]time.Time{
+		`-62135596800`:   time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
+		`253402300799`:   time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
+		`"253402300799"`: time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC),
+		`999999999`:      time.Date(2001, 9, 9, 1, 46, 39, 0, time.UTC),
+		`0`:              time.Unix(0, 0).UTC(),
+	} {
+		got, err := Time([]byte(in))
+		require.NoError(t, err, in)
+		assert.True(t, want.Equal(got), "%s: got %s, want %s", in, got, want)
+	}
+	for _, in := range []string{`-62135596801`, `253402300800`, `"253402300800"`} {
+		_, err := Time([]byte(in))
+		var te *json.UnmarshalTypeError
+		require.ErrorAs(t, err, &te, in)
+		assert.Equal(t, "unrecognised time "+strconv.Quote(in), te.Value, in)
+	}
 }
