@@ -1,7 +1,9 @@
 package paygate
 
 import (
+	"math"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
@@ -20,4 +22,16 @@ func TestCheckAmount_TwoDecimalsAtMost(t *testing.T) {
 			require.ErrorContains(t, err, "price", in)
 		}
 	}
+}
+
+// MaxRecurringDays is the most whole days a time.Duration holds: that many
+// days convert without overflow, one more would not.
+func TestMaxRecurringDays_IsTheMostDaysADurationHolds(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, 106751, MaxRecurringDays)
+	const day = int64(24 * time.Hour)
+	require.LessOrEqual(t, int64(MaxRecurringDays), math.MaxInt64/day)
+	require.Greater(t, int64(MaxRecurringDays)+1, math.MaxInt64/day)
+	require.NoError(t, checkDays("interval", Days(MaxRecurringDays)))
+	require.Error(t, checkDays("interval", Days(MaxRecurringDays+1)))
 }
