@@ -35,3 +35,19 @@ func TestMaxRecurringDays_IsTheMostDaysADurationHolds(t *testing.T) {
 	require.NoError(t, checkDays("interval", Days(MaxRecurringDays)))
 	require.Error(t, checkDays("interval", Days(MaxRecurringDays+1)))
 }
+
+// The locale is an ISO 639-1 code: two lowercase ASCII letters, the
+// first and last letters of the alphabet included.
+func TestCheckUser_LocaleIsTwoLowercaseLetters(t *testing.T) {
+	t.Parallel()
+	names := userFields{identifier: "identifier", phone: "phone", locale: "locale"}
+	for _, locale := range []string{"", "en", "az", "za", "aa", "zz"} {
+		require.NoError(t, checkUser(names, "u-1", "", locale), locale)
+	}
+	for _, locale := range []string{"En", "eN", "EN", "e1", "1e", "`a", "a`", "{a", "a{", "e", "eng"} {
+		err := checkUser(names, "u-1", "", locale)
+		var ve *ValidationError
+		require.ErrorAs(t, err, &ve, locale)
+		require.Equal(t, "locale", ve.Field, locale)
+	}
+}
