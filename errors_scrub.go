@@ -122,20 +122,28 @@ func (s sentSecrets) scrub(err error) error {
 // it appears, raw or URL-encoded. Values of fewer than four bytes (a flag,
 // a small user id) are masked only when they are card data (a security
 // code, an expiry month), which keeps "/v1/" readable.
+//
+// The other values go first: replacing one can split a run of digits
+// ("01a" less "1a" leaves "0"), and a run split after the digit values
+// were masked would show one of them.
 func (s sentSecrets) mask(text string) string {
+	var digits []string
 	for _, sec := range s {
 		v := sec.value
-		if len(v) < 4 && !sec.card {
-			continue
+		if v == "" || (len(v) < 4 && !sec.card) {
+			continue // an empty value would mask between every byte
 		}
 		if cardnum.Digits(v) {
-			text = maskDigitRun(text, v)
+			digits = append(digits, v)
 			continue
 		}
 		text = strings.ReplaceAll(text, v, "***")
 		if q := url.QueryEscape(v); q != v {
 			text = strings.ReplaceAll(text, q, "***")
 		}
+	}
+	for _, v := range digits {
+		text = maskDigitRun(text, v)
 	}
 	return text
 }
