@@ -1,7 +1,6 @@
 package paygate
 
 import (
-	"encoding/json"
 	"strconv"
 	"time"
 
@@ -207,22 +206,10 @@ type Card struct {
 	Country   string `json:"country"`
 }
 
-// UnmarshalJSON accepts expiry numbers as JSON numbers or numeric strings
-// and lastFour as a string or a number.
-func (c *Card) UnmarshalJSON(b []byte) error {
-	type plain Card
-	aux := struct {
-		*plain
-		LastFour        flexString `json:"lastFour"`
-		ExpirationMonth flexInt    `json:"expirationMonth"`
-		ExpirationYear  flexInt    `json:"expirationYear"`
-	}{plain: (*plain)(c)}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	c.LastFour, c.ExpirationMonth, c.ExpirationYear = string(aux.LastFour), int(aux.ExpirationMonth), int(aux.ExpirationYear)
-	return nil
-}
+// UnmarshalJSON reads a card as the client does: expiry numbers as numbers
+// or numeric strings, lastFour as a string or a number, names in either
+// case.
+func (c *Card) UnmarshalJSON(b []byte) error { return unmarshalAnswer(b, c) }
 
 // ACS is where a payment that needs 3-D Secure sends the payer: Parameters
 // are POSTed unchanged to URL from the payer's browser.
@@ -246,19 +233,9 @@ type Recurring struct {
 	EndsAt Time `json:"endsAt"`
 }
 
-// UnmarshalJSON accepts frequency as a number or a numeric string.
-func (r *Recurring) UnmarshalJSON(b []byte) error {
-	type plain Recurring
-	aux := struct {
-		*plain
-		Frequency flexInt `json:"frequency"`
-	}{plain: (*plain)(r)}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	r.Frequency = int(aux.Frequency)
-	return nil
-}
+// UnmarshalJSON reads a subscription as the client does: frequency as a
+// number or a numeric string.
+func (r *Recurring) UnmarshalJSON(b []byte) error { return unmarshalAnswer(b, r) }
 
 // User is a user of the merchant as the gateway knows it.
 type User struct {
@@ -273,20 +250,9 @@ type User struct {
 	Locale      string `json:"locale"`
 }
 
-// UnmarshalJSON accepts identifier and phone as strings or numbers.
-func (u *User) UnmarshalJSON(b []byte) error {
-	type plain User
-	aux := struct {
-		*plain
-		Identifier flexString `json:"identifier"`
-		Phone      flexString `json:"phone"`
-	}{plain: (*plain)(u)}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	u.Identifier, u.Phone = string(aux.Identifier), string(aux.Phone)
-	return nil
-}
+// UnmarshalJSON reads a user as the client does: identifier and phone as
+// strings or numbers.
+func (u *User) UnmarshalJSON(b []byte) error { return unmarshalAnswer(b, u) }
 
 // Payment is a transaction as the charge, 3-D Secure authentication, manual
 // recurring and reverse responses carry it. The basic form fills only
@@ -427,22 +393,4 @@ type Transaction struct {
 	// Warnings lists the informational fields of a by-id answer that could
 	// not be read and were left zero (see DecodeWarning).
 	Warnings []DecodeWarning `json:"-"`
-}
-
-// flexInt decodes an int from a JSON number or numeric string.
-type flexInt int
-
-func (f *flexInt) UnmarshalJSON(b []byte) error {
-	n, err := jsonscalar.Int(b)
-	*f = flexInt(n)
-	return err
-}
-
-// flexString decodes a string from a JSON string or number.
-type flexString string
-
-func (f *flexString) UnmarshalJSON(b []byte) error {
-	s, err := jsonscalar.Text(b)
-	*f = flexString(s)
-	return err
 }

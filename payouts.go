@@ -15,7 +15,6 @@ import (
 
 	"github.com/paygate/paygate-go/internal/cardnum"
 	"github.com/paygate/paygate-go/internal/formenc"
-	"github.com/paygate/paygate-go/internal/jsonscalar"
 )
 
 // PayoutsService is the payouts resource group of the API. A payout takes
@@ -505,38 +504,10 @@ func (r *payoutResponse) verifyAnswer() error {
 	return nil
 }
 
-// UnmarshalJSON accepts id as a number or a numeric string.
-func (t *PayoutType) UnmarshalJSON(b []byte) error {
-	type plain PayoutType
-	aux := struct {
-		*plain
-		ID flexInt `json:"id"`
-	}{plain: (*plain)(t)}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	t.ID = int(aux.ID)
-	return nil
-}
+// UnmarshalJSON reads a payout type as the client does: id as a number or
+// a numeric string.
+func (t *PayoutType) UnmarshalJSON(b []byte) error { return unmarshalAnswer(b, t) }
 
-// UnmarshalJSON accepts required as a boolean, 1/0 or "1"/"0"/"true"/"false".
-func (c *PayoutParameter) UnmarshalJSON(b []byte) error {
-	type plain PayoutParameter
-	aux := struct {
-		*plain
-		Required json.RawMessage `json:"required"`
-	}{plain: (*plain)(c)}
-	if err := json.Unmarshal(b, &aux); err != nil {
-		return err
-	}
-	if len(aux.Required) == 0 {
-		c.Required = false
-		return nil
-	}
-	required, err := jsonscalar.Bool(aux.Required)
-	if err != nil {
-		return fmt.Errorf("required: %w", err)
-	}
-	c.Required = required
-	return nil
-}
+// UnmarshalJSON reads a parameter as the client does: required as a
+// boolean, 1/0 or "1"/"0"/"true"/"false".
+func (c *PayoutParameter) UnmarshalJSON(b []byte) error { return unmarshalAnswer(b, c) }

@@ -94,6 +94,27 @@ func decodeTolerant(body []byte, out any) ([]DecodeWarning, error) {
 	return d.warnings, nil
 }
 
+// unmarshalAnswer is the UnmarshalJSON of the answer types a merchant may
+// also decode with encoding/json (a page or a parameter list kept, an
+// answer queued): the client's own field-by-field reading, so that the two
+// cannot disagree, except that the first unreadable field is an error, as
+// encoding/json has it. Fields the JSON leaves out keep their values.
+func unmarshalAnswer(body []byte, out any) error {
+	if string(body) == "null" {
+		return nil // encoding/json's rule: null decodes to no change
+	}
+	var segs [8]pathSegment
+	d := &tolerantDecoder{rules: &decodeRules{}, at: segs[:0]}
+	d.value(json.RawMessage(body), reflect.ValueOf(out).Elem())
+	switch {
+	case d.fatal != nil:
+		return d.fatal
+	case len(d.warnings) > 0:
+		return errors.New("paygate: " + d.warnings[0].String())
+	}
+	return nil
+}
+
 // essential reports whether the field at pattern must decode: it is
 // essential or required, lies inside an essential field, or holds a
 // required one (an array element that is not an object cannot hold its

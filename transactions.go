@@ -2,7 +2,6 @@ package paygate
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -482,16 +481,6 @@ func (a *AlternativePayment) verifyAnswer() error {
 	return nil
 }
 
-// UnmarshalJSON accepts totalCount as a number or a numeric string, in one
-// pass over the page.
-func (p *TransactionPage) UnmarshalJSON(b []byte) error {
-	var wire struct {
-		TotalCount   flexInt       `json:"totalCount"`
-		Transactions []Transaction `json:"transactions"`
-	}
-	if err := json.Unmarshal(b, &wire); err != nil {
-		return err
-	}
-	*p = TransactionPage{TotalCount: int(wire.TotalCount), Transactions: wire.Transactions, Warnings: p.Warnings}
-	return nil
-}
+// UnmarshalJSON reads a page as List does: totalCount as a number or a
+// numeric string, every field of a transaction in either spelling.
+func (p *TransactionPage) UnmarshalJSON(b []byte) error { return unmarshalAnswer(b, p) }
