@@ -42,12 +42,8 @@ type Balance struct {
 // Get reads the merchant balance (GET balance; extended form only),
 // optionally in one currency.
 func (s *BalanceService) Get(ctx context.Context, p *BalanceParams, opts ...CallOption) (*Balance, error) {
-	if p == nil {
-		p = &BalanceParams{}
-	}
-	var out balanceResponse
-	ep := endpoints[epBalance]
-	if err := s.client.do(ctx, ep, p, &out, opts); err != nil {
+	out, err := call[balanceResponse](ctx, s.client, epBalance, p, opts)
+	if err != nil {
 		return nil, err
 	}
 	return &out.Balance, nil

@@ -51,14 +51,7 @@ type Token struct {
 // The JSONP callback parameter is not supported: the answer is always plain
 // JSON.
 func (s *CardsService) Tokenize(ctx context.Context, p *TokenizeParams, opts ...CallOption) (*Token, error) {
-	if p == nil {
-		p = &TokenizeParams{}
-	}
-	out := new(Token)
-	if err := s.client.do(ctx, endpoints[epTokenize], p, out, opts); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return call[Token](ctx, s.client, epTokenize, p, opts)
 }
 
 // UserDetails describe the payer of a charge in place of an internal user
@@ -187,10 +180,7 @@ func (p ChargeParams) MarshalJSON() ([]byte, error) {
 // the gateway declined comes back as a Payment that reports Failed, not as
 // an error.
 func (s *CardsService) Charge(ctx context.Context, p *ChargeParams, opts ...CallOption) (*Payment, error) {
-	if p == nil {
-		p = &ChargeParams{}
-	}
-	return s.payment(ctx, epCharge, p, opts)
+	return payment(ctx, s.client, epCharge, p, opts)
 }
 
 // AuthenticateParams carry what the access control server sent back to the
@@ -265,13 +255,10 @@ func (p AuthenticateParams) MarshalJSON() ([]byte, error) {
 // *ACSReturnMismatchError (errors.Is ErrACSReturnMismatch): do not change
 // the order.
 func (s *CardsService) Authenticate(ctx context.Context, p *AuthenticateParams, opts ...CallOption) (*Payment, error) {
-	if p == nil {
-		p = &AuthenticateParams{}
-	}
-	if p.PaymentID != 0 || p.OrderID != "" {
+	if p != nil && (p.PaymentID != 0 || p.OrderID != "") {
 		return s.authenticateBound(ctx, p, opts)
 	}
-	return s.payment(ctx, epAuthenticate, p, opts)
+	return payment(ctx, s.client, epAuthenticate, p, opts)
 }
 
 // ChargeRecurringParams describe a manual recurring charge (POST
@@ -295,15 +282,14 @@ type ChargeRecurringParams struct {
 // ErrRecurringTooFrequent; a user without recurring gives
 // ErrRecurringDisabled or ErrRecurringExpired.
 func (s *CardsService) ChargeRecurring(ctx context.Context, p *ChargeRecurringParams, opts ...CallOption) (*Payment, error) {
-	if p == nil {
-		p = &ChargeRecurringParams{}
-	}
-	return s.payment(ctx, epChargeRecurring, p, opts)
+	return payment(ctx, s.client, epChargeRecurring, p, opts)
 }
 
-func (s *CardsService) payment(ctx context.Context, name endpointName, params any, opts []CallOption) (*Payment, error) {
-	var out paymentResponse
-	if err := s.client.do(ctx, endpoints[name], params, &out, opts); err != nil {
+// payment runs a call that answers a payment: a charge, an authentication
+// or a recurring charge.
+func payment[P any](ctx context.Context, c *Client, name endpointName, p *P, opts []CallOption) (*Payment, error) {
+	out, err := call[paymentResponse](ctx, c, name, p, opts)
+	if err != nil {
 		return nil, err
 	}
 	return &out.Payment, nil

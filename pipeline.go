@@ -44,6 +44,20 @@ type answerVerifier interface {
 
 var pairsPool = sync.Pool{New: func() any { p := make(formenc.Pairs, 0, 24); return &p }}
 
+// call runs the endpoint named name with p and returns its decoded answer.
+// A nil p is sent as the zero params, so that a call given nil names the
+// same missing field as one given an empty struct.
+func call[R, P any](ctx context.Context, c *Client, name endpointName, p *P, opts []CallOption) (*R, error) {
+	if p == nil {
+		p = new(P)
+	}
+	out := new(R)
+	if err := c.do(ctx, endpoints[name], p, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // do is the one request pipeline: validate, encode, sign, send (with the
 // retries the policy allows), read, decode, verify.
 func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts []CallOption) error {

@@ -29,14 +29,7 @@ func (p *StatusParams) validate(Form) error {
 // Status reads a transaction's status (GET transaction/status). Its Status
 // includes the later effects of other transactions, such as a refund.
 func (s *TransactionsService) Status(ctx context.Context, p *StatusParams, opts ...CallOption) (*TransactionStatus, error) {
-	if p == nil {
-		p = &StatusParams{}
-	}
-	out := new(TransactionStatus)
-	if err := s.client.do(ctx, endpoints[epStatus], p, out, opts); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return call[TransactionStatus](ctx, s.client, epStatus, p, opts)
 }
 
 // ReverseParams selects the payment to reverse, by ID or by OrderID (exactly
@@ -200,12 +193,8 @@ type AlternativePayment struct {
 // Create starts a payment by an alternative method (POST transaction/create;
 // extended form only). Redirect the payer to the result's RedirectURL.
 func (s *TransactionsService) Create(ctx context.Context, p *AlternativePaymentParams, opts ...CallOption) (*AlternativePayment, error) {
-	if p == nil {
-		p = &AlternativePaymentParams{}
-	}
-	out := new(AlternativePayment)
-	ep := endpoints[epCreateAlternative]
-	if err := s.client.do(ctx, ep, p, out, opts); err != nil {
+	out, err := call[AlternativePayment](ctx, s.client, epCreateAlternative, p, opts)
+	if err != nil {
 		return nil, err
 	}
 	out.RedirectURL = s.client.checkoutURL + "/confirm/" + url.PathEscape(out.RawID) + "/"
@@ -281,15 +270,7 @@ type TransactionPage struct {
 // extended form only). To walk every page, range over
 // [TransactionsService.All].
 func (s *TransactionsService) List(ctx context.Context, p *ListParams, opts ...CallOption) (*TransactionPage, error) {
-	if p == nil {
-		p = &ListParams{}
-	}
-	out := new(TransactionPage)
-	ep := endpoints[epListTransactions]
-	if err := s.client.do(ctx, ep, p, out, opts); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return call[TransactionPage](ctx, s.client, epListTransactions, p, opts)
 }
 
 // All iterates over every transaction the listing p selects, fetching pages

@@ -36,11 +36,8 @@ type ResolveUserParams struct {
 // creating the user when the identifier is new. Charges and recurring calls
 // take this id.
 func (s *UsersService) Resolve(ctx context.Context, p *ResolveUserParams, opts ...CallOption) (UserID, error) {
-	if p == nil {
-		p = &ResolveUserParams{}
-	}
-	var out resolveResponse
-	if err := s.client.do(ctx, endpoints[epResolveUser], p, &out, opts); err != nil {
+	out, err := call[resolveResponse](ctx, s.client, epResolveUser, p, opts)
+	if err != nil {
 		return "", err
 	}
 	return out.ID, nil
@@ -66,10 +63,7 @@ type ChangeRecurringParams struct {
 // payments (POST user/changeRecurring). When the gateway answers that it did
 // not make the change ("success": false) the error matches ErrDeclined.
 func (s *UsersService) ChangeRecurring(ctx context.Context, p *ChangeRecurringParams, opts ...CallOption) error {
-	if p == nil {
-		p = &ChangeRecurringParams{}
-	}
-	return s.client.doSuccess(ctx, endpoints[epChangeRecurring], p, opts)
+	return doSuccess(ctx, s.client, epChangeRecurring, p, opts)
 }
 
 // CancelRecurringParams name the user whose recurring payments to cancel
@@ -83,10 +77,7 @@ type CancelRecurringParams struct {
 // user/cancelRecurring). When the gateway answers that it did not cancel
 // ("success": false) the error matches ErrDeclined.
 func (s *UsersService) CancelRecurring(ctx context.Context, p *CancelRecurringParams, opts ...CallOption) error {
-	if p == nil {
-		p = &CancelRecurringParams{}
-	}
-	return s.client.doSuccess(ctx, endpoints[epCancelRecurring], p, opts)
+	return doSuccess(ctx, s.client, epCancelRecurring, p, opts)
 }
 
 // Days returns a pointer to n, for the day counts where nil means "not
@@ -154,12 +145,13 @@ func (r *successResponse) rules() *decodeRules { return &successRules }
 
 // doSuccess sends a call whose answer is only "success" and turns false
 // into an error, so that a change the gateway refused cannot pass unnoticed.
-func (c *Client) doSuccess(ctx context.Context, ep endpoint, params any, opts []CallOption) error {
-	var out successResponse
-	if err := c.do(ctx, ep, params, &out, opts); err != nil {
+func doSuccess[P any](ctx context.Context, c *Client, name endpointName, p *P, opts []CallOption) error {
+	out, err := call[successResponse](ctx, c, name, p, opts)
+	if err != nil {
 		return err
 	}
 	if !*out.Success {
+		ep := endpoints[name]
 		return &DeclinedError{Method: ep.method, Path: ep.path}
 	}
 	return nil
