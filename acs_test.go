@@ -266,8 +266,7 @@ func TestReadACSReturn_LimitsTheBodySize(t *testing.T) {
 
 func TestReadACSReturn_FeedsAuthenticate(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "card/authenticate", fixtureResponder(t, 200, "card_authenticate.json"))
+	c, rec := stubFixture(t, http.MethodPost, "card/authenticate", 200, "card_authenticate.json")
 
 	p, err := ReadACSReturn(acsReturnRequest(url.Values{"PaRes": {"pa+res/=="}, "MD": {"m d"}}.Encode()))
 	require.NoError(t, err)

@@ -23,8 +23,7 @@ func TestBalance_SignedAndDecodedExactly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			rec := record(t, mock, http.MethodGet, "balance", fixtureResponder(t, 200, "balance.json"))
+			c, rec := stubFixture(t, http.MethodGet, "balance", 200, "balance.json")
 
 			got, err := c.Balance.Get(context.Background(), tt.params)
 			require.NoError(t, err)
@@ -47,8 +46,7 @@ func TestBalance_SignedAndDecodedExactly(t *testing.T) {
 
 func TestBalance_MissingAmountIsAnErrorNotZero(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "balance", fixtureResponder(t, 200, "balance_missing_amount.json"))
+	c, _ := stubFixture(t, http.MethodGet, "balance", 200, "balance_missing_amount.json")
 	_, err := c.Balance.Get(context.Background(), nil)
 	requireResponseError(t, err, "amount")
 }
@@ -66,8 +64,7 @@ func TestBalance_CurrencyValidated(t *testing.T) {
 
 func TestBalance_SignatureErrorIsMatchedByCode(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "balance", fixtureResponder(t, 403, "error_signature_invalid.json"))
+	c, _ := stubFixture(t, http.MethodGet, "balance", 403, "error_signature_invalid.json")
 	_, err := c.Balance.Get(context.Background(), nil)
 	assert.ErrorIs(t, err, ErrSignatureInvalid)
 }

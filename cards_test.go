@@ -37,8 +37,7 @@ func TestTokenize_IsAnUnsignedGETWithTheCardData(t *testing.T) {
 	t.Parallel()
 	for _, form := range []Form{FormExtended, FormBasic} {
 		t.Run(form.String(), func(t *testing.T) {
-			c, mock := newMockClient(t, WithForm(form))
-			rec := record(t, mock, http.MethodGet, "card/getToken", fixtureResponder(t, 200, "card_get_token.json"))
+			c, rec := stubFixture(t, http.MethodGet, "card/getToken", 200, "card_get_token.json", WithForm(form))
 
 			tok, err := c.Cards.Tokenize(context.Background(), validTokenize())
 			require.NoError(t, err)
@@ -63,8 +62,7 @@ func TestTokenize_IsAnUnsignedGETWithTheCardData(t *testing.T) {
 
 func TestTokenize_ResponseWithoutIDIsAnError(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "card/getToken", httpmock.NewStringResponder(200, `{"expiresAt":"2026-11-22T02:24:07+00:00","card":{}}`))
+	c, _ := stubEndpoint(t, http.MethodGet, "card/getToken", httpmock.NewStringResponder(200, `{"expiresAt":"2026-11-22T02:24:07+00:00","card":{}}`))
 
 	tok, err := c.Cards.Tokenize(context.Background(), validTokenize())
 	assert.Nil(t, tok)
@@ -93,8 +91,7 @@ func TestCharge_WithTokenAndUserIDSendsExactlyTheGivenFieldsSigned(t *testing.T)
 	t.Parallel()
 	for _, form := range []Form{FormExtended, FormBasic} {
 		t.Run(form.String(), func(t *testing.T) {
-			c, mock := newMockClient(t, WithForm(form))
-			rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_"+form.String()+".json"))
+			c, rec := stubFixture(t, http.MethodPost, "card/process", 200, "card_process_"+form.String()+".json", WithForm(form))
 
 			p := validCharge()
 			p.OrderID = "ord-20261122-0001"
@@ -135,8 +132,7 @@ func TestCharge_WithTokenAndUserIDSendsExactlyTheGivenFieldsSigned(t *testing.T)
 
 func TestCharge_MinimalChargeSendsOnlyTheRequiredFields(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
+	c, rec := stubFixture(t, http.MethodPost, "card/process", 200, "card_process_extended.json")
 
 	_, err := c.Cards.Charge(context.Background(), validCharge())
 	require.NoError(t, err)
@@ -152,8 +148,7 @@ func TestCharge_MinimalChargeSendsOnlyTheRequiredFields(t *testing.T) {
 
 func TestCharge_RecurringIntervalZeroIsSent(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
+	c, rec := stubFixture(t, http.MethodPost, "card/process", 200, "card_process_extended.json")
 
 	p := validCharge()
 	p.Recurring = true
@@ -168,8 +163,7 @@ func TestCharge_RecurringIntervalZeroIsSent(t *testing.T) {
 
 func TestCharge_CardAndUserObjectsAreSentInBracketNotation(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
+	c, rec := stubFixture(t, http.MethodPost, "card/process", 200, "card_process_extended.json")
 
 	_, err := c.Cards.Charge(context.Background(), &ChargeParams{
 		UserDetails: &UserDetails{
@@ -215,8 +209,7 @@ func TestCharge_CardAndUserObjectsAreSentInBracketNotation(t *testing.T) {
 func TestCharge_DecodesBothForms(t *testing.T) {
 	t.Parallel()
 	t.Run("extended", func(t *testing.T) {
-		c, mock := newMockClient(t)
-		record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
+		c, _ := stubFixture(t, http.MethodPost, "card/process", 200, "card_process_extended.json")
 
 		pay, err := c.Cards.Charge(context.Background(), validCharge())
 		require.NoError(t, err)
@@ -247,8 +240,7 @@ func TestCharge_DecodesBothForms(t *testing.T) {
 		assert.False(t, pay.NeedsAuthentication())
 	})
 	t.Run("basic", func(t *testing.T) {
-		c, mock := newMockClient(t, WithForm(FormBasic))
-		record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_basic.json"))
+		c, _ := stubFixture(t, http.MethodPost, "card/process", 200, "card_process_basic.json", WithForm(FormBasic))
 
 		pay, err := c.Cards.Charge(context.Background(), validCharge())
 		require.NoError(t, err)
@@ -284,8 +276,7 @@ func TestCharge_NeedsAuthenticationInBothFormsOnlyFor3DS(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {
-			c, mock := newMockClient(t, WithForm(tt.form))
-			record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, tt.fixture))
+			c, _ := stubFixture(t, http.MethodPost, "card/process", 200, tt.fixture, WithForm(tt.form))
 
 			pay, err := c.Cards.Charge(context.Background(), validCharge())
 			require.NoError(t, err, "a declined payment is a result, not an error")
@@ -306,8 +297,7 @@ func TestCharge_NeedsAuthenticationInBothFormsOnlyFor3DS(t *testing.T) {
 
 func TestCharge_ResponseWithoutIDIsAnErrorWithOutcomeUnknown(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "card/process", httpmock.NewStringResponder(200, `{"success":true,"status":"completed"}`))
+	c, _ := stubEndpoint(t, http.MethodPost, "card/process", httpmock.NewStringResponder(200, `{"success":true,"status":"completed"}`))
 
 	p := validCharge()
 	p.OrderID = "ord-20261122-0009"
@@ -462,8 +452,7 @@ func tokenizeWith(p *TokenizeParams) func(*Client) error {
 
 func TestAuthenticate_SendsPaResAndMDSignedAndDecodes(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "card/authenticate", fixtureResponder(t, 200, "card_authenticate.json"))
+	c, rec := stubFixture(t, http.MethodPost, "card/authenticate", 200, "card_authenticate.json")
 
 	pay, err := c.Cards.Authenticate(context.Background(), &AuthenticateParams{
 		PaRes: "eJzVWFmTo7gS/iuOno+KKSHA2GfL0yEWYx+nM+0kL0kRmsPr+Fp/+ii8Cg==",
@@ -492,8 +481,7 @@ func TestAuthenticate_SendsPaResAndMDSignedAndDecodes(t *testing.T) {
 
 func TestAuthenticate_ResponseWithoutIDIsAnError(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "card/authenticate", httpmock.NewStringResponder(200, `{"success":true}`))
+	c, _ := stubEndpoint(t, http.MethodPost, "card/authenticate", httpmock.NewStringResponder(200, `{"success":true}`))
 
 	_, err := c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: "x", MD: "y"})
 	requireResponseError(t, err, "id")
@@ -532,8 +520,7 @@ func TestChargeRecurring_SendsFieldsSignedAndDecodesBothForms(t *testing.T) {
 	t.Parallel()
 	for _, form := range []Form{FormExtended, FormBasic} {
 		t.Run(form.String(), func(t *testing.T) {
-			c, mock := newMockClient(t, WithForm(form))
-			rec := record(t, mock, http.MethodPost, "card/processRecurring", fixtureResponder(t, 200, "card_process_recurring_"+form.String()+".json"))
+			c, rec := stubFixture(t, http.MethodPost, "card/processRecurring", 200, "card_process_recurring_"+form.String()+".json", WithForm(form))
 
 			pay, err := c.Cards.ChargeRecurring(context.Background(), &ChargeRecurringParams{
 				User:        "100452",
@@ -617,8 +604,7 @@ func TestChargeRecurring_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 
 func TestCharge_LimitsAreInclusive(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
+	c, rec := stubFixture(t, http.MethodPost, "card/process", 200, "card_process_extended.json")
 
 	p := validCharge()
 	p.CardToken = ""
@@ -633,8 +619,7 @@ func TestCharge_LimitsAreInclusive(t *testing.T) {
 
 func TestCharge_UserObjectNeedsOnlyTheIdentifier(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
+	c, rec := stubFixture(t, http.MethodPost, "card/process", 200, "card_process_extended.json")
 
 	p := validCharge()
 	p.User = ""

@@ -41,8 +41,7 @@ func postProcessCtx(ctx context.Context, c *Client, p any, out any) error {
 }
 
 func TestDo_PostSendsSignedFormBody(t *testing.T) {
-	c, mock := newMockClient(t, WithAppInfo("myshop", "1.2.3"))
-	rec := record(t, mock, http.MethodPost, "card/process", httpmock.NewStringResponder(200, `{"success":true,"id":1}`))
+	c, rec := stubEndpoint(t, http.MethodPost, "card/process", httpmock.NewStringResponder(200, `{"success":true,"id":1}`), WithAppInfo("myshop", "1.2.3"))
 	p := &pipelineParams{
 		User: "1001", Price: decimal.RequireFromString("149.90"), OrderID: "ORD-1",
 		Card: &struct {
@@ -67,8 +66,7 @@ func TestDo_PostSendsSignedFormBody(t *testing.T) {
 }
 
 func TestStatus_GetSendsSignedQuery(t *testing.T) {
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transaction/status", fixtureResponder(t, 200, "transaction_status_refunded.json"))
+	c, rec := stubFixture(t, http.MethodGet, "transaction/status", 200, "transaction_status_refunded.json")
 	_, err := c.Transactions.Status(context.Background(), &StatusParams{OrderID: "ORD-2026-11-0042"})
 	require.NoError(t, err)
 	r := rec.Only(t)
@@ -263,8 +261,7 @@ func TestPost_UnreadableAnswerIsOutcomeUnknownWithOrderID(t *testing.T) {
 		"transport error": httpmock.NewErrorResponder(errors.New("connection reset by peer")),
 	} {
 		t.Run(name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			rec := record(t, mock, http.MethodPost, "card/process", responder)
+			c, rec := stubEndpoint(t, http.MethodPost, "card/process", responder)
 			err := postProcess(c, &pipelineParams{User: "1", OrderID: "ORD-77"}, &Payment{})
 			require.ErrorIs(t, err, ErrOutcomeUnknown)
 			var ou *OutcomeUnknownError

@@ -166,6 +166,22 @@ func record(t testing.TB, mock *httpmock.MockTransport, method, path string, res
 	return rec
 }
 
+// stubEndpoint returns a mock client built with opts whose "METHOD path"
+// (path below /v1/) answers with responder, and the recorder of the
+// requests that endpoint receives.
+func stubEndpoint(t *testing.T, method, path string, responder httpmock.Responder, opts ...Option) (*Client, *recorder) {
+	t.Helper()
+	c, mock := newMockClient(t, opts...)
+	return c, record(t, mock, method, path, responder)
+}
+
+// stubFixture is stubEndpoint answering with status and testdata/<name>
+// as a JSON body.
+func stubFixture(t *testing.T, method, path string, status int, name string, opts ...Option) (*Client, *recorder) {
+	t.Helper()
+	return stubEndpoint(t, method, path, fixtureResponder(t, status, name), opts...)
+}
+
 // requireSigned checks the project key and that the signature verifies
 // under the test secret over exactly the values sent.
 func requireSigned(t testing.TB, r recorded) {
@@ -247,8 +263,7 @@ func testGatewayErrors(t *testing.T, method, path string, call func(*Client) err
 func requireGatewayError(t *testing.T, method, path, fixture string, want error, call func(*Client) error) error {
 	t.Helper()
 	code := want.(*Error).Code
-	c, mock := newMockClient(t)
-	record(t, mock, method, path, fixtureResponder(t, code.HTTPStatus(), fixture))
+	c, _ := stubFixture(t, method, path, code.HTTPStatus(), fixture)
 	err := call(c)
 	require.ErrorIs(t, err, want)
 	assert.NotErrorIs(t, err, ErrOutcomeUnknown, "the gateway's error is a definite answer")

@@ -32,8 +32,7 @@ func validSEPAPayout() *PayoutParams {
 
 func TestPayoutTypes_UnsignedAndDecoded(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "payout-types", fixtureResponder(t, 200, "payout_types.json"))
+	c, rec := stubFixture(t, http.MethodGet, "payout-types", 200, "payout_types.json")
 
 	got, err := c.Payouts.Types(context.Background())
 	require.NoError(t, err)
@@ -47,8 +46,7 @@ func TestPayoutTypes_UnsignedAndDecoded(t *testing.T) {
 
 func TestPayoutTypes_AvailableInBasicForm(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t, WithForm(FormBasic))
-	rec := record(t, mock, http.MethodGet, "payout-types", fixtureResponder(t, 200, "payout_types.json"))
+	c, rec := stubFixture(t, http.MethodGet, "payout-types", 200, "payout_types.json", WithForm(FormBasic))
 	_, err := c.Payouts.Types(context.Background())
 	require.NoError(t, err)
 	rec.Only(t)
@@ -77,8 +75,7 @@ func TestPayoutCreate_UnclearAnswersAreUnknownOutcomesNotDeclines(t *testing.T) 
 		"success true without an id": `{"success":true,"status":"processing"}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			rec := record(t, mock, http.MethodPost, "payout", httpmock.NewStringResponder(200, body))
+			c, rec := stubEndpoint(t, http.MethodPost, "payout", httpmock.NewStringResponder(200, body))
 			_, err := c.Payouts.Create(context.Background(), &PayoutParams{
 				Type: sepaPayoutType, Account: "DE89370400440532013000", Amount: decimal.RequireFromString("10.00"),
 				Currency: "EUR", OrderID: "payout-77",
@@ -88,8 +85,7 @@ func TestPayoutCreate_UnclearAnswersAreUnknownOutcomesNotDeclines(t *testing.T) 
 			require.Len(t, rec.Requests(), 1)
 		})
 	}
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "payout", httpmock.NewStringResponder(200, `{"success":false,"id":1000000000000000123,"status":"payout_failed"}`))
+	c, _ := stubEndpoint(t, http.MethodPost, "payout", httpmock.NewStringResponder(200, `{"success":false,"id":1000000000000000123,"status":"payout_failed"}`))
 	_, err := c.Payouts.Create(context.Background(), &PayoutParams{
 		Type: sepaPayoutType, Account: "DE89370400440532013000", Amount: decimal.RequireFromString("10.00"), Currency: "EUR",
 	})
@@ -98,8 +94,7 @@ func TestPayoutCreate_UnclearAnswersAreUnknownOutcomesNotDeclines(t *testing.T) 
 
 func TestPayoutParameters_CardSendsOnlyTheBINUnsigned(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "payout-parameters", fixtureResponder(t, 200, "payout_parameters_card.json"))
+	c, rec := stubFixture(t, http.MethodGet, "payout-parameters", 200, "payout_parameters_card.json")
 
 	got, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: cardPayoutType, Account: payoutTestCard, Currency: "EUR"})
 	require.NoError(t, err)
@@ -115,8 +110,7 @@ func TestPayoutParameters_CardSendsOnlyTheBINUnsigned(t *testing.T) {
 
 func TestPayoutParameters_NonCardSendsTheWholeAccount(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "payout-parameters", fixtureResponder(t, 200, "payout_parameters_sepa.json"))
+	c, rec := stubFixture(t, http.MethodGet, "payout-parameters", 200, "payout_parameters_sepa.json")
 
 	got, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89370400440532013000", Currency: "EUR"})
 	require.NoError(t, err)
@@ -131,8 +125,7 @@ func TestPayoutParameters_NonCardSendsTheWholeAccount(t *testing.T) {
 
 func TestPayoutParameters_EmptyArray(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "payout-parameters", fixtureResponder(t, 200, "payout_parameters_empty.json"))
+	c, _ := stubFixture(t, http.MethodGet, "payout-parameters", 200, "payout_parameters_empty.json")
 	got, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89", Currency: "EUR"})
 	require.NoError(t, err)
 	assert.Empty(t, got)
@@ -163,8 +156,7 @@ func TestPayoutParameters_Validation(t *testing.T) {
 
 func TestPayoutCreate_SendsEveryFieldSignedWithItsWireName(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "payout", fixtureResponder(t, 200, "payout.json"))
+	c, rec := stubFixture(t, http.MethodPost, "payout", 200, "payout.json")
 
 	p := &PayoutParams{
 		Type: sepaPayoutType, Account: "DE89370400440532013000", Amount: decimal.RequireFromString("150.00"), Currency: "EUR", OrderID: "payout-0091",
@@ -204,8 +196,7 @@ func TestPayoutCreate_SendsEveryFieldSignedWithItsWireName(t *testing.T) {
 
 func TestPayoutCreate_CardByToken(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "payout", fixtureResponder(t, 200, "payout.json"))
+	c, rec := stubFixture(t, http.MethodPost, "payout", 200, "payout.json")
 
 	_, err := c.Payouts.Create(context.Background(), &PayoutParams{
 		Type: cardPayoutType, CardToken: "tok_4f1c", Amount: decimal.NewFromInt(20), Currency: "EUR", CardExpirationDate: "12/29",
@@ -216,8 +207,7 @@ func TestPayoutCreate_CardByToken(t *testing.T) {
 
 func TestPayoutCreate_SuccessFalseIsErrDeclined(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "payout", fixtureResponder(t, 200, "payout_declined.json"))
+	c, _ := stubFixture(t, http.MethodPost, "payout", 200, "payout_declined.json")
 	_, err := c.Payouts.Create(context.Background(), validSEPAPayout())
 	require.ErrorIs(t, err, ErrDeclined)
 	var de *DeclinedError
@@ -228,8 +218,7 @@ func TestPayoutCreate_SuccessFalseIsErrDeclined(t *testing.T) {
 
 func TestPayoutCreate_MissingIDIsOutcomeUnknownWithOrderID(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "payout", httpmock.NewStringResponder(200, `{"success":true,"status":"processing"}`))
+	c, _ := stubEndpoint(t, http.MethodPost, "payout", httpmock.NewStringResponder(200, `{"success":true,"status":"processing"}`))
 	_, err := c.Payouts.Create(context.Background(), validSEPAPayout())
 	var ou *OutcomeUnknownError
 	require.ErrorAs(t, err, &ou)
@@ -238,8 +227,7 @@ func TestPayoutCreate_MissingIDIsOutcomeUnknownWithOrderID(t *testing.T) {
 
 func TestPayoutCreate_GatewayErrorIsMatchedByCode(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "payout", fixtureResponder(t, 422, "error_gateway_misconfigured.json"))
+	c, _ := stubFixture(t, http.MethodPost, "payout", 422, "error_gateway_misconfigured.json")
 	_, err := c.Payouts.Create(context.Background(), validSEPAPayout())
 	assert.ErrorIs(t, err, ErrGatewayMisconfigured)
 }
@@ -365,8 +353,7 @@ func TestPayoutParameters_MalformedAnswersAreResponseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			record(t, mock, http.MethodGet, "payout-parameters", httpmock.NewStringResponder(200, tt.body))
+			c, _ := stubEndpoint(t, http.MethodGet, "payout-parameters", httpmock.NewStringResponder(200, tt.body))
 			_, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89", Currency: "EUR"})
 			var re *ResponseError
 			require.ErrorAs(t, err, &re)
@@ -399,8 +386,7 @@ func TestPayoutParamsSet_FillsTheFieldOfThatNameElseExtra(t *testing.T) {
 
 func TestPayoutParameters_TheTypeDecidesWhetherOnlyTheBINGoesOut(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "payout-parameters", fixtureResponder(t, 200, "payout_parameters_sepa.json"))
+	c, rec := stubFixture(t, http.MethodGet, "payout-parameters", 200, "payout_parameters_sepa.json")
 	// A wallet number that happens to pass the Luhn check is not a card.
 	const wallet = "79261234565"
 	_, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: PayoutType{ID: 7, Key: "QIWI"}, Account: wallet, Currency: "EUR"})

@@ -18,8 +18,7 @@ const txBigID ID = 9007199254740993123 // above 2^53: a float64 would round it
 
 func TestReverse_ExtendedSendsSignedFieldsAndDecodesTransaction(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "transaction/reverse", fixtureResponder(t, 200, "transaction_reverse_extended.json"))
+	c, rec := stubFixture(t, http.MethodPost, "transaction/reverse", 200, "transaction_reverse_extended.json")
 
 	got, err := c.Transactions.Reverse(context.Background(), &ReverseParams{
 		ID: txBigID, Amount: decimal.RequireFromString("25.50"), Comment: "customer returned the goods",
@@ -47,8 +46,7 @@ func TestReverse_ExtendedSendsSignedFieldsAndDecodesTransaction(t *testing.T) {
 
 func TestReverse_BasicFormAnswerDecodesToSuccessOnly(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t, WithForm(FormBasic))
-	rec := record(t, mock, http.MethodPost, "transaction/reverse", fixtureResponder(t, 200, "transaction_reverse_basic.json"))
+	c, rec := stubFixture(t, http.MethodPost, "transaction/reverse", 200, "transaction_reverse_basic.json", WithForm(FormBasic))
 
 	got, err := c.Transactions.Reverse(context.Background(), &ReverseParams{OrderID: "ord-2026-0042", Amount: decimal.NewFromInt(10)})
 	require.NoError(t, err)
@@ -60,8 +58,7 @@ func TestReverse_BasicFormAnswerDecodesToSuccessOnly(t *testing.T) {
 
 func TestReverse_SuccessFalseIsErrDeclined(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "transaction/reverse", fixtureResponder(t, 200, "transaction_reverse_declined.json"))
+	c, _ := stubFixture(t, http.MethodPost, "transaction/reverse", 200, "transaction_reverse_declined.json")
 
 	got, err := c.Transactions.Reverse(context.Background(), &ReverseParams{ID: txBigID, Amount: decimal.NewFromInt(1)})
 	require.Error(t, err)
@@ -97,8 +94,7 @@ func TestReverse_GatewayErrors(t *testing.T) {
 
 func TestCreate_SendsSignedFieldsAndBuildsRedirectURL(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t, WithCheckoutURL("https://checkout.test/pay/"))
-	rec := record(t, mock, http.MethodPost, "transaction/create", fixtureResponder(t, 200, "transaction_create.json"))
+	c, rec := stubFixture(t, http.MethodPost, "transaction/create", 200, "transaction_create.json", WithCheckoutURL("https://checkout.test/pay/"))
 
 	got, err := c.Transactions.Create(context.Background(), &AlternativePaymentParams{
 		User: "customer-8812", DisplayName: "Jane Roe", PaymentMethod: MethodQiwi,
@@ -125,8 +121,7 @@ func TestCreate_SendsSignedFieldsAndBuildsRedirectURL(t *testing.T) {
 
 func TestCreate_NumericIDAndDefaultCheckoutURL(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "transaction/create", fixtureResponder(t, 200, "transaction_create_numeric_id.json"))
+	c, _ := stubFixture(t, http.MethodPost, "transaction/create", 200, "transaction_create_numeric_id.json")
 
 	got, err := c.Transactions.Create(context.Background(), validAlternativePayment())
 	require.NoError(t, err)
@@ -136,8 +131,7 @@ func TestCreate_NumericIDAndDefaultCheckoutURL(t *testing.T) {
 
 func TestCreate_MissingIDIsOutcomeUnknown(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "transaction/create", httpmock.NewStringResponder(200, `{"amount":10,"currency":"USD","status":"opened"}`))
+	c, _ := stubEndpoint(t, http.MethodPost, "transaction/create", httpmock.NewStringResponder(200, `{"amount":10,"currency":"USD","status":"opened"}`))
 
 	p := validAlternativePayment()
 	p.OrderID = "ord-9"
@@ -220,8 +214,7 @@ func TestReverse_Validation(t *testing.T) {
 
 func TestStatus_SignedByOrderIDAndDecodesExactly(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transaction/status", fixtureResponder(t, 200, "transaction_status.json"))
+	c, rec := stubFixture(t, http.MethodGet, "transaction/status", 200, "transaction_status.json")
 
 	got, err := c.Transactions.Status(context.Background(), &StatusParams{OrderID: "ord-2026-0042"})
 	require.NoError(t, err)
@@ -234,8 +227,7 @@ func TestStatus_SignedByOrderIDAndDecodesExactly(t *testing.T) {
 
 func TestGet_SignedByPathAndDecodesCamelCase(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions/9007199254740993123", fixtureResponder(t, 200, "transactions_by_id.json"))
+	c, rec := stubFixture(t, http.MethodGet, "transactions/9007199254740993123", 200, "transactions_by_id.json")
 
 	got, err := c.Transactions.Get(context.Background(), txBigID)
 	require.NoError(t, err)
@@ -255,8 +247,7 @@ func TestGet_SignedByPathAndDecodesCamelCase(t *testing.T) {
 
 func TestGet_MissingStatusNamesTheField(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "transactions/9007199254740993123", fixtureResponder(t, 200, "transactions_by_id_missing_status.json"))
+	c, _ := stubFixture(t, http.MethodGet, "transactions/9007199254740993123", 200, "transactions_by_id_missing_status.json")
 
 	_, err := c.Transactions.Get(context.Background(), txBigID)
 	requireResponseError(t, err, "status")
@@ -264,8 +255,7 @@ func TestGet_MissingStatusNamesTheField(t *testing.T) {
 
 func TestGet_UnknownIDIsErrTransactionNotFound(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "transactions/9007199254740993123", fixtureResponder(t, 404, "error_transaction_not_found.json"))
+	c, _ := stubFixture(t, http.MethodGet, "transactions/9007199254740993123", 404, "error_transaction_not_found.json")
 
 	_, err := c.Transactions.Get(context.Background(), txBigID)
 	assert.ErrorIs(t, err, ErrTransactionNotFound)
@@ -278,8 +268,7 @@ func TestGet_RejectsZeroID(t *testing.T) {
 
 func TestList_SendsEveryFilterSigned(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions", fixtureResponder(t, 200, "transactions_list_page1.json"))
+	c, rec := stubFixture(t, http.MethodGet, "transactions", 200, "transactions_list_page1.json")
 
 	berlin := time.FixedZone("CET", 3600)
 	page, err := c.Transactions.List(context.Background(), &ListParams{
@@ -303,8 +292,7 @@ func TestList_SendsEveryFilterSigned(t *testing.T) {
 
 func TestList_TotalCountAsString(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "transactions", fixtureResponder(t, 200, "transactions_list_single.json"))
+	c, _ := stubFixture(t, http.MethodGet, "transactions", 200, "transactions_list_single.json")
 	page, err := c.Transactions.List(context.Background(), &ListParams{OrderID: "ord-2026-0042"})
 	require.NoError(t, err)
 	assert.Equal(t, 1, page.TotalCount)
@@ -312,8 +300,7 @@ func TestList_TotalCountAsString(t *testing.T) {
 
 func TestList_TransactionWithoutStatusNamesItsIndex(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "transactions", fixtureResponder(t, 200, "transactions_list_missing_status.json"))
+	c, _ := stubFixture(t, http.MethodGet, "transactions", 200, "transactions_list_missing_status.json")
 	_, err := c.Transactions.List(context.Background(), &ListParams{OrderID: "ord-2026-0042"})
 	requireResponseError(t, err, "transactions[1].status")
 }
@@ -393,8 +380,8 @@ var txThreePages = map[string]string{
 // txThreePageClient is a client whose transactions listing answers the
 // pages of txThreePages, with the recorder of its requests.
 func txThreePageClient(t *testing.T) (*Client, *recorder) {
-	c, mock := newMockClient(t)
-	return c, record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
+	t.Helper()
+	return stubEndpoint(t, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
 }
 
 func TestAll_FetchesEveryPageUntilTheShortOne(t *testing.T) {
@@ -474,8 +461,7 @@ func TestAll_StopsAtTotalCountWithoutAnExtraRequest(t *testing.T) {
 
 func TestAll_ErrorMidwayIsYieldedOnceThenStops(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, map[string]string{
+	c, rec := stubEndpoint(t, http.MethodGet, "transactions", txPagedResponder(t, map[string]string{
 		"1": "transactions_list_page1.json",
 		"2": `{"error":{"code":42201,"message":"Gateway is not properly configured"}}`,
 	}))
@@ -497,8 +483,7 @@ func TestAll_ErrorMidwayIsYieldedOnceThenStops(t *testing.T) {
 
 func TestAll_SamePageTwiceIsAnError(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "transactions", fixtureResponder(t, 200, "transactions_list_page1.json"))
+	c, _ := stubFixture(t, http.MethodGet, "transactions", 200, "transactions_list_page1.json")
 
 	var errs []error
 	n := 0
@@ -534,8 +519,7 @@ func TestReconcile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newMockClient(t, WithForm(tt.form))
-			rec := record(t, mock, http.MethodGet, tt.path, fixtureResponder(t, tt.status, tt.fixture))
+			c, rec := stubFixture(t, http.MethodGet, tt.path, tt.status, tt.fixture, WithForm(tt.form))
 
 			got, err := c.Transactions.Reconcile(context.Background(), "ord-2026-0042")
 			require.NoError(t, err)
@@ -570,8 +554,7 @@ func TestReconcile_ListsEveryPageOfTheOrder(t *testing.T) {
 
 func TestReconcile_OtherErrorsAreReturned(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "transactions", fixtureResponder(t, 403, "error_signature_invalid.json"))
+	c, _ := stubFixture(t, http.MethodGet, "transactions", 403, "error_signature_invalid.json")
 	_, err := c.Transactions.Reconcile(context.Background(), "ord-2026-0042")
 	assert.ErrorIs(t, err, ErrSignatureInvalid)
 }
@@ -601,8 +584,7 @@ func TestReconcile_ValidatesOrderID(t *testing.T) {
 
 func TestAll_StartsAtTheGivenPageAndCountsTheOnesBefore(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, map[string]string{
+	c, rec := stubEndpoint(t, http.MethodGet, "transactions", txPagedResponder(t, map[string]string{
 		"2": "transactions_list_page2.json", "3": "transactions_list_page3.json",
 	}))
 
@@ -617,9 +599,8 @@ func TestAll_StartsAtTheGivenPageAndCountsTheOnesBefore(t *testing.T) {
 
 func TestAll_StopsAtTotalCountWhenStartingLater(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
 	// Page 2 of a listing of 4 in pages of 2 is full, and the last one.
-	rec := record(t, mock, http.MethodGet, "transactions", func(req *http.Request) (*http.Response, error) {
+	c, rec := stubEndpoint(t, http.MethodGet, "transactions", func(req *http.Request) (*http.Response, error) {
 		if p := req.URL.Query().Get("page"); p != "2" {
 			t.Errorf("page %s should not have been fetched", p)
 		}
@@ -637,8 +618,7 @@ func TestAll_StopsAtTotalCountWhenStartingLater(t *testing.T) {
 
 func TestReverse_AnswerWithoutSuccessIsAnUnknownOutcomeCarryingTheID(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "transaction/reverse", httpmock.NewStringResponder(200, `{}`))
+	c, rec := stubEndpoint(t, http.MethodPost, "transaction/reverse", httpmock.NewStringResponder(200, `{}`))
 	_, err := c.Transactions.Reverse(context.Background(), &ReverseParams{ID: 9007199254740993123, Amount: decimal.RequireFromString("5.00")})
 	require.ErrorIs(t, err, ErrOutcomeUnknown, "an empty answer is not a refusal")
 	require.NotErrorIs(t, err, ErrDeclined)

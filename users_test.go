@@ -14,8 +14,7 @@ import (
 
 func TestResolve_SendsEveryFieldSignedAndReturnsTheInternalID(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve.json"))
+	c, rec := stubFixture(t, http.MethodPost, "user/resolve", 200, "user_resolve.json")
 
 	id, err := c.Users.Resolve(context.Background(), &ResolveUserParams{
 		Identifier:  "cust-8841",
@@ -46,8 +45,7 @@ func TestResolve_SendsEveryFieldSignedAndReturnsTheInternalID(t *testing.T) {
 
 func TestResolve_SendsOnlyTheRequiredFieldsWhenNothingElseIsSet(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve.json"))
+	c, rec := stubFixture(t, http.MethodPost, "user/resolve", 200, "user_resolve.json")
 
 	_, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-8841", IP: "2001:db8::7"})
 	require.NoError(t, err)
@@ -57,8 +55,7 @@ func TestResolve_SendsOnlyTheRequiredFieldsWhenNothingElseIsSet(t *testing.T) {
 
 func TestResolve_BasicFormSendsEmailAndNoUserAgent(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t, WithForm(FormBasic))
-	rec := record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve.json"))
+	c, rec := stubFixture(t, http.MethodPost, "user/resolve", 200, "user_resolve.json", WithForm(FormBasic))
 
 	id, err := c.Users.Resolve(context.Background(), &ResolveUserParams{
 		Identifier: "cust-8841", Email: "jane.doe@example.com", IP: "203.0.113.7",
@@ -71,8 +68,7 @@ func TestResolve_BasicFormSendsEmailAndNoUserAgent(t *testing.T) {
 
 func TestResolve_DecodesAStringID(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve_string_id.json"))
+	c, _ := stubFixture(t, http.MethodPost, "user/resolve", 200, "user_resolve_string_id.json")
 
 	id, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7"})
 	require.NoError(t, err)
@@ -83,8 +79,7 @@ func TestResolve_ResponseWithoutIDIsAnError(t *testing.T) {
 	t.Parallel()
 	for _, body := range []string{`{}`, `{"id":null}`, `{"id":""}`} {
 		t.Run(body, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			record(t, mock, http.MethodPost, "user/resolve", httpmock.NewStringResponder(200, body))
+			c, _ := stubEndpoint(t, http.MethodPost, "user/resolve", httpmock.NewStringResponder(200, body))
 
 			id, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7"})
 			require.Error(t, err)
@@ -133,8 +128,7 @@ func TestChangeRecurring_ZeroIntervalIsSentAndNilIsNot(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			rec := record(t, mock, http.MethodPost, "user/changeRecurring", fixtureResponder(t, 200, "user_recurring_success.json"))
+			c, rec := stubFixture(t, http.MethodPost, "user/changeRecurring", 200, "user_recurring_success.json")
 
 			require.NoError(t, c.Users.ChangeRecurring(context.Background(), &tt.params))
 			r := rec.Only(t)
@@ -146,8 +140,7 @@ func TestChangeRecurring_ZeroIntervalIsSentAndNilIsNot(t *testing.T) {
 
 func TestCancelRecurring_SendsTheUserSigned(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "user/cancelRecurring", fixtureResponder(t, 200, "user_recurring_success.json"))
+	c, rec := stubFixture(t, http.MethodPost, "user/cancelRecurring", 200, "user_recurring_success.json")
 
 	require.NoError(t, c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"}))
 	r := rec.Only(t)
@@ -168,8 +161,7 @@ func TestRecurringCalls_SuccessFalseIsErrDeclined(t *testing.T) {
 	}
 	for path, call := range calls {
 		t.Run(path, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			record(t, mock, http.MethodPost, path, fixtureResponder(t, 200, "user_recurring_unsuccessful.json"))
+			c, _ := stubFixture(t, http.MethodPost, path, 200, "user_recurring_unsuccessful.json")
 
 			err := call(c)
 			require.ErrorIs(t, err, ErrDeclined)
@@ -181,8 +173,7 @@ func TestRecurringCalls_SuccessFalseIsErrDeclined(t *testing.T) {
 
 func TestRecurringCalls_AnswerWithoutSuccessIsAnError(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "user/cancelRecurring", httpmock.NewStringResponder(200, `{}`))
+	c, _ := stubEndpoint(t, http.MethodPost, "user/cancelRecurring", httpmock.NewStringResponder(200, `{}`))
 
 	err := c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"})
 	requireResponseError(t, err, "success")
@@ -263,8 +254,7 @@ func changeWith(p ChangeRecurringParams) func(*Client) error {
 
 func TestResolve_UserAgentOf255CharactersIsSent(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve.json"))
+	c, rec := stubFixture(t, http.MethodPost, "user/resolve", 200, "user_resolve.json")
 
 	ua := strings.Repeat("ü", MaxUserAgentLength)
 	_, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7", UserAgent: ua})
