@@ -219,11 +219,8 @@ func TestCardInput_GatewayErrorsNeverQuoteCardData(t *testing.T) {
 
 func TestCardInput_RedactionDoesNotChangeWhatIsSent(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodGet, "card/getToken", 200, "card_get_token.json")
-
-	_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode})
-	require.NoError(t, err)
-	r := rec.Only(t)
+	r := requestSent(t, http.MethodGet, "card/getToken", "card_get_token.json",
+		tokenizeWith(&TokenizeParams{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode}))
 	assert.Contains(t, r.Raw, "number="+visaApproved)
 	assert.Contains(t, r.Raw, "security_code="+secretCode)
 }

@@ -132,11 +132,7 @@ func TestCharge_WithTokenAndUserIDSendsExactlyTheGivenFieldsSigned(t *testing.T)
 
 func TestCharge_MinimalChargeSendsOnlyTheRequiredFields(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodPost, "card/process", 200, "card_process_extended.json")
-
-	_, err := c.Cards.Charge(context.Background(), validCharge())
-	require.NoError(t, err)
-	r := rec.Only(t)
+	r := chargeSent(t, validCharge())
 	requireSignedFields(t, r, map[string]string{
 		"user":        "100452",
 		"card_token":  "5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45",
@@ -148,14 +144,10 @@ func TestCharge_MinimalChargeSendsOnlyTheRequiredFields(t *testing.T) {
 
 func TestCharge_RecurringIntervalZeroIsSent(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodPost, "card/process", 200, "card_process_extended.json")
-
 	p := validCharge()
 	p.Recurring = true
 	p.RecurringInterval = Days(0)
-	_, err := c.Cards.Charge(context.Background(), p)
-	require.NoError(t, err)
-	r := rec.Only(t)
+	r := chargeSent(t, p)
 	assert.Equal(t, "1", r.Params.Get("recurring"))
 	assert.Equal(t, []string{"0"}, r.Params["recurring_interval"])
 	assert.NotContains(t, r.Params, "recurring_trial")
@@ -163,9 +155,7 @@ func TestCharge_RecurringIntervalZeroIsSent(t *testing.T) {
 
 func TestCharge_CardAndUserObjectsAreSentInBracketNotation(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodPost, "card/process", 200, "card_process_extended.json")
-
-	_, err := c.Cards.Charge(context.Background(), &ChargeParams{
+	r := chargeSent(t, &ChargeParams{
 		UserDetails: &UserDetails{
 			Identifier:  "cust-8841",
 			DisplayName: "Jane Doe",
@@ -185,9 +175,6 @@ func TestCharge_CardAndUserObjectsAreSentInBracketNotation(t *testing.T) {
 		Currency:    "USD",
 		Description: "Sticker",
 	})
-	require.NoError(t, err)
-
-	r := rec.Only(t)
 	requireSignedFields(t, r, map[string]string{
 		"user[identifier]":       "cust-8841",
 		"user[displayName]":      "Jane Doe",
@@ -446,6 +433,13 @@ func chargeWith(p *ChargeParams) func(*Client) error {
 	return func(c *Client) error { return errOf(c.Cards.Charge(context.Background(), p)) }
 }
 
+// chargeSent charges p against the extended form's answer and returns the
+// one request sent.
+func chargeSent(t *testing.T, p *ChargeParams) recorded {
+	t.Helper()
+	return requestSent(t, http.MethodPost, "card/process", "card_process_extended.json", chargeWith(p))
+}
+
 func tokenizeWith(p *TokenizeParams) func(*Client) error {
 	return func(c *Client) error { return errOf(c.Cards.Tokenize(context.Background(), p)) }
 }
@@ -604,29 +598,22 @@ func TestChargeRecurring_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 
 func TestCharge_LimitsAreInclusive(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodPost, "card/process", 200, "card_process_extended.json")
-
+	// 21 characters of holder and 64 of order id are allowed.
 	p := validCharge()
 	p.CardToken = ""
 	p.Card = &CardDetails{Number: visa3DS, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123", Holder: strings.Repeat("Ü", MaxCardholderLength)}
 	p.OrderID = strings.Repeat("o", MaxOrderIDLength)
-	_, err := c.Cards.Charge(context.Background(), p)
-	require.NoError(t, err, "21 characters of holder and 64 of order id are allowed")
-	r := rec.Only(t)
+	r := chargeSent(t, p)
 	assert.Equal(t, strings.Repeat("Ü", 21), r.Params.Get("card[holder]"))
 	assert.Len(t, r.Params.Get("order_id"), 64)
 }
 
 func TestCharge_UserObjectNeedsOnlyTheIdentifier(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodPost, "card/process", 200, "card_process_extended.json")
-
 	p := validCharge()
 	p.User = ""
 	p.UserDetails = &UserDetails{Identifier: "cust-8841"}
-	_, err := c.Cards.Charge(context.Background(), p)
-	require.NoError(t, err)
-	r := rec.Only(t)
+	r := chargeSent(t, p)
 	assert.Equal(t, "cust-8841", r.Params.Get("user[identifier]"))
 	for k := range r.Params {
 		assert.False(t, k != "user[identifier]" && strings.HasPrefix(k, "user"), "unexpected %s", k)

@@ -66,10 +66,9 @@ func TestDo_PostSendsSignedFormBody(t *testing.T) {
 }
 
 func TestStatus_GetSendsSignedQuery(t *testing.T) {
-	c, rec := stubFixture(t, http.MethodGet, "transaction/status", 200, "transaction_status_refunded.json")
-	_, err := c.Transactions.Status(context.Background(), &StatusParams{OrderID: "ORD-2026-11-0042"})
-	require.NoError(t, err)
-	r := rec.Only(t)
+	r := requestSent(t, http.MethodGet, "transaction/status", "transaction_status_refunded.json", func(c *Client) error {
+		return errOf(c.Transactions.Status(context.Background(), &StatusParams{OrderID: "ORD-2026-11-0042"}))
+	})
 	requireSignedFields(t, r, map[string]string{"order_id": "ORD-2026-11-0042"})
 }
 

@@ -182,6 +182,16 @@ func stubFixture(t *testing.T, method, path string, status int, name string, opt
 	return stubEndpoint(t, method, path, fixtureResponder(t, status, name), opts...)
 }
 
+// requestSent stubs "METHOD path" with the fixture at status 200, runs
+// call on that client, requires it to succeed and returns the one request
+// it sent.
+func requestSent(t *testing.T, method, path, fixture string, call func(*Client) error, opts ...Option) recorded {
+	t.Helper()
+	c, rec := stubFixture(t, method, path, 200, fixture, opts...)
+	require.NoError(t, call(c))
+	return rec.Only(t)
+}
+
 // requireSigned checks the project key and that the signature verifies
 // under the test secret over exactly the values sent.
 func requireSigned(t testing.TB, r recorded) {

@@ -46,10 +46,9 @@ func TestPayoutTypes_UnsignedAndDecoded(t *testing.T) {
 
 func TestPayoutTypes_AvailableInBasicForm(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodGet, "payout-types", 200, "payout_types.json", WithForm(FormBasic))
-	_, err := c.Payouts.Types(context.Background())
-	require.NoError(t, err)
-	rec.Only(t)
+	requestSent(t, http.MethodGet, "payout-types", "payout_types.json", func(c *Client) error {
+		return errOf(c.Payouts.Types(context.Background()))
+	}, WithForm(FormBasic))
 }
 
 func TestPayoutTypes_SuccessFalseIsDeclinedAndMissingSuccessMalformed(t *testing.T) {
@@ -196,13 +195,12 @@ func TestPayoutCreate_SendsEveryFieldSignedWithItsWireName(t *testing.T) {
 
 func TestPayoutCreate_CardByToken(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodPost, "payout", 200, "payout.json")
-
-	_, err := c.Payouts.Create(context.Background(), &PayoutParams{
-		Type: cardPayoutType, CardToken: "tok_4f1c", Amount: decimal.NewFromInt(20), Currency: "EUR", CardExpirationDate: "12/29",
+	r := requestSent(t, http.MethodPost, "payout", "payout.json", func(c *Client) error {
+		return errOf(c.Payouts.Create(context.Background(), &PayoutParams{
+			Type: cardPayoutType, CardToken: "tok_4f1c", Amount: decimal.NewFromInt(20), Currency: "EUR", CardExpirationDate: "12/29",
+		}))
 	})
-	require.NoError(t, err)
-	requireFields(t, rec.Only(t), map[string]string{"type": "1", "cardToken": "tok_4f1c", "amount": "20", "currency": "EUR", "cardExpirationDate": "12/29"})
+	requireFields(t, r, map[string]string{"type": "1", "cardToken": "tok_4f1c", "amount": "20", "currency": "EUR", "cardExpirationDate": "12/29"})
 }
 
 func TestPayoutCreate_SuccessFalseIsErrDeclined(t *testing.T) {

@@ -297,12 +297,9 @@ func TestResolve_UserIDZeroIsAnID(t *testing.T) {
 
 func TestCharge_VerifyCardWithPriceZero(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodPost, "card/process", 200, "card_process_extended.json")
 	p := validCharge()
 	p.VerifyCard, p.Price = true, decimal.Zero
-	_, err := c.Cards.Charge(context.Background(), p)
-	require.NoError(t, err)
-	r := rec.Only(t)
+	r := chargeSent(t, p)
 	require.Equal(t, "0", r.Params.Get("price"))
 	require.Equal(t, "1", r.Params.Get("verify_card"))
 

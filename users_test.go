@@ -45,11 +45,7 @@ func TestResolve_SendsEveryFieldSignedAndReturnsTheInternalID(t *testing.T) {
 
 func TestResolve_SendsOnlyTheRequiredFieldsWhenNothingElseIsSet(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodPost, "user/resolve", 200, "user_resolve.json")
-
-	_, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-8841", IP: "2001:db8::7"})
-	require.NoError(t, err)
-	r := rec.Only(t)
+	r := requestSent(t, http.MethodPost, "user/resolve", "user_resolve.json", resolveWith(&ResolveUserParams{Identifier: "cust-8841", IP: "2001:db8::7"}))
 	requireSignedFields(t, r, map[string]string{"identifier": "cust-8841", "ip": "2001:db8::7"})
 }
 
@@ -128,10 +124,7 @@ func TestChangeRecurring_ZeroIntervalIsSentAndNilIsNot(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, rec := stubFixture(t, http.MethodPost, "user/changeRecurring", 200, "user_recurring_success.json")
-
-			require.NoError(t, c.Users.ChangeRecurring(context.Background(), &tt.params))
-			r := rec.Only(t)
+			r := requestSent(t, http.MethodPost, "user/changeRecurring", "user_recurring_success.json", changeWith(tt.params))
 			assert.Equal(t, "/v1/user/changeRecurring", r.Path)
 			requireSignedFields(t, r, tt.want)
 		})
@@ -140,10 +133,9 @@ func TestChangeRecurring_ZeroIntervalIsSentAndNilIsNot(t *testing.T) {
 
 func TestCancelRecurring_SendsTheUserSigned(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodPost, "user/cancelRecurring", 200, "user_recurring_success.json")
-
-	require.NoError(t, c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"}))
-	r := rec.Only(t)
+	r := requestSent(t, http.MethodPost, "user/cancelRecurring", "user_recurring_success.json", func(c *Client) error {
+		return c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"})
+	})
 	assert.Equal(t, http.MethodPost, r.Method)
 	assert.Equal(t, "/v1/user/cancelRecurring", r.Path)
 	requireSignedFields(t, r, map[string]string{"user": "100452"})
@@ -254,10 +246,7 @@ func changeWith(p ChangeRecurringParams) func(*Client) error {
 
 func TestResolve_UserAgentOf255CharactersIsSent(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodPost, "user/resolve", 200, "user_resolve.json")
-
 	ua := strings.Repeat("ü", MaxUserAgentLength)
-	_, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7", UserAgent: ua})
-	require.NoError(t, err)
-	assert.Equal(t, ua, rec.Only(t).Params.Get("ua"))
+	r := requestSent(t, http.MethodPost, "user/resolve", "user_resolve.json", resolveWith(&ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7", UserAgent: ua}))
+	assert.Equal(t, ua, r.Params.Get("ua"))
 }
