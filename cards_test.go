@@ -312,11 +312,7 @@ func TestCharge_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 
 func TestCharge_BasicFormRejectsCardAndUserObjectsLocally(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
-		change func(*ChargeParams)
-		field  string
-	}{
+	tests := []editCase[ChargeParams]{
 		{"card object", func(p *ChargeParams) {
 			p.CardToken = ""
 			p.Card = &CardDetails{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123"}
@@ -326,12 +322,9 @@ func TestCharge_BasicFormRejectsCardAndUserObjectsLocally(t *testing.T) {
 			p.UserDetails = &UserDetails{Identifier: "cust-8841", IP: "203.0.113.7"}
 		}, "user"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := requireRejectedLocally(t, tt.field, chargeWith(edit(validCharge(), tt.change)), WithForm(FormBasic))
-			assert.Contains(t, err.Error(), "basic form")
-		})
-	}
+	testRejectedLocally(t, chargeWith, edited(validCharge, tests), func(t *testing.T, err error) {
+		assert.Contains(t, err.Error(), "basic form")
+	}, WithForm(FormBasic))
 }
 
 func TestCharge_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
@@ -353,11 +346,7 @@ func TestCharge_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 			change(p.UserDetails)
 		}
 	}
-	tests := []struct {
-		name   string
-		change func(*ChargeParams)
-		field  string
-	}{
+	tests := []editCase[ChargeParams]{
 		{"no user", func(p *ChargeParams) { p.User = "" }, "user"},
 		{"user id and user object", func(p *ChargeParams) { p.UserDetails = &UserDetails{Identifier: "cust-8841", IP: "203.0.113.7"} }, "user"},
 		{"user object without identifier", withUser(func(u *UserDetails) { u.Identifier = "" }), "user[identifier]"},
@@ -393,23 +382,12 @@ func TestCharge_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 		{"empty attribute name", func(p *ChargeParams) { p.Attributes = map[string]string{"": "x"} }, "attr_"},
 		{"attribute name with brackets", func(p *ChargeParams) { p.Attributes = map[string]string{"realm[0]": "x"} }, "attr_realm[0]"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			requireRejectedLocally(t, tt.field, chargeWith(edit(validCharge(), tt.change)))
-		})
-	}
-	t.Run("nil params", func(t *testing.T) {
-		requireRejectedLocally(t, "user", chargeWith(nil))
-	})
+	testRejectedLocally(t, chargeWith, append(edited(validCharge, tests), rejectCase[ChargeParams]{"nil params", nil, "user"}), nil)
 }
 
 func TestTokenize_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
-		change func(*TokenizeParams)
-		field  string
-	}{
+	tests := []editCase[TokenizeParams]{
 		{"number missing", func(p *TokenizeParams) { p.Number = "" }, "number"},
 		{"number with dashes", func(p *TokenizeParams) { p.Number = "4242-4242-4242-4242" }, "number"},
 		{"number fails Luhn", func(p *TokenizeParams) { p.Number = "4000000000003221" }, "number"},
@@ -419,14 +397,7 @@ func TestTokenize_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 		{"security code missing", func(p *TokenizeParams) { p.SecurityCode = "" }, "security_code"},
 		{"security code two digits", func(p *TokenizeParams) { p.SecurityCode = "12" }, "security_code"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			requireRejectedLocally(t, tt.field, tokenizeWith(edit(validTokenize(), tt.change)))
-		})
-	}
-	t.Run("nil params", func(t *testing.T) {
-		requireRejectedLocally(t, "number", tokenizeWith(nil))
-	})
+	testRejectedLocally(t, tokenizeWith, append(edited(validTokenize, tests), rejectCase[TokenizeParams]{"nil params", nil, "number"}), nil)
 }
 
 func chargeWith(p *ChargeParams) func(*Client) error {
@@ -494,20 +465,15 @@ func TestAuthenticate_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 
 func TestAuthenticate_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
-		params *AuthenticateParams
-		field  string
-	}{
+	testRejectedLocally(t, authenticateWith, []rejectCase[AuthenticateParams]{
 		{"nil params", nil, "PaRes"},
 		{"PaRes missing", &AuthenticateParams{MD: "y"}, "PaRes"},
 		{"MD missing", &AuthenticateParams{PaRes: "x"}, "MD"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			requireRejectedLocally(t, tt.field, func(c *Client) error { return errOf(c.Cards.Authenticate(context.Background(), tt.params)) })
-		})
-	}
+	}, nil)
+}
+
+func authenticateWith(p *AuthenticateParams) func(*Client) error {
+	return func(c *Client) error { return errOf(c.Cards.Authenticate(context.Background(), p)) }
 }
 
 func TestChargeRecurring_SendsFieldsSignedAndDecodesBothForms(t *testing.T) {
@@ -577,23 +543,18 @@ func TestChargeRecurring_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 	valid := func() *ChargeRecurringParams {
 		return &ChargeRecurringParams{User: "100452", Price: decimal.RequireFromString("9.99"), Currency: "EUR"}
 	}
-	tests := []struct {
-		name   string
-		params *ChargeRecurringParams
-		field  string
-	}{
+	testRejectedLocally(t, chargeRecurringWith, []rejectCase[ChargeRecurringParams]{
 		{"nil params", nil, "user"},
 		{"user missing", edit(valid(), func(p *ChargeRecurringParams) { p.User = "" }), "user"},
 		{"price missing", edit(valid(), func(p *ChargeRecurringParams) { p.Price = decimal.Decimal{} }), "price"},
 		{"currency missing", edit(valid(), func(p *ChargeRecurringParams) { p.Currency = "" }), "currency"},
 		{"currency not ISO", edit(valid(), func(p *ChargeRecurringParams) { p.Currency = "E1R" }), "currency"},
 		{"order id over 64", edit(valid(), func(p *ChargeRecurringParams) { p.OrderID = strings.Repeat("9", 65) }), "order_id"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			requireRejectedLocally(t, tt.field, func(c *Client) error { return errOf(c.Cards.ChargeRecurring(context.Background(), tt.params)) })
-		})
-	}
+	}, nil)
+}
+
+func chargeRecurringWith(p *ChargeRecurringParams) func(*Client) error {
+	return func(c *Client) error { return errOf(c.Cards.ChargeRecurring(context.Background(), p)) }
 }
 
 func TestCharge_LimitsAreInclusive(t *testing.T) {

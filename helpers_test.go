@@ -72,6 +72,47 @@ func requireRejectedLocally(t *testing.T, field string, call func(*Client) error
 	return err
 }
 
+// rejectCase is a params value an endpoint must refuse before sending, and
+// the field the refusal must name.
+type rejectCase[P any] struct {
+	name   string
+	params *P
+	field  string
+}
+
+// editCase is a change that makes a valid params value one the endpoint
+// must refuse, and the field the refusal must name.
+type editCase[P any] struct {
+	name   string
+	change func(*P)
+	field  string
+}
+
+// edited turns each change into a rejectCase by applying it to a fresh
+// valid value.
+func edited[P any](valid func() *P, cases []editCase[P]) []rejectCase[P] {
+	out := make([]rejectCase[P], len(cases))
+	for i, tc := range cases {
+		out[i] = rejectCase[P]{tc.name, edit(valid(), tc.change), tc.field}
+	}
+	return out
+}
+
+// testRejectedLocally runs requireRejectedLocally for each case, as a
+// subtest, calling the endpoint through with(params) on a client built with
+// opts; check, when not nil, makes further checks of each error.
+func testRejectedLocally[P any](t *testing.T, with func(*P) func(*Client) error, cases []rejectCase[P], check func(*testing.T, error), opts ...Option) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := requireRejectedLocally(t, tc.field, with(tc.params), opts...)
+			if check != nil {
+				check(t, err)
+			}
+		})
+	}
+}
+
 // requireValidationError checks that err is a *ValidationError naming field.
 func requireValidationError(t *testing.T, err error, field string) {
 	t.Helper()

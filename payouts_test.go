@@ -132,11 +132,7 @@ func TestPayoutParameters_EmptyArray(t *testing.T) {
 
 func TestPayoutParameters_Validation(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name  string
-		p     *PayoutParameterParams
-		field string
-	}{
+	testRejectedLocally(t, payoutParametersWith, []rejectCase[PayoutParameterParams]{
 		{"nil params", nil, "type"},
 		{"type required", &PayoutParameterParams{Account: "DE89", Currency: "EUR"}, "type"},
 		{"account required", &PayoutParameterParams{Type: sepaPayoutType, Currency: "EUR"}, "account"},
@@ -144,13 +140,13 @@ func TestPayoutParameters_Validation(t *testing.T) {
 		{"currency format", &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89", Currency: "EU"}, "currency"},
 		{"card account shorter than a BIN", &PayoutParameterParams{Type: cardPayoutType, Account: "42424", Currency: "EUR"}, "account"},
 		{"card account not digits", &PayoutParameterParams{Type: cardPayoutType, Account: "4242 4242 4242 4242", Currency: "EUR"}, "account"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := requireRejectedLocally(t, tt.field, func(c *Client) error { return errOf(c.Payouts.Parameters(context.Background(), tt.p)) })
-			assert.NotContains(t, err.Error(), "4242 4242")
-		})
-	}
+	}, func(t *testing.T, err error) {
+		assert.NotContains(t, err.Error(), "4242 4242")
+	})
+}
+
+func payoutParametersWith(p *PayoutParameterParams) func(*Client) error {
+	return func(c *Client) error { return errOf(c.Payouts.Parameters(context.Background(), p)) }
 }
 
 func TestPayoutCreate_SendsEveryFieldSignedWithItsWireName(t *testing.T) {
@@ -232,11 +228,7 @@ func TestPayoutCreate_GatewayErrorIsMatchedByCode(t *testing.T) {
 
 func TestPayoutCreate_Validation(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
-		mutate func(*PayoutParams)
-		field  string
-	}{
+	tests := []editCase[PayoutParams]{
 		{"type required", func(p *PayoutParams) { p.Type = PayoutType{} }, "type"},
 		{"amount required", func(p *PayoutParams) { p.Amount = decimal.Zero }, "amount"},
 		{"amount positive", func(p *PayoutParams) { p.Amount = decimal.NewFromInt(-5) }, "amount"},
@@ -255,13 +247,13 @@ func TestPayoutCreate_Validation(t *testing.T) {
 		{"extra must not set the type", func(p *PayoutParams) { p.Extra = map[string]string{"type": "2"} }, "Extra[type]"},
 		{"extra must not set the signature", func(p *PayoutParams) { p.Extra = map[string]string{"signature": "x"} }, "Extra[signature]"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := edit(validSEPAPayout(), tt.mutate)
-			err := requireRejectedLocally(t, tt.field, func(c *Client) error { return errOf(c.Payouts.Create(context.Background(), p)) })
-			assert.NotContains(t, err.Error(), "424242424242")
-		})
-	}
+	testRejectedLocally(t, payoutWith, edited(validSEPAPayout, tests), func(t *testing.T, err error) {
+		assert.NotContains(t, err.Error(), "424242424242")
+	})
+}
+
+func payoutWith(p *PayoutParams) func(*Client) error {
+	return func(c *Client) error { return errOf(c.Payouts.Create(context.Background(), p)) }
 }
 
 func TestPayoutCreate_UntypedIDAcceptsEitherAccountOrToken(t *testing.T) {

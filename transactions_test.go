@@ -152,11 +152,7 @@ func validAlternativePayment() *AlternativePaymentParams {
 
 func TestCreate_Validation(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
-		mutate func(*AlternativePaymentParams)
-		field  string
-	}{
+	tests := []editCase[AlternativePaymentParams]{
 		{"user required", func(p *AlternativePaymentParams) { p.User = "" }, "user"},
 		{"payment method required", func(p *AlternativePaymentParams) { p.PaymentMethod = "" }, "payment_method"},
 		{"unknown payment method", func(p *AlternativePaymentParams) { p.PaymentMethod = "bitcoin" }, "payment_method"},
@@ -173,12 +169,11 @@ func TestCreate_Validation(t *testing.T) {
 		{"locale three letters", func(p *AlternativePaymentParams) { p.Locale = "rus" }, "locale"},
 		{"order id at most 64", func(p *AlternativePaymentParams) { p.OrderID = strings.Repeat("o", 65) }, "order_id"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := edit(validAlternativePayment(), tt.mutate)
-			requireRejectedLocally(t, tt.field, func(c *Client) error { return errOf(c.Transactions.Create(context.Background(), p)) })
-		})
-	}
+	testRejectedLocally(t, createWith, edited(validAlternativePayment, tests), nil)
+}
+
+func createWith(p *AlternativePaymentParams) func(*Client) error {
+	return func(c *Client) error { return errOf(c.Transactions.Create(context.Background(), p)) }
 }
 
 func TestCreate_AcceptsEveryDocumentedMethod(t *testing.T) {
@@ -193,23 +188,18 @@ func TestCreate_AcceptsEveryDocumentedMethod(t *testing.T) {
 
 func TestReverse_Validation(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name  string
-		p     *ReverseParams
-		field string
-	}{
+	testRejectedLocally(t, reverseWith, []rejectCase[ReverseParams]{
 		{"nil params", nil, "id"},
 		{"neither id nor order id", &ReverseParams{Amount: decimal.NewFromInt(1)}, "id"},
 		{"both id and order id", &ReverseParams{ID: txBigID, OrderID: "o", Amount: decimal.NewFromInt(1)}, "order_id"},
 		{"amount required", &ReverseParams{ID: txBigID}, "amount"},
 		{"amount positive", &ReverseParams{ID: txBigID, Amount: decimal.NewFromInt(-3)}, "amount"},
 		{"order id at most 64", &ReverseParams{OrderID: strings.Repeat("o", 65), Amount: decimal.NewFromInt(1)}, "order_id"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			requireRejectedLocally(t, tt.field, func(c *Client) error { return errOf(c.Transactions.Reverse(context.Background(), tt.p)) })
-		})
-	}
+	}, nil)
+}
+
+func reverseWith(p *ReverseParams) func(*Client) error {
+	return func(c *Client) error { return errOf(c.Transactions.Reverse(context.Background(), p)) }
 }
 
 func TestStatus_SignedByOrderIDAndDecodesExactly(t *testing.T) {
@@ -307,20 +297,15 @@ func TestList_TransactionWithoutStatusNamesItsIndex(t *testing.T) {
 
 func TestList_Validation(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name  string
-		p     *ListParams
-		field string
-	}{
+	testRejectedLocally(t, listWith, []rejectCase[ListParams]{
 		{"nil params", nil, "orderId"},
 		{"order id required", &ListParams{}, "orderId"},
 		{"order id at most 64", &ListParams{OrderID: strings.Repeat("o", 65)}, "orderId"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			requireRejectedLocally(t, tt.field, func(c *Client) error { return errOf(c.Transactions.List(context.Background(), tt.p)) })
-		})
-	}
+	}, nil)
+}
+
+func listWith(p *ListParams) func(*Client) error {
+	return func(c *Client) error { return errOf(c.Transactions.List(context.Background(), p)) }
 }
 
 func TestExtendedOnlyEndpoints_FailLocallyInBasicForm(t *testing.T) {
