@@ -7,7 +7,6 @@ import (
 
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestBalance_SignedAndDecodedExactly(t *testing.T) {
@@ -23,12 +22,9 @@ func TestBalance_SignedAndDecodedExactly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, rec := stubFixture(t, http.MethodGet, "balance", 200, "balance.json")
-
-			got, err := c.Balance.Get(context.Background(), tt.params)
-			require.NoError(t, err)
-			r := rec.Only(t)
-			assert.Equal(t, http.MethodGet, r.Method)
+			got, r := exchange(t, http.MethodGet, "balance", "balance.json", func(c *Client) (*Balance, error) {
+				return c.Balance.Get(context.Background(), tt.params)
+			})
 			requireSignedFields(t, r, tt.fields)
 
 			assert.Equal(t, "EUR", got.Currency)

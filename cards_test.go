@@ -37,14 +37,9 @@ func TestTokenize_IsAnUnsignedGETWithTheCardData(t *testing.T) {
 	t.Parallel()
 	for _, form := range []Form{FormExtended, FormBasic} {
 		t.Run(form.String(), func(t *testing.T) {
-			c, rec := stubFixture(t, http.MethodGet, "card/getToken", 200, "card_get_token.json", WithForm(form))
-
-			tok, err := c.Cards.Tokenize(context.Background(), validTokenize())
-			require.NoError(t, err)
-
-			r := rec.Only(t)
-			assert.Equal(t, http.MethodGet, r.Method)
-			assert.Equal(t, "/v1/card/getToken", r.Path)
+			tok, r := exchange(t, http.MethodGet, "card/getToken", "card_get_token.json", func(c *Client) (*Token, error) {
+				return c.Cards.Tokenize(context.Background(), validTokenize())
+			}, WithForm(form))
 			requireUnsigned(t, r)
 			requireFields(t, r, map[string]string{
 				"number":           visaApproved,
@@ -91,8 +86,6 @@ func TestCharge_WithTokenAndUserIDSendsExactlyTheGivenFieldsSigned(t *testing.T)
 	t.Parallel()
 	for _, form := range []Form{FormExtended, FormBasic} {
 		t.Run(form.String(), func(t *testing.T) {
-			c, rec := stubFixture(t, http.MethodPost, "card/process", 200, "card_process_"+form.String()+".json", WithForm(form))
-
 			p := validCharge()
 			p.OrderID = "ord-20261122-0001"
 			p.ThreeDS = true
@@ -103,12 +96,7 @@ func TestCharge_WithTokenAndUserIDSendsExactlyTheGivenFieldsSigned(t *testing.T)
 			p.RecurringInterval = Days(30)
 			p.RecurringTrial = 7
 			p.Attributes = map[string]string{"realm": "eu-west", "campaign": "black-friday"}
-			_, err := c.Cards.Charge(context.Background(), p)
-			require.NoError(t, err)
-
-			r := rec.Only(t)
-			assert.Equal(t, http.MethodPost, r.Method)
-			assert.Equal(t, "/v1/card/process", r.Path)
+			r := requestSent(t, http.MethodPost, "card/process", "card_process_"+form.String()+".json", chargeWith(p), WithForm(form))
 			requireSignedFields(t, r, map[string]string{
 				"user":               "100452",
 				"card_token":         "5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45",
@@ -417,17 +405,12 @@ func tokenizeWith(p *TokenizeParams) func(*Client) error {
 
 func TestAuthenticate_SendsPaResAndMDSignedAndDecodes(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodPost, "card/authenticate", 200, "card_authenticate.json")
-
-	pay, err := c.Cards.Authenticate(context.Background(), &AuthenticateParams{
-		PaRes: "eJzVWFmTo7gS/iuOno+KKSHA2GfL0yEWYx+nM+0kL0kRmsPr+Fp/+ii8Cg==",
-		MD:    "NDYxMTY4NjAxODQyNzM4Nzk1MTpjdXN0LTg4NDE=",
+	pay, r := exchange(t, http.MethodPost, "card/authenticate", "card_authenticate.json", func(c *Client) (*Payment, error) {
+		return c.Cards.Authenticate(context.Background(), &AuthenticateParams{
+			PaRes: "eJzVWFmTo7gS/iuOno+KKSHA2GfL0yEWYx+nM+0kL0kRmsPr+Fp/+ii8Cg==",
+			MD:    "NDYxMTY4NjAxODQyNzM4Nzk1MTpjdXN0LTg4NDE=",
+		})
 	})
-	require.NoError(t, err)
-
-	r := rec.Only(t)
-	assert.Equal(t, http.MethodPost, r.Method)
-	assert.Equal(t, "/v1/card/authenticate", r.Path)
 	requireSignedFields(t, r, map[string]string{
 		"PaRes": "eJzVWFmTo7gS/iuOno+KKSHA2GfL0yEWYx+nM+0kL0kRmsPr+Fp/+ii8Cg==",
 		"MD":    "NDYxMTY4NjAxODQyNzM4Nzk1MTpjdXN0LTg4NDE=",
@@ -480,20 +463,15 @@ func TestChargeRecurring_SendsFieldsSignedAndDecodesBothForms(t *testing.T) {
 	t.Parallel()
 	for _, form := range []Form{FormExtended, FormBasic} {
 		t.Run(form.String(), func(t *testing.T) {
-			c, rec := stubFixture(t, http.MethodPost, "card/processRecurring", 200, "card_process_recurring_"+form.String()+".json", WithForm(form))
-
-			pay, err := c.Cards.ChargeRecurring(context.Background(), &ChargeRecurringParams{
-				User:        "100452",
-				Price:       decimal.RequireFromString("9.99"),
-				Currency:    "EUR",
-				OrderID:     "sub-100452-2026-12",
-				Description: "Monthly plan, December",
-			})
-			require.NoError(t, err)
-
-			r := rec.Only(t)
-			assert.Equal(t, http.MethodPost, r.Method)
-			assert.Equal(t, "/v1/card/processRecurring", r.Path)
+			pay, r := exchange(t, http.MethodPost, "card/processRecurring", "card_process_recurring_"+form.String()+".json", func(c *Client) (*Payment, error) {
+				return c.Cards.ChargeRecurring(context.Background(), &ChargeRecurringParams{
+					User:        "100452",
+					Price:       decimal.RequireFromString("9.99"),
+					Currency:    "EUR",
+					OrderID:     "sub-100452-2026-12",
+					Description: "Monthly plan, December",
+				})
+			}, WithForm(form))
 			requireSignedFields(t, r, map[string]string{
 				"user":        "100452",
 				"price":       "9.99",

@@ -223,14 +223,26 @@ func stubFixture(t *testing.T, method, path string, status int, name string, opt
 	return stubEndpoint(t, method, path, fixtureResponder(t, status, name), opts...)
 }
 
-// requestSent stubs "METHOD path" with the fixture at status 200, runs
-// call on that client, requires it to succeed and returns the one request
-// it sent.
-func requestSent(t *testing.T, method, path, fixture string, call func(*Client) error, opts ...Option) recorded {
+// exchange stubs "METHOD path" with the fixture at status 200, runs call
+// on a client built with opts, requires it to succeed and returns its
+// result and the one request it sent, checked to be "METHOD /v1/path".
+func exchange[R any](t *testing.T, method, path, fixture string, call func(*Client) (R, error), opts ...Option) (R, recorded) {
 	t.Helper()
 	c, rec := stubFixture(t, method, path, 200, fixture, opts...)
-	require.NoError(t, call(c))
-	return rec.Only(t)
+	got, err := call(c)
+	require.NoError(t, err)
+	r := rec.Only(t)
+	assert.Equal(t, method, r.Method)
+	assert.Equal(t, "/v1/"+path, r.Path)
+	return got, r
+}
+
+// requestSent is exchange for a call whose result does not matter: it
+// returns the one request sent.
+func requestSent(t *testing.T, method, path, fixture string, call func(*Client) error, opts ...Option) recorded {
+	t.Helper()
+	_, r := exchange(t, method, path, fixture, func(c *Client) (struct{}, error) { return struct{}{}, call(c) }, opts...)
+	return r
 }
 
 // requireSigned checks the project key and that the signature verifies

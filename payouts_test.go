@@ -32,11 +32,9 @@ func validSEPAPayout() *PayoutParams {
 
 func TestPayoutTypes_UnsignedAndDecoded(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodGet, "payout-types", 200, "payout_types.json")
-
-	got, err := c.Payouts.Types(context.Background())
-	require.NoError(t, err)
-	r := rec.Only(t)
+	got, r := exchange(t, http.MethodGet, "payout-types", "payout_types.json", func(c *Client) ([]PayoutType, error) {
+		return c.Payouts.Types(context.Background())
+	})
 	requireUnsigned(t, r)
 	requireFields(t, r, map[string]string{})
 	assert.Equal(t, []PayoutType{cardPayoutType, sepaPayoutType, {ID: 7, Key: "QIWI", Label: "QIWI Wallet"}}, got)
@@ -93,11 +91,9 @@ func TestPayoutCreate_UnclearAnswersAreUnknownOutcomesNotDeclines(t *testing.T) 
 
 func TestPayoutParameters_CardSendsOnlyTheBINUnsigned(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodGet, "payout-parameters", 200, "payout_parameters_card.json")
-
-	got, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: cardPayoutType, Account: payoutTestCard, Currency: "EUR"})
-	require.NoError(t, err)
-	r := rec.Only(t)
+	got, r := exchange(t, http.MethodGet, "payout-parameters", "payout_parameters_card.json", func(c *Client) ([]PayoutParameter, error) {
+		return c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: cardPayoutType, Account: payoutTestCard, Currency: "EUR"})
+	})
 	requireUnsigned(t, r)
 	requireFields(t, r, map[string]string{"type": "1", "account": "424242", "currency": "EUR"})
 	assert.NotContains(t, r.Raw, payoutTestCard)
@@ -109,11 +105,9 @@ func TestPayoutParameters_CardSendsOnlyTheBINUnsigned(t *testing.T) {
 
 func TestPayoutParameters_NonCardSendsTheWholeAccount(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodGet, "payout-parameters", 200, "payout_parameters_sepa.json")
-
-	got, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89370400440532013000", Currency: "EUR"})
-	require.NoError(t, err)
-	r := rec.Only(t)
+	got, r := exchange(t, http.MethodGet, "payout-parameters", "payout_parameters_sepa.json", func(c *Client) ([]PayoutParameter, error) {
+		return c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89370400440532013000", Currency: "EUR"})
+	})
 	requireUnsigned(t, r)
 	requireFields(t, r, map[string]string{"type": "4", "account": "DE89370400440532013000", "currency": "EUR"})
 
@@ -151,8 +145,6 @@ func payoutParametersWith(p *PayoutParameterParams) func(*Client) error {
 
 func TestPayoutCreate_SendsEveryFieldSignedWithItsWireName(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodPost, "payout", 200, "payout.json")
-
 	p := &PayoutParams{
 		Type: sepaPayoutType, Account: "DE89370400440532013000", Amount: decimal.RequireFromString("150.00"), Currency: "EUR", OrderID: "payout-0091",
 		FirstName: "Erika", LastName: "Mustermann", BirthDate: "12.08.1964", BirthPlace: "Berlin", Country: "DE",
@@ -168,10 +160,9 @@ func TestPayoutCreate_SendsEveryFieldSignedWithItsWireName(t *testing.T) {
 		FullName: "Max Mustermann", ReceiverBankBIC: "COBADEFFXXX",
 		Extra: map[string]string{"purposeCode": "SALA"},
 	}
-	got, err := c.Payouts.Create(context.Background(), p)
-	require.NoError(t, err)
-
-	r := rec.Only(t)
+	got, r := exchange(t, http.MethodPost, "payout", "payout.json", func(c *Client) (*Payout, error) {
+		return c.Payouts.Create(context.Background(), p)
+	})
 	requireSignedFields(t, r, map[string]string{
 		"type": "4", "account": "DE89370400440532013000", "amount": "150.00", "currency": "EUR", "orderId": "payout-0091",
 		"firstName": "Erika", "lastName": "Mustermann", "birthDate": "12.08.1964", "birthPlace": "Berlin", "country": "DE",

@@ -39,10 +39,9 @@ func TestPayoutTypes_IDZeroIsAType(t *testing.T) {
 
 func TestPayoutParameters_TypeZeroSendsTheTypeAndOnlyTheBIN(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodGet, "payout-parameters", 200, "payout_parameters_card_type_zero.json")
-	controls, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: cardTypeZero, Account: payoutTestCard, Currency: "EUR"})
-	require.NoError(t, err)
-	r := rec.Only(t)
+	controls, r := exchange(t, http.MethodGet, "payout-parameters", "payout_parameters_card_type_zero.json", func(c *Client) ([]PayoutParameter, error) {
+		return c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: cardTypeZero, Account: payoutTestCard, Currency: "EUR"})
+	})
 	require.Equal(t, "0", r.Params.Get("type"))
 	require.Equal(t, string(payoutTestCard)[:6], r.Params.Get("account"))
 	require.Equal(t, []bool{true, true, false}, []bool{controls[0].Required, controls[1].Required, controls[2].Required})
@@ -50,12 +49,12 @@ func TestPayoutParameters_TypeZeroSendsTheTypeAndOnlyTheBIN(t *testing.T) {
 
 func TestPayoutCreate_TypeZero(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodPost, "payout", 200, "payout.json")
-	po, err := c.Payouts.Create(context.Background(), &PayoutParams{Type: cardTypeZero, Account: payoutTestCard,
-		Amount: decimal.RequireFromString("10.00"), Currency: "EUR", OrderID: "po-1", CardExpirationDate: "12/30"})
-	require.NoError(t, err)
+	po, r := exchange(t, http.MethodPost, "payout", "payout.json", func(c *Client) (*Payout, error) {
+		return c.Payouts.Create(context.Background(), &PayoutParams{Type: cardTypeZero, Account: payoutTestCard,
+			Amount: decimal.RequireFromString("10.00"), Currency: "EUR", OrderID: "po-1", CardExpirationDate: "12/30"})
+	})
 	require.Equal(t, ID(9007199254740995555), po.ID)
-	require.Equal(t, "0", rec.Only(t).Params.Get("type"))
+	require.Equal(t, "0", r.Params.Get("type"))
 }
 
 func TestPayoutParams_SetAndCheckRequiredTakeTypeZero(t *testing.T) {

@@ -18,15 +18,11 @@ const txBigID ID = 9007199254740993123 // above 2^53: a float64 would round it
 
 func TestReverse_ExtendedSendsSignedFieldsAndDecodesTransaction(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodPost, "transaction/reverse", 200, "transaction_reverse_extended.json")
-
-	got, err := c.Transactions.Reverse(context.Background(), &ReverseParams{
-		ID: txBigID, Amount: decimal.RequireFromString("25.50"), Comment: "customer returned the goods",
+	got, r := exchange(t, http.MethodPost, "transaction/reverse", "transaction_reverse_extended.json", func(c *Client) (*Payment, error) {
+		return c.Transactions.Reverse(context.Background(), &ReverseParams{
+			ID: txBigID, Amount: decimal.RequireFromString("25.50"), Comment: "customer returned the goods",
+		})
 	})
-	require.NoError(t, err)
-
-	r := rec.Only(t)
-	assert.Equal(t, http.MethodPost, r.Method)
 	assert.Equal(t, "application/x-www-form-urlencoded", r.Header.Get("Content-Type"))
 	requireSignedFields(t, r, map[string]string{"id": "9007199254740993123", "amount": "25.50", "comment": "customer returned the goods"})
 
@@ -46,13 +42,10 @@ func TestReverse_ExtendedSendsSignedFieldsAndDecodesTransaction(t *testing.T) {
 
 func TestReverse_BasicFormAnswerDecodesToSuccessOnly(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodPost, "transaction/reverse", 200, "transaction_reverse_basic.json", WithForm(FormBasic))
-
-	got, err := c.Transactions.Reverse(context.Background(), &ReverseParams{OrderID: "ord-2026-0042", Amount: decimal.NewFromInt(10)})
-	require.NoError(t, err)
+	got, r := exchange(t, http.MethodPost, "transaction/reverse", "transaction_reverse_basic.json", func(c *Client) (*Payment, error) {
+		return c.Transactions.Reverse(context.Background(), &ReverseParams{OrderID: "ord-2026-0042", Amount: decimal.NewFromInt(10)})
+	}, WithForm(FormBasic))
 	assert.Equal(t, &Payment{Success: true}, got)
-
-	r := rec.Only(t)
 	requireSignedFields(t, r, map[string]string{"order_id": "ord-2026-0042", "amount": "10"})
 }
 
@@ -94,17 +87,14 @@ func TestReverse_GatewayErrors(t *testing.T) {
 
 func TestCreate_SendsSignedFieldsAndBuildsRedirectURL(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodPost, "transaction/create", 200, "transaction_create.json", WithCheckoutURL("https://checkout.test/pay/"))
-
-	got, err := c.Transactions.Create(context.Background(), &AlternativePaymentParams{
-		User: "customer-8812", DisplayName: "Jane Roe", PaymentMethod: MethodQiwi,
-		Price: decimal.RequireFromString("1234.57"), Currency: "RUB", Email: "jane@example.com", IP: "203.0.113.9",
-		UserAgent: "Mozilla/5.0", Phone: "79161234567", Locale: "ru", OrderID: "ord-77",
-		Description: "Premium plan", SuccessURL: "https://shop.test/ok", FailURL: "https://shop.test/fail",
-	})
-	require.NoError(t, err)
-
-	r := rec.Only(t)
+	got, r := exchange(t, http.MethodPost, "transaction/create", "transaction_create.json", func(c *Client) (*AlternativePayment, error) {
+		return c.Transactions.Create(context.Background(), &AlternativePaymentParams{
+			User: "customer-8812", DisplayName: "Jane Roe", PaymentMethod: MethodQiwi,
+			Price: decimal.RequireFromString("1234.57"), Currency: "RUB", Email: "jane@example.com", IP: "203.0.113.9",
+			UserAgent: "Mozilla/5.0", Phone: "79161234567", Locale: "ru", OrderID: "ord-77",
+			Description: "Premium plan", SuccessURL: "https://shop.test/ok", FailURL: "https://shop.test/fail",
+		})
+	}, WithCheckoutURL("https://checkout.test/pay/"))
 	requireSignedFields(t, r, map[string]string{
 		"user": "customer-8812", "display_name": "Jane Roe", "payment_method": "qiwi", "price": "1234.57",
 		"currency": "RUB", "email": "jane@example.com", "ip": "203.0.113.9", "ua": "Mozilla/5.0",
@@ -204,11 +194,9 @@ func reverseWith(p *ReverseParams) func(*Client) error {
 
 func TestStatus_SignedByOrderIDAndDecodesExactly(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodGet, "transaction/status", 200, "transaction_status.json")
-
-	got, err := c.Transactions.Status(context.Background(), &StatusParams{OrderID: "ord-2026-0042"})
-	require.NoError(t, err)
-	r := rec.Only(t)
+	got, r := exchange(t, http.MethodGet, "transaction/status", "transaction_status.json", func(c *Client) (*TransactionStatus, error) {
+		return c.Transactions.Status(context.Background(), &StatusParams{OrderID: "ord-2026-0042"})
+	})
 	requireSignedFields(t, r, map[string]string{"order_id": "ord-2026-0042"})
 	assert.Equal(t, txBigID, got.ID)
 	assert.Equal(t, "0.765", got.Fee.String())
@@ -217,12 +205,9 @@ func TestStatus_SignedByOrderIDAndDecodesExactly(t *testing.T) {
 
 func TestGet_SignedByPathAndDecodesCamelCase(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodGet, "transactions/9007199254740993123", 200, "transactions_by_id.json")
-
-	got, err := c.Transactions.Get(context.Background(), txBigID)
-	require.NoError(t, err)
-	r := rec.Only(t)
-	assert.Equal(t, "/v1/transactions/9007199254740993123", r.Path)
+	got, r := exchange(t, http.MethodGet, "transactions/9007199254740993123", "transactions_by_id.json", func(c *Client) (*Transaction, error) {
+		return c.Transactions.Get(context.Background(), txBigID)
+	})
 	requireSignedFields(t, r, map[string]string{})
 
 	assert.Equal(t, txBigID, got.ID)
@@ -258,17 +243,15 @@ func TestGet_RejectsZeroID(t *testing.T) {
 
 func TestList_SendsEveryFilterSigned(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodGet, "transactions", 200, "transactions_list_page1.json")
-
 	berlin := time.FixedZone("CET", 3600)
-	page, err := c.Transactions.List(context.Background(), &ListParams{
-		OrderID: "ord-2026-0042", Status: StatusCompleted, Type: TypePayment,
-		Created: TimeRange{From: time.Date(2026, 3, 1, 1, 0, 0, 0, berlin), To: time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC)},
-		Updated: TimeRange{From: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)},
-		Page:    2, Limit: 50,
+	page, r := exchange(t, http.MethodGet, "transactions", "transactions_list_page1.json", func(c *Client) (*TransactionPage, error) {
+		return c.Transactions.List(context.Background(), &ListParams{
+			OrderID: "ord-2026-0042", Status: StatusCompleted, Type: TypePayment,
+			Created: TimeRange{From: time.Date(2026, 3, 1, 1, 0, 0, 0, berlin), To: time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC)},
+			Updated: TimeRange{From: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)},
+			Page:    2, Limit: 50,
+		})
 	})
-	require.NoError(t, err)
-	r := rec.Only(t)
 	requireSignedFields(t, r, map[string]string{
 		"orderId": "ord-2026-0042", "status": "completed", "type": "payment",
 		"created[from]": "2026-03-01T00:00:00Z", "created[to]": "2026-03-31T00:00:00Z",

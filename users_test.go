@@ -14,23 +14,18 @@ import (
 
 func TestResolve_SendsEveryFieldSignedAndReturnsTheInternalID(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodPost, "user/resolve", 200, "user_resolve.json")
-
-	id, err := c.Users.Resolve(context.Background(), &ResolveUserParams{
-		Identifier:  "cust-8841",
-		DisplayName: "Jane Doe",
-		Email:       "jane.doe@example.com",
-		Phone:       "4915123456789",
-		Locale:      "en",
-		IP:          "203.0.113.7",
-		UserAgent:   "Mozilla/5.0 (X11; Linux x86_64)",
+	id, r := exchange(t, http.MethodPost, "user/resolve", "user_resolve.json", func(c *Client) (UserID, error) {
+		return c.Users.Resolve(context.Background(), &ResolveUserParams{
+			Identifier:  "cust-8841",
+			DisplayName: "Jane Doe",
+			Email:       "jane.doe@example.com",
+			Phone:       "4915123456789",
+			Locale:      "en",
+			IP:          "203.0.113.7",
+			UserAgent:   "Mozilla/5.0 (X11; Linux x86_64)",
+		})
 	})
-	require.NoError(t, err)
 	assert.Equal(t, UserID("100452"), id)
-
-	r := rec.Only(t)
-	assert.Equal(t, http.MethodPost, r.Method)
-	assert.Equal(t, "/v1/user/resolve", r.Path)
 	assert.Equal(t, "application/x-www-form-urlencoded", r.Header.Get("Content-Type"))
 	requireSignedFields(t, r, map[string]string{
 		"identifier":   "cust-8841",
@@ -51,14 +46,12 @@ func TestResolve_SendsOnlyTheRequiredFieldsWhenNothingElseIsSet(t *testing.T) {
 
 func TestResolve_BasicFormSendsEmailAndNoUserAgent(t *testing.T) {
 	t.Parallel()
-	c, rec := stubFixture(t, http.MethodPost, "user/resolve", 200, "user_resolve.json", WithForm(FormBasic))
-
-	id, err := c.Users.Resolve(context.Background(), &ResolveUserParams{
-		Identifier: "cust-8841", Email: "jane.doe@example.com", IP: "203.0.113.7",
-	})
-	require.NoError(t, err)
+	id, r := exchange(t, http.MethodPost, "user/resolve", "user_resolve.json", func(c *Client) (UserID, error) {
+		return c.Users.Resolve(context.Background(), &ResolveUserParams{
+			Identifier: "cust-8841", Email: "jane.doe@example.com", IP: "203.0.113.7",
+		})
+	}, WithForm(FormBasic))
 	assert.Equal(t, UserID("100452"), id)
-	r := rec.Only(t)
 	requireSignedFields(t, r, map[string]string{"identifier": "cust-8841", "email": "jane.doe@example.com", "ip": "203.0.113.7"})
 }
 
