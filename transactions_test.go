@@ -341,6 +341,18 @@ func txPageNumbers(rec *recorder) []string {
 	return pages
 }
 
+// allIDs ranges over the listing p on c, requiring each step to succeed,
+// and returns the ids in the order they came.
+func allIDs(t *testing.T, c *Client, p *ListParams) []ID {
+	t.Helper()
+	var ids []ID
+	for tx, err := range c.Transactions.All(context.Background(), p) {
+		require.NoError(t, err)
+		ids = append(ids, tx.ID)
+	}
+	return ids
+}
+
 var txThreePages = map[string]string{
 	"1": "transactions_list_page1.json", "2": "transactions_list_page2.json", "3": "transactions_list_page3.json",
 }
@@ -356,12 +368,7 @@ func TestAll_FetchesEveryPageUntilTheShortOne(t *testing.T) {
 	t.Parallel()
 	c, rec := txThreePageClient(t)
 
-	var ids []ID
-	for tx, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-2026-0042", Limit: 2}) {
-		require.NoError(t, err)
-		ids = append(ids, tx.ID)
-	}
-	assert.Equal(t, []ID{9007199254740993101, 9007199254740993102, 9007199254740993103, 9007199254740993104, 9007199254740993105}, ids)
+	assert.Equal(t, []ID{9007199254740993101, 9007199254740993102, 9007199254740993103, 9007199254740993104, 9007199254740993105}, allIDs(t, c, &ListParams{OrderID: "ord-2026-0042", Limit: 2}))
 	assert.Equal(t, []string{"1", "2", "3"}, txPageNumbers(rec))
 	for _, r := range rec.Requests() {
 		requireSigned(t, r)
@@ -373,12 +380,7 @@ func TestAll_PageSizeFromFirstPageWhenNoLimit(t *testing.T) {
 	t.Parallel()
 	c, rec := txThreePageClient(t)
 
-	n := 0
-	for _, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-2026-0042"}) {
-		require.NoError(t, err)
-		n++
-	}
-	assert.Equal(t, 5, n)
+	assert.Len(t, allIDs(t, c, &ListParams{OrderID: "ord-2026-0042"}), 5)
 	assert.Equal(t, []string{"1", "2", "3"}, txPageNumbers(rec))
 }
 
@@ -418,12 +420,7 @@ func TestAll_StopsAtTotalCountWithoutAnExtraRequest(t *testing.T) {
 		t.Errorf("page %s fetched after totalCount was reached", req.URL.Query().Get("page"))
 		return httpmock.NewStringResponse(200, page(0, 0, 4)), nil
 	})
-	n := 0
-	for _, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "o", Limit: 2}) {
-		require.NoError(t, err)
-		n++
-	}
-	assert.Equal(t, 4, n)
+	assert.Len(t, allIDs(t, c, &ListParams{OrderID: "o", Limit: 2}), 4)
 	assert.Equal(t, []string{"1", "2"}, txPageNumbers(rec))
 }
 
@@ -556,12 +553,7 @@ func TestAll_StartsAtTheGivenPageAndCountsTheOnesBefore(t *testing.T) {
 		"2": "transactions_list_page2.json", "3": "transactions_list_page3.json",
 	}))
 
-	var ids []ID
-	for tx, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-2026-0042", Page: 2, Limit: 2}) {
-		require.NoError(t, err)
-		ids = append(ids, tx.ID)
-	}
-	assert.Equal(t, []ID{9007199254740993103, 9007199254740993104, 9007199254740993105}, ids)
+	assert.Equal(t, []ID{9007199254740993103, 9007199254740993104, 9007199254740993105}, allIDs(t, c, &ListParams{OrderID: "ord-2026-0042", Page: 2, Limit: 2}))
 	assert.Equal(t, []string{"2", "3"}, txPageNumbers(rec))
 }
 
@@ -575,12 +567,7 @@ func TestAll_StopsAtTotalCountWhenStartingLater(t *testing.T) {
 		return httpmock.NewStringResponse(200, `{"totalCount":4,"transactions":[`+
 			`{"id":"9007199254740993203","status":"completed"},{"id":"9007199254740993204","status":"completed"}]}`), nil
 	})
-	n := 0
-	for _, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "o", Page: 2, Limit: 2}) {
-		require.NoError(t, err)
-		n++
-	}
-	assert.Equal(t, 2, n)
+	assert.Len(t, allIDs(t, c, &ListParams{OrderID: "o", Page: 2, Limit: 2}), 2)
 	assert.Equal(t, []string{"2"}, txPageNumbers(rec))
 }
 
