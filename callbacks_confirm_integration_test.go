@@ -45,7 +45,7 @@ func fullyRefunded(t *testing.T, sb *sandbox, orderID string) (payment paygate.I
 	t.Helper()
 	pay := sb.charge(t, paygatetest.CardApproved, "25.00", orderID)
 	require.Equal(t, paygate.StatusCompleted, sb.status(t, pay.ID).Status)
-	rev, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: pay.ID, Amount: dec("25.00")})
+	rev, err := sb.reverse(t, pay.ID, "25.00")
 	require.NoError(t, err)
 	return pay.ID, rev.ID
 }

@@ -47,9 +47,9 @@ func TestIntegration_EveryCallbackVerifiesAndConfirms(t *testing.T) {
 		_, err = sb.client.Cards.Charge(testCtx(t), verify)
 		require.NoError(t, err)
 		processing := sb.charge(t, paygatetest.CardProcessing, "50.00", "ord-processing")
-		_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: paid.ID, Amount: dec("10.00")})
+		_, err = sb.reverse(t, paid.ID, "10.00")
 		require.NoError(t, err)
-		_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: paid.ID, Amount: dec("40.00")})
+		_, err = sb.reverse(t, paid.ID, "40.00")
 		require.NoError(t, err)
 		if form == paygate.FormExtended {
 			card := sb.payoutType(t, "CREDIT_CARD")

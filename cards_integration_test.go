@@ -32,13 +32,7 @@ func TestIntegration_TemporaryTokenIsSingleUse(t *testing.T) {
 	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
-		params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardApproved, "10.00", "ord-1")
-		_, err := sb.client.Cards.Charge(testCtx(t), params)
-		require.NoError(t, err)
-
-		params.OrderID = "ord-2"
-		_, err = sb.client.Cards.Charge(testCtx(t), params)
-		requireErrorStatus(t, err, paygate.ErrCardTokenUsed, http.StatusForbidden)
+		requireErrorStatus(t, sb.chargeTokenTwice(t), paygate.ErrCardTokenUsed, http.StatusForbidden)
 	})
 }
 
@@ -110,8 +104,7 @@ func TestIntegration_BlockedCardIsErrCardBlocked(t *testing.T) {
 	t.Parallel()
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
-		params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardBlocked, "25.00", "ord-1")
-		_, err := sb.client.Cards.Charge(testCtx(t), params)
+		_, err := sb.tryCharge(t, paygatetest.CardBlocked, "25.00", "ord-1")
 		require.ErrorIs(t, err, paygate.ErrCardBlocked)
 		rec, err := sb.client.Transactions.Reconcile(testCtx(t), "ord-1")
 		require.NoError(t, err)

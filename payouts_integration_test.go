@@ -213,7 +213,7 @@ func TestIntegration_BalanceMovesWithPaymentsRefundsAndPayouts(t *testing.T) {
 	want := dec("100.00").Sub(fee("100.00"))
 	assert.True(t, want.Equal(sb.balance(t)), "after the payment: %s", sb.balance(t))
 
-	_, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: pay.ID, Amount: dec("20.00")})
+	_, err := sb.reverse(t, pay.ID, "20.00")
 	require.NoError(t, err)
 	want = want.Sub(dec("20.00"))
 	assert.True(t, want.Equal(sb.balance(t)), "after the refund: %s", sb.balance(t))

@@ -46,7 +46,7 @@ func TestIntegration_ReversePartlyThenFully(t *testing.T) {
 		assert.Equal(t, fullyReversed[form], st.Status)
 		assert.Equal(t, paygate.StatusCompleted, st.OriginalStatus)
 
-		_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: pay.ID, Amount: dec("0.01")})
+		_, err = sb.reverse(t, pay.ID, "0.01")
 		require.ErrorIs(t, err, paygate.ErrNotReversible)
 	})
 }
@@ -56,11 +56,11 @@ func TestIntegration_ReverseWhatCannotBeReversed(t *testing.T) {
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		declined := sb.charge(t, paygatetest.CardDeclined, "30.00", "ord-1")
-		_, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: declined.ID, Amount: dec("1.00")})
+		_, err := sb.reverse(t, declined.ID, "1.00")
 		require.ErrorIs(t, err, paygate.ErrNotReversible, "a failed payment")
 
 		pay := sb.charge(t, paygatetest.CardApproved, "30.00", "ord-2")
-		_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: pay.ID, Amount: dec("30.01")})
+		_, err = sb.reverse(t, pay.ID, "30.01")
 		require.ErrorIs(t, err, paygate.ErrNotReversible, "more than was paid")
 
 		_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{OrderID: "no-such-order", Amount: dec("1.00")})
@@ -73,7 +73,7 @@ func TestIntegration_StatusByIDAndByOrderID(t *testing.T) {
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		sb := newSandbox(t, form)
 		pay := sb.charge(t, paygatetest.CardApproved, "30.00", "ord-1")
-		_, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: pay.ID, Amount: dec("5.00")})
+		_, err := sb.reverse(t, pay.ID, "5.00")
 		require.NoError(t, err)
 
 		byOrder, err := sb.client.Transactions.Status(testCtx(t), &paygate.StatusParams{OrderID: "ord-1"})
@@ -97,7 +97,7 @@ func listOrder(t *testing.T, sb *sandbox) (payment paygate.ID, refunds []paygate
 	pay := sb.charge(t, paygatetest.CardApproved, "30.00", "ord-list")
 	for range 3 {
 		sb.srv.Advance(time.Hour)
-		r, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: pay.ID, Amount: dec("5.00")})
+		r, err := sb.reverse(t, pay.ID, "5.00")
 		require.NoError(t, err)
 		refunds = append(refunds, r.ID)
 	}
