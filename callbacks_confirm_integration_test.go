@@ -108,8 +108,7 @@ func TestConfirmCallback_RefusesAmountOrTypeSwappedWithAnEmptyReason(t *testing.
 
 func TestConfirmCallback_RefusesStaleCompletedAfterFullRefund(t *testing.T) {
 	t.Parallel()
-	forEachForm(t, func(t *testing.T, form paygate.Form) {
-		sb := newSandbox(t, form)
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
 		verifier, err := paygate.NewCallbackVerifier(sb.srv.PrivateKey)
 		require.NoError(t, err)
 		payment, _ := fullyRefunded(t, sb, "ord-stale")

@@ -36,6 +36,13 @@ func forEachForm(t *testing.T, test func(t *testing.T, form paygate.Form)) {
 	}
 }
 
+// forEachSandbox runs test as a subtest named after each form, with a new
+// sandbox speaking that form.
+func forEachSandbox(t *testing.T, test func(t *testing.T, sb *sandbox)) {
+	t.Helper()
+	forEachForm(t, func(t *testing.T, form paygate.Form) { test(t, newSandbox(t, form)) })
+}
+
 // sandboxStart is the frozen time every test sandbox starts at, so that
 // token expiry and recurring frequency move only with Advance.
 var sandboxStart = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)

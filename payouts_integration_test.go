@@ -26,8 +26,7 @@ func (sb *sandbox) payoutType(t testing.TB, key string) paygate.PayoutType {
 
 func TestIntegration_PayoutTypesInBothForms(t *testing.T) {
 	t.Parallel()
-	forEachForm(t, func(t *testing.T, form paygate.Form) {
-		sb := newSandbox(t, form)
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
 		types, err := sb.client.Payouts.Types(testCtx(t))
 		require.NoError(t, err)
 		require.Len(t, types, 3)
