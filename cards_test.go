@@ -66,20 +66,13 @@ func TestTokenize_ResponseWithoutIDIsAnError(t *testing.T) {
 
 func TestTokenize_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		fixture string
-		want    error
-	}{
-		{"error_card_number_invalid.json", ErrCardNumberInvalid},
-		{"error_security_code_invalid.json", ErrSecurityCodeInvalid},
-		{"error_card_blocked.json", ErrCardBlocked},
-	}
-	for _, tt := range tests {
-		t.Run(tt.fixture, func(t *testing.T) {
-			err := requireGatewayError(t, http.MethodGet, "card/getToken", tt.fixture, tt.want, tokenizeWith(validTokenize()))
-			assert.NotContains(t, err.Error(), visaApproved)
-		})
-	}
+	testGatewayErrors(t, http.MethodGet, "card/getToken", tokenizeWith(validTokenize()), []gatewayErrorCase{
+		{"", "error_card_number_invalid.json", ErrCardNumberInvalid},
+		{"", "error_security_code_invalid.json", ErrSecurityCodeInvalid},
+		{"", "error_card_blocked.json", ErrCardBlocked},
+	}, func(t *testing.T, err error) {
+		assert.NotContains(t, err.Error(), visaApproved)
+	})
 }
 
 func TestCharge_WithTokenAndUserIDSendsExactlyTheGivenFieldsSigned(t *testing.T) {

@@ -304,8 +304,9 @@ type gatewayErrorCase struct {
 	want    error
 }
 
-// testGatewayErrors runs requireGatewayError for each case, as a subtest.
-func testGatewayErrors(t *testing.T, method, path string, call func(*Client) error, cases []gatewayErrorCase) {
+// testGatewayErrors runs requireGatewayError for each case, as a subtest,
+// and then the further checks of its error.
+func testGatewayErrors(t *testing.T, method, path string, call func(*Client) error, cases []gatewayErrorCase, checks ...func(*testing.T, error)) {
 	t.Helper()
 	for _, tc := range cases {
 		name := tc.name
@@ -313,7 +314,10 @@ func testGatewayErrors(t *testing.T, method, path string, call func(*Client) err
 			name = tc.fixture
 		}
 		t.Run(name, func(t *testing.T) {
-			requireGatewayError(t, method, path, tc.fixture, tc.want, call)
+			err := requireGatewayError(t, method, path, tc.fixture, tc.want, call)
+			for _, check := range checks {
+				check(t, err)
+			}
 		})
 	}
 }

@@ -166,27 +166,21 @@ func TestRecurringCalls_AnswerWithoutSuccessIsAnError(t *testing.T) {
 
 func TestRecurringCalls_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		path    string
-		fixture string
-		want    error
-	}{
-		{"user/changeRecurring", "error_user_not_found.json", ErrUserNotFound},
-		{"user/changeRecurring", "error_recurring_disabled.json", ErrRecurringDisabled},
-		{"user/cancelRecurring", "error_user_not_found.json", ErrUserNotFound},
-		{"user/cancelRecurring", "error_recurring_expired.json", ErrRecurringExpired},
-	}
-	for _, tt := range tests {
-		t.Run(tt.path+"/"+tt.fixture, func(t *testing.T) {
-			err := requireGatewayError(t, http.MethodPost, tt.path, tt.fixture, tt.want, func(c *Client) error {
-				if strings.HasSuffix(tt.path, "changeRecurring") {
-					return c.Users.ChangeRecurring(context.Background(), &ChangeRecurringParams{User: "100452", Interval: Days(7)})
-				}
-				return c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"})
-			})
-			assert.NotErrorIs(t, err, ErrDeclined)
-		})
-	}
+	notDeclined := func(t *testing.T, err error) { assert.NotErrorIs(t, err, ErrDeclined) }
+	t.Run("user/changeRecurring", func(t *testing.T) {
+		testGatewayErrors(t, http.MethodPost, "user/changeRecurring", changeWith(ChangeRecurringParams{User: "100452", Interval: Days(7)}), []gatewayErrorCase{
+			{"", "error_user_not_found.json", ErrUserNotFound},
+			{"", "error_recurring_disabled.json", ErrRecurringDisabled},
+		}, notDeclined)
+	})
+	t.Run("user/cancelRecurring", func(t *testing.T) {
+		testGatewayErrors(t, http.MethodPost, "user/cancelRecurring", func(c *Client) error {
+			return c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"})
+		}, []gatewayErrorCase{
+			{"", "error_user_not_found.json", ErrUserNotFound},
+			{"", "error_recurring_expired.json", ErrRecurringExpired},
+		}, notDeclined)
+	})
 }
 
 func TestUsers_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
