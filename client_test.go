@@ -125,9 +125,8 @@ func TestErrors_EveryGatewayCodeMatchesItsSentinel(t *testing.T) {
 		t.Run(strconv.Itoa(int(code)), func(t *testing.T) {
 			sentinel, ok := sentinels[code]
 			require.True(t, ok)
-			c, mock := newMockClient(t)
 			body := fmt.Sprintf(`{"error":{"code":%d,"message":"gateway says %s"}}`, code, code)
-			mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transaction/status", httpmock.NewStringResponder(code.HTTPStatus(), body))
+			c, _ := stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(code.HTTPStatus(), body))
 			_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 7})
 			require.ErrorIs(t, err, sentinel)
 			var apiErr *Error
@@ -146,9 +145,7 @@ func TestErrors_EveryGatewayCodeMatchesItsSentinel(t *testing.T) {
 }
 
 func TestErrors_MappedByBodyCodeWhateverTheStatus(t *testing.T) {
-	c, mock := newMockClient(t)
-	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transaction/status",
-		httpmock.NewStringResponder(400, `{"error":{"code":"40101","message":"Signature missing"}}`))
+	c, _ := stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(400, `{"error":{"code":"40101","message":"Signature missing"}}`))
 	_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 7})
 	require.ErrorIs(t, err, ErrSignatureMissing)
 	var apiErr *Error
@@ -183,8 +180,7 @@ func TestErrors_NonJSONBodies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transaction/status", httpmock.NewStringResponder(tt.status, tt.body))
+			c, _ := stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(tt.status, tt.body))
 			_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 7})
 			var apiErr *Error
 			require.ErrorAs(t, err, &apiErr)
@@ -214,8 +210,7 @@ func TestDecode_BadSuccessBodies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transaction/status", httpmock.NewStringResponder(200, tt.body))
+			c, _ := stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(200, tt.body))
 			st, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 7})
 			require.Nil(t, st, "no half-decoded value on error")
 			var re *ResponseError
@@ -229,9 +224,7 @@ func TestDecode_BadSuccessBodies(t *testing.T) {
 }
 
 func TestDecode_UnknownStatusIsKept(t *testing.T) {
-	c, mock := newMockClient(t)
-	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transaction/status",
-		httpmock.NewStringResponder(200, `{"id":1,"status":"partially_settled","new_field":{"x":[1,2]}}`))
+	c, _ := stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(200, `{"id":1,"status":"partially_settled","new_field":{"x":[1,2]}}`))
 	st, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1})
 	require.NoError(t, err)
 	require.Equal(t, Status("partially_settled"), st.Status)
@@ -239,16 +232,14 @@ func TestDecode_UnknownStatusIsKept(t *testing.T) {
 }
 
 func TestDecode_BodyOverTheSizeLimit(t *testing.T) {
-	c, mock := newMockClient(t, WithMaxResponseBytes(1024))
 	big := `{"id":1,"status":"completed","pad":"` + strings.Repeat("x", 2048) + `"}`
-	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transaction/status", httpmock.NewStringResponder(200, big))
+	c, _ := stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(200, big), WithMaxResponseBytes(1024))
 	_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1})
 	require.ErrorIs(t, err, errBodyTooLarge)
 	require.ErrorContains(t, err, "1024 bytes")
 
 	exact := `{"id":1,"status":"completed"}`
-	c, mock = newMockClient(t, WithMaxResponseBytes(int64(len(exact))))
-	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transaction/status", httpmock.NewStringResponder(200, exact))
+	c, _ = stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(200, exact), WithMaxResponseBytes(int64(len(exact))))
 	_, err = c.Transactions.Status(context.Background(), &StatusParams{ID: 1})
 	require.NoError(t, err, "a body of exactly the limit is read")
 }
@@ -367,8 +358,7 @@ func TestClient_PrivateKeyNeverPrinted(t *testing.T) {
 func TestLogging_OneRecordPerAttemptWithoutSecrets(t *testing.T) {
 	var buf bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c, mock := newMockClient(t, WithLogger(logger))
-	mock.RegisterResponder(http.MethodPost, testBaseURL+"/v1/card/process", httpmock.NewStringResponder(200, `{"success":true}`))
+	c, _ := stubEndpoint(t, http.MethodPost, "card/process", httpmock.NewStringResponder(200, `{"success":true}`), WithLogger(logger))
 	p := &pipelineParams{Card: &struct {
 		N string `url:"number"`
 	}{"4242424242424242"}}
