@@ -42,9 +42,9 @@ func TestBalance_SignedAndDecodedExactly(t *testing.T) {
 
 func TestBalance_MissingAmountIsAnErrorNotZero(t *testing.T) {
 	t.Parallel()
-	c, _ := stubFixture(t, http.MethodGet, "balance", 200, "balance_missing_amount.json")
-	_, err := c.Balance.Get(context.Background(), nil)
-	requireResponseError(t, err, "amount")
+	requireMalformedAnswer(t, http.MethodGet, "balance", fixtureResponder(t, 200, "balance_missing_amount.json"), "amount", func(c *Client) error {
+		return errOf(c.Balance.Get(context.Background(), nil))
+	})
 }
 
 func TestBalance_CurrencyValidated(t *testing.T) {

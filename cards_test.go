@@ -422,10 +422,8 @@ func TestAuthenticate_SendsPaResAndMDSignedAndDecodes(t *testing.T) {
 
 func TestAuthenticate_ResponseWithoutIDIsAnError(t *testing.T) {
 	t.Parallel()
-	c, _ := stubEndpoint(t, http.MethodPost, "card/authenticate", httpmock.NewStringResponder(200, `{"success":true}`))
-
-	_, err := c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: "x", MD: "y"})
-	requireResponseError(t, err, "id")
+	requireMalformedAnswer(t, http.MethodPost, "card/authenticate", httpmock.NewStringResponder(200, `{"success":true}`), "id",
+		authenticateWith(&AuthenticateParams{PaRes: "x", MD: "y"}))
 }
 
 func TestAuthenticate_GatewayErrorsMatchTheirSentinels(t *testing.T) {

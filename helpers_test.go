@@ -296,6 +296,17 @@ func requireResponseError(t testing.TB, err error, field string) {
 	require.Equal(t, field, re.Field)
 }
 
+// requireMalformedAnswer answers "METHOD path" with responder, runs call
+// and checks that it fails with a *ResponseError naming field. It returns
+// the error for further checks.
+func requireMalformedAnswer(t *testing.T, method, path string, responder httpmock.Responder, field string, call func(*Client) error) error {
+	t.Helper()
+	c, _ := stubEndpoint(t, method, path, responder)
+	err := call(c)
+	requireResponseError(t, err, field)
+	return err
+}
+
 // gatewayErrorCase is an error fixture of the gateway and the sentinel its
 // code must match.
 type gatewayErrorCase struct {

@@ -221,9 +221,8 @@ func TestCharge_EssentialFieldsStillFail(t *testing.T) {
 	good := fixture(t, "card_process_unreadable_informational.json")
 	for field, value := range map[string]string{"id": `"4611686018427387913x"`, "success": `"maybe"`, "status": `{"s":1}`, "acs": `"https://acs.example"`} {
 		t.Run(field, func(t *testing.T) {
-			c, _ := stubEndpoint(t, http.MethodPost, "card/process", httpmock.NewBytesResponder(200, editJSON(t, good, field, json.RawMessage(value))))
-			_, err := c.Cards.Charge(context.Background(), validCharge())
-			requireResponseError(t, err, field)
+			err := requireMalformedAnswer(t, http.MethodPost, "card/process", httpmock.NewBytesResponder(200, editJSON(t, good, field, json.RawMessage(value))), field,
+				chargeWith(validCharge()))
 			require.ErrorIs(t, err, ErrOutcomeUnknown)
 		})
 	}

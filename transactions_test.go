@@ -222,10 +222,9 @@ func TestGet_SignedByPathAndDecodesCamelCase(t *testing.T) {
 
 func TestGet_MissingStatusNamesTheField(t *testing.T) {
 	t.Parallel()
-	c, _ := stubFixture(t, http.MethodGet, "transactions/9007199254740993123", 200, "transactions_by_id_missing_status.json")
-
-	_, err := c.Transactions.Get(context.Background(), txBigID)
-	requireResponseError(t, err, "status")
+	requireMalformedAnswer(t, http.MethodGet, "transactions/9007199254740993123", fixtureResponder(t, 200, "transactions_by_id_missing_status.json"), "status", func(c *Client) error {
+		return errOf(c.Transactions.Get(context.Background(), txBigID))
+	})
 }
 
 func TestGet_UnknownIDIsErrTransactionNotFound(t *testing.T) {
@@ -273,9 +272,8 @@ func TestList_TotalCountAsString(t *testing.T) {
 
 func TestList_TransactionWithoutStatusNamesItsIndex(t *testing.T) {
 	t.Parallel()
-	c, _ := stubFixture(t, http.MethodGet, "transactions", 200, "transactions_list_missing_status.json")
-	_, err := c.Transactions.List(context.Background(), &ListParams{OrderID: "ord-2026-0042"})
-	requireResponseError(t, err, "transactions[1].status")
+	requireMalformedAnswer(t, http.MethodGet, "transactions", fixtureResponder(t, 200, "transactions_list_missing_status.json"), "transactions[1].status",
+		listWith(&ListParams{OrderID: "ord-2026-0042"}))
 }
 
 func TestList_Validation(t *testing.T) {

@@ -158,10 +158,9 @@ func TestRecurringCalls_SuccessFalseIsErrDeclined(t *testing.T) {
 
 func TestRecurringCalls_AnswerWithoutSuccessIsAnError(t *testing.T) {
 	t.Parallel()
-	c, _ := stubEndpoint(t, http.MethodPost, "user/cancelRecurring", httpmock.NewStringResponder(200, `{}`))
-
-	err := c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"})
-	requireResponseError(t, err, "success")
+	requireMalformedAnswer(t, http.MethodPost, "user/cancelRecurring", httpmock.NewStringResponder(200, `{}`), "success", func(c *Client) error {
+		return c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"})
+	})
 }
 
 func TestRecurringCalls_GatewayErrorsMatchTheirSentinels(t *testing.T) {
