@@ -65,24 +65,17 @@ func TestReverse_SuccessFalseIsErrDeclined(t *testing.T) {
 
 func TestReverse_GatewayErrors(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name    string
-		status  int
-		fixture string
-		want    error
-	}{
-		{"not reversible is ErrNotReversible", 405, "error_not_reversible.json", ErrNotReversible},
-		{"unknown transaction is ErrTransactionNotFound", 404, "error_transaction_not_found.json", ErrTransactionNotFound},
-		{"bad signature is ErrSignatureInvalid", 403, "error_signature_invalid.json", ErrSignatureInvalid},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.status, tt.want.(*Error).Code.HTTPStatus(), "the spec's status for the code")
-			requireGatewayError(t, http.MethodPost, "transaction/reverse", tt.fixture, tt.want, func(c *Client) error {
-				return errOf(c.Transactions.Reverse(context.Background(), &ReverseParams{ID: txBigID, Amount: decimal.NewFromInt(5)}))
-			})
-		})
-	}
+	specStatus := map[ErrorCode]int{CodeNotReversible: 405, CodeTransactionNotFound: 404, CodeSignatureInvalid: 403}
+	reverse := reverseWith(&ReverseParams{ID: txBigID, Amount: decimal.NewFromInt(5)})
+	testGatewayErrors(t, http.MethodPost, "transaction/reverse", reverse, []gatewayErrorCase{
+		{"not reversible is ErrNotReversible", "error_not_reversible.json", ErrNotReversible},
+		{"unknown transaction is ErrTransactionNotFound", "error_transaction_not_found.json", ErrTransactionNotFound},
+		{"bad signature is ErrSignatureInvalid", "error_signature_invalid.json", ErrSignatureInvalid},
+	}, func(t *testing.T, err error) {
+		var apiErr *Error
+		require.ErrorAs(t, err, &apiErr)
+		assert.Equal(t, specStatus[apiErr.Code], apiErr.HTTPStatus, "the spec's status for the code")
+	})
 }
 
 func TestCreate_SendsSignedFieldsAndBuildsRedirectURL(t *testing.T) {
