@@ -428,9 +428,7 @@ func TestAuthenticate_ResponseWithoutIDIsAnError(t *testing.T) {
 
 func TestAuthenticate_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 	t.Parallel()
-	authenticate := func(c *Client) error {
-		return errOf(c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: "x", MD: "y"}))
-	}
+	authenticate := authenticateWith(&AuthenticateParams{PaRes: "x", MD: "y"})
 	testGatewayErrors(t, http.MethodPost, "card/authenticate", authenticate, []gatewayErrorCase{
 		{"", "error_merchant_data_missing.json", ErrMerchantDataMissing},
 		{"", "error_transaction_completed.json", ErrTransactionCompleted},
@@ -493,11 +491,7 @@ func TestChargeRecurring_SendsFieldsSignedAndDecodesBothForms(t *testing.T) {
 
 func TestChargeRecurring_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 	t.Parallel()
-	chargeRecurring := func(c *Client) error {
-		return errOf(c.Cards.ChargeRecurring(context.Background(), &ChargeRecurringParams{
-			User: "100452", Price: decimal.RequireFromString("9.99"), Currency: "EUR",
-		}))
-	}
+	chargeRecurring := chargeRecurringWith(&ChargeRecurringParams{User: "100452", Price: decimal.RequireFromString("9.99"), Currency: "EUR"})
 	testGatewayErrors(t, http.MethodPost, "card/processRecurring", chargeRecurring, []gatewayErrorCase{
 		{"TooSoonIsErrRecurringTooFrequent", "error_recurring_too_frequent.json", ErrRecurringTooFrequent},
 		{"NotSubscribedIsErrRecurringDisabled", "error_recurring_disabled.json", ErrRecurringDisabled},
