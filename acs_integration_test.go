@@ -95,8 +95,7 @@ func TestAuthenticate_BoundByOrderIDAlone(t *testing.T) {
 
 func TestAuthenticate_RepeatedReturnReportsTheCurrentStatus(t *testing.T) {
 	t.Parallel()
-	forEachForm(t, func(t *testing.T, form paygate.Form) {
-		sb := newSandbox(t, form)
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
 		a := sb.charge3DS(t, "ord-a")
 		params := sb.returnOf(a)
 		params.PaymentID, params.OrderID = a.ID, "ord-a"

@@ -266,13 +266,10 @@ func TestReadACSReturn_LimitsTheBodySize(t *testing.T) {
 
 func TestReadACSReturn_FeedsAuthenticate(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "card/authenticate", fixtureResponder(t, 200, "card_authenticate.json"))
-
 	p, err := ReadACSReturn(acsReturnRequest(url.Values{"PaRes": {"pa+res/=="}, "MD": {"m d"}}.Encode()))
 	require.NoError(t, err)
-	_, err = c.Cards.Authenticate(context.Background(), p)
-	require.NoError(t, err)
-	r := rec.Only(t)
+	r := requestSent(t, http.MethodPost, "card/authenticate", "card_authenticate.json", func(c *Client) error {
+		return errOf(c.Cards.Authenticate(context.Background(), p))
+	})
 	requireSignedFields(t, r, map[string]string{"PaRes": "pa+res/==", "MD": "m d"})
 }

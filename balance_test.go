@@ -7,7 +7,6 @@ import (
 
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestBalance_SignedAndDecodedExactly(t *testing.T) {
@@ -23,13 +22,9 @@ func TestBalance_SignedAndDecodedExactly(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			rec := record(t, mock, http.MethodGet, "balance", fixtureResponder(t, 200, "balance.json"))
-
-			got, err := c.Balance.Get(context.Background(), tt.params)
-			require.NoError(t, err)
-			r := rec.Only(t)
-			assert.Equal(t, http.MethodGet, r.Method)
+			got, r := exchange(t, http.MethodGet, "balance", "balance.json", func(c *Client) (*Balance, error) {
+				return c.Balance.Get(context.Background(), tt.params)
+			})
 			requireSignedFields(t, r, tt.fields)
 
 			assert.Equal(t, "EUR", got.Currency)
@@ -47,10 +42,9 @@ func TestBalance_SignedAndDecodedExactly(t *testing.T) {
 
 func TestBalance_MissingAmountIsAnErrorNotZero(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "balance", fixtureResponder(t, 200, "balance_missing_amount.json"))
-	_, err := c.Balance.Get(context.Background(), nil)
-	requireResponseError(t, err, "amount")
+	requireMalformedAnswer(t, http.MethodGet, "balance", fixtureResponder(t, 200, "balance_missing_amount.json"), "amount", func(c *Client) error {
+		return errOf(c.Balance.Get(context.Background(), nil))
+	})
 }
 
 func TestBalance_CurrencyValidated(t *testing.T) {
@@ -66,8 +60,7 @@ func TestBalance_CurrencyValidated(t *testing.T) {
 
 func TestBalance_SignatureErrorIsMatchedByCode(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "balance", fixtureResponder(t, 403, "error_signature_invalid.json"))
+	c, _ := stubFixture(t, http.MethodGet, "balance", 403, "error_signature_invalid.json")
 	_, err := c.Balance.Get(context.Background(), nil)
 	assert.ErrorIs(t, err, ErrSignatureInvalid)
 }

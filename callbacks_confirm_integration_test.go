@@ -45,7 +45,7 @@ func fullyRefunded(t *testing.T, sb *sandbox, orderID string) (payment paygate.I
 	t.Helper()
 	pay := sb.charge(t, paygatetest.CardApproved, "25.00", orderID)
 	require.Equal(t, paygate.StatusCompleted, sb.status(t, pay.ID).Status)
-	rev, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: pay.ID, Amount: dec("25.00")})
+	rev, err := sb.reverse(t, pay.ID, "25.00")
 	require.NoError(t, err)
 	return pay.ID, rev.ID
 }
@@ -108,8 +108,7 @@ func TestConfirmCallback_RefusesAmountOrTypeSwappedWithAnEmptyReason(t *testing.
 
 func TestConfirmCallback_RefusesStaleCompletedAfterFullRefund(t *testing.T) {
 	t.Parallel()
-	forEachForm(t, func(t *testing.T, form paygate.Form) {
-		sb := newSandbox(t, form)
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
 		verifier, err := paygate.NewCallbackVerifier(sb.srv.PrivateKey)
 		require.NoError(t, err)
 		payment, _ := fullyRefunded(t, sb, "ord-stale")

@@ -47,9 +47,9 @@ func TestIntegration_EveryCallbackVerifiesAndConfirms(t *testing.T) {
 		_, err = sb.client.Cards.Charge(testCtx(t), verify)
 		require.NoError(t, err)
 		processing := sb.charge(t, paygatetest.CardProcessing, "50.00", "ord-processing")
-		_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: paid.ID, Amount: dec("10.00")})
+		_, err = sb.reverse(t, paid.ID, "10.00")
 		require.NoError(t, err)
-		_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: paid.ID, Amount: dec("40.00")})
+		_, err = sb.reverse(t, paid.ID, "40.00")
 		require.NoError(t, err)
 		if form == paygate.FormExtended {
 			card := sb.payoutType(t, "CREDIT_CARD")
@@ -99,13 +99,12 @@ func TestIntegration_EveryCallbackVerifiesAndConfirms(t *testing.T) {
 // unknown project is 40401.
 func TestIntegration_AuthenticationErrors(t *testing.T) {
 	t.Parallel()
-	forEachForm(t, func(t *testing.T, form paygate.Form) {
-		sb := newSandbox(t, form)
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
 		wrongKey, err := paygate.NewClient(sb.srv.ProjectKey, "not-the-private-key",
-			paygate.WithBaseURL(sb.srv.URL), paygate.WithForm(form), paygate.WithRetryPolicy(paygate.NoRetries))
+			paygate.WithBaseURL(sb.srv.URL), paygate.WithForm(sb.form), paygate.WithRetryPolicy(paygate.NoRetries))
 		require.NoError(t, err)
 		unknown, err := paygate.NewClient("no-such-project", sb.srv.PrivateKey,
-			paygate.WithBaseURL(sb.srv.URL), paygate.WithForm(form), paygate.WithRetryPolicy(paygate.NoRetries))
+			paygate.WithBaseURL(sb.srv.URL), paygate.WithForm(sb.form), paygate.WithRetryPolicy(paygate.NoRetries))
 		require.NoError(t, err)
 		resolve := &paygate.ResolveUserParams{Identifier: "cust-1", Email: "a@example.com", IP: "203.0.113.7"}
 

@@ -543,8 +543,7 @@ func TestCallback_SwappedValuesStillVerify(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "order-2002", cb.OrderID)
 
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "transactions/"+cb.ID.String(), fixtureResponder(t, 200, "callbacks/transaction_completed.json"))
+	c, _ := stubFixture(t, http.MethodGet, "transactions/"+cb.ID.String(), 200, "callbacks/transaction_completed.json")
 	conf, err := c.ConfirmCallback(context.Background(), cb)
 	require.ErrorIs(t, err, ErrCallbackNotConfirmed)
 	assert.False(t, conf.Confirmed())

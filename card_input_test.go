@@ -209,8 +209,7 @@ func TestCardInput_ValidationErrorsNeverQuoteCardData(t *testing.T) {
 
 func TestCardInput_GatewayErrorsNeverQuoteCardData(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "card/getToken", fixtureResponder(t, 400, "error_card_number_invalid.json"))
+	c, _ := stubFixture(t, http.MethodGet, "card/getToken", 400, "error_card_number_invalid.json")
 
 	_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode})
 	require.ErrorIs(t, err, ErrCardNumberInvalid)
@@ -220,12 +219,8 @@ func TestCardInput_GatewayErrorsNeverQuoteCardData(t *testing.T) {
 
 func TestCardInput_RedactionDoesNotChangeWhatIsSent(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "card/getToken", fixtureResponder(t, 200, "card_get_token.json"))
-
-	_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode})
-	require.NoError(t, err)
-	r := rec.Only(t)
+	r := requestSent(t, http.MethodGet, "card/getToken", "card_get_token.json",
+		tokenizeWith(&TokenizeParams{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode}))
 	assert.Contains(t, r.Raw, "number="+visaApproved)
 	assert.Contains(t, r.Raw, "security_code="+secretCode)
 }

@@ -18,8 +18,7 @@ import (
 
 func TestIntegration_ResolveReturnsTheSameIDForTheSameIdentifier(t *testing.T) {
 	t.Parallel()
-	forEachForm(t, func(t *testing.T, form paygate.Form) {
-		sb := newSandbox(t, form)
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
 		first := sb.user(t, "cust-1")
 		again := sb.user(t, "cust-1")
 		other := sb.user(t, "cust-2")
@@ -30,22 +29,14 @@ func TestIntegration_ResolveReturnsTheSameIDForTheSameIdentifier(t *testing.T) {
 
 func TestIntegration_TemporaryTokenIsSingleUse(t *testing.T) {
 	t.Parallel()
-	forEachForm(t, func(t *testing.T, form paygate.Form) {
-		sb := newSandbox(t, form)
-		params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardApproved, "10.00", "ord-1")
-		_, err := sb.client.Cards.Charge(testCtx(t), params)
-		require.NoError(t, err)
-
-		params.OrderID = "ord-2"
-		_, err = sb.client.Cards.Charge(testCtx(t), params)
-		requireErrorStatus(t, err, paygate.ErrCardTokenUsed, http.StatusForbidden)
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
+		requireErrorStatus(t, sb.chargeTokenTwice(t), paygate.ErrCardTokenUsed, http.StatusForbidden)
 	})
 }
 
 func TestIntegration_TemporaryTokenExpiresAfterTenMinutes(t *testing.T) {
 	t.Parallel()
-	forEachForm(t, func(t *testing.T, form paygate.Form) {
-		sb := newSandbox(t, form)
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
 		user := sb.user(t, "cust-1")
 		onTime := sb.chargeParams(t, user, paygatetest.CardApproved, "10.00", "ord-1")
 		sb.srv.Advance(10 * time.Minute)
@@ -108,10 +99,8 @@ func TestIntegration_TestCardsTakeTheirOutcome(t *testing.T) {
 
 func TestIntegration_BlockedCardIsErrCardBlocked(t *testing.T) {
 	t.Parallel()
-	forEachForm(t, func(t *testing.T, form paygate.Form) {
-		sb := newSandbox(t, form)
-		params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardBlocked, "25.00", "ord-1")
-		_, err := sb.client.Cards.Charge(testCtx(t), params)
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
+		_, err := sb.tryCharge(t, paygatetest.CardBlocked, "25.00", "ord-1")
 		require.ErrorIs(t, err, paygate.ErrCardBlocked)
 		rec, err := sb.client.Transactions.Reconcile(testCtx(t), "ord-1")
 		require.NoError(t, err)
@@ -200,8 +189,7 @@ func TestIntegration_3DSecure(t *testing.T) {
 // reads them with ReadACSReturn and calls Authenticate.
 func TestIntegration_3DSecureThroughTheACSPage(t *testing.T) {
 	t.Parallel()
-	forEachForm(t, func(t *testing.T, form paygate.Form) {
-		sb := newSandbox(t, form)
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
 		returned := make(chan *paygate.Payment, 1)
 		merchant := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			params, err := paygate.ReadACSReturn(r)
@@ -256,8 +244,7 @@ func TestIntegration_Forced3DSSendsEveryCardThroughTheACS(t *testing.T) {
 // the card data, any number of times.
 func TestIntegration_RememberedCardChargesWithThePermanentToken(t *testing.T) {
 	t.Parallel()
-	forEachForm(t, func(t *testing.T, form paygate.Form) {
-		sb := newSandbox(t, form)
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
 		user := sb.user(t, "cust-1")
 		params := sb.chargeParams(t, user, paygatetest.CardApproved, "10.00", "ord-1")
 		params.Remember = true
@@ -292,15 +279,14 @@ func TestIntegration_RememberOnAProjectWithoutRememberingIsErrCardRememberingDis
 // verify_card charges 1 EUR whatever the price, and ends verified.
 func TestIntegration_VerifyCardIsAOneEuroVerification(t *testing.T) {
 	t.Parallel()
-	forEachForm(t, func(t *testing.T, form paygate.Form) {
-		sb := newSandbox(t, form)
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
 		params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardApproved, "49.00", "ord-1")
 		params.Currency = "USD"
 		params.VerifyCard = true
 		pay, err := sb.client.Cards.Charge(testCtx(t), params)
 		require.NoError(t, err)
 		assert.True(t, pay.Success)
-		if form == paygate.FormExtended {
+		if sb.form == paygate.FormExtended {
 			assert.Equal(t, paygate.StatusVerified, pay.Status)
 			assert.Equal(t, paygate.TypeVerification, pay.Type)
 		}
@@ -308,7 +294,7 @@ func TestIntegration_VerifyCardIsAOneEuroVerification(t *testing.T) {
 		assert.Equal(t, paygate.StatusVerified, st.Status)
 		assert.True(t, dec("1.00").Equal(st.Price), "price %s", st.Price)
 		assert.Equal(t, "EUR", st.Currency)
-		if form == paygate.FormExtended {
+		if sb.form == paygate.FormExtended {
 			assert.True(t, sb.balance(t).IsZero(), "a verification moves no money")
 		}
 	})
@@ -316,8 +302,7 @@ func TestIntegration_VerifyCardIsAOneEuroVerification(t *testing.T) {
 
 func TestIntegration_RecurringPayments(t *testing.T) {
 	t.Parallel()
-	forEachForm(t, func(t *testing.T, form paygate.Form) {
-		sb := newSandbox(t, form)
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
 		user := sb.user(t, "cust-1")
 		first := sb.chargeSubscribing(t, user, 2)
 		require.NotNil(t, first.Recurring)
@@ -354,8 +339,7 @@ func TestIntegration_RecurringPayments(t *testing.T) {
 
 func TestIntegration_RecurringPastItsEndIsErrRecurringExpired(t *testing.T) {
 	t.Parallel()
-	forEachForm(t, func(t *testing.T, form paygate.Form) {
-		sb := newSandbox(t, form)
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
 		user := sb.user(t, "cust-1")
 		first := sb.chargeSubscribing(t, user, 0)
 

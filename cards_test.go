@@ -37,15 +37,9 @@ func TestTokenize_IsAnUnsignedGETWithTheCardData(t *testing.T) {
 	t.Parallel()
 	for _, form := range []Form{FormExtended, FormBasic} {
 		t.Run(form.String(), func(t *testing.T) {
-			c, mock := newMockClient(t, WithForm(form))
-			rec := record(t, mock, http.MethodGet, "card/getToken", fixtureResponder(t, 200, "card_get_token.json"))
-
-			tok, err := c.Cards.Tokenize(context.Background(), validTokenize())
-			require.NoError(t, err)
-
-			r := rec.Only(t)
-			assert.Equal(t, http.MethodGet, r.Method)
-			assert.Equal(t, "/v1/card/getToken", r.Path)
+			tok, r := exchange(t, http.MethodGet, "card/getToken", "card_get_token.json", func(c *Client) (*Token, error) {
+				return c.Cards.Tokenize(context.Background(), validTokenize())
+			}, WithForm(form))
 			requireUnsigned(t, r)
 			requireFields(t, r, map[string]string{
 				"number":           visaApproved,
@@ -63,8 +57,7 @@ func TestTokenize_IsAnUnsignedGETWithTheCardData(t *testing.T) {
 
 func TestTokenize_ResponseWithoutIDIsAnError(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "card/getToken", httpmock.NewStringResponder(200, `{"expiresAt":"2026-11-22T02:24:07+00:00","card":{}}`))
+	c, _ := stubEndpoint(t, http.MethodGet, "card/getToken", httpmock.NewStringResponder(200, `{"expiresAt":"2026-11-22T02:24:07+00:00","card":{}}`))
 
 	tok, err := c.Cards.Tokenize(context.Background(), validTokenize())
 	assert.Nil(t, tok)
@@ -73,29 +66,19 @@ func TestTokenize_ResponseWithoutIDIsAnError(t *testing.T) {
 
 func TestTokenize_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		fixture string
-		want    error
-	}{
-		{"error_card_number_invalid.json", ErrCardNumberInvalid},
-		{"error_security_code_invalid.json", ErrSecurityCodeInvalid},
-		{"error_card_blocked.json", ErrCardBlocked},
-	}
-	for _, tt := range tests {
-		t.Run(tt.fixture, func(t *testing.T) {
-			err := requireGatewayError(t, http.MethodGet, "card/getToken", tt.fixture, tt.want, tokenizeWith(validTokenize()))
-			assert.NotContains(t, err.Error(), visaApproved)
-		})
-	}
+	testGatewayErrors(t, http.MethodGet, "card/getToken", tokenizeWith(validTokenize()), []gatewayErrorCase{
+		{"", "error_card_number_invalid.json", ErrCardNumberInvalid},
+		{"", "error_security_code_invalid.json", ErrSecurityCodeInvalid},
+		{"", "error_card_blocked.json", ErrCardBlocked},
+	}, func(t *testing.T, err error) {
+		assert.NotContains(t, err.Error(), visaApproved)
+	})
 }
 
 func TestCharge_WithTokenAndUserIDSendsExactlyTheGivenFieldsSigned(t *testing.T) {
 	t.Parallel()
 	for _, form := range []Form{FormExtended, FormBasic} {
 		t.Run(form.String(), func(t *testing.T) {
-			c, mock := newMockClient(t, WithForm(form))
-			rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_"+form.String()+".json"))
-
 			p := validCharge()
 			p.OrderID = "ord-20261122-0001"
 			p.ThreeDS = true
@@ -106,12 +89,7 @@ func TestCharge_WithTokenAndUserIDSendsExactlyTheGivenFieldsSigned(t *testing.T)
 			p.RecurringInterval = Days(30)
 			p.RecurringTrial = 7
 			p.Attributes = map[string]string{"realm": "eu-west", "campaign": "black-friday"}
-			_, err := c.Cards.Charge(context.Background(), p)
-			require.NoError(t, err)
-
-			r := rec.Only(t)
-			assert.Equal(t, http.MethodPost, r.Method)
-			assert.Equal(t, "/v1/card/process", r.Path)
+			r := requestSent(t, http.MethodPost, "card/process", "card_process_"+form.String()+".json", chargeWith(p), WithForm(form))
 			requireSignedFields(t, r, map[string]string{
 				"user":               "100452",
 				"card_token":         "5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45",
@@ -135,12 +113,7 @@ func TestCharge_WithTokenAndUserIDSendsExactlyTheGivenFieldsSigned(t *testing.T)
 
 func TestCharge_MinimalChargeSendsOnlyTheRequiredFields(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
-
-	_, err := c.Cards.Charge(context.Background(), validCharge())
-	require.NoError(t, err)
-	r := rec.Only(t)
+	r := chargeSent(t, validCharge())
 	requireSignedFields(t, r, map[string]string{
 		"user":        "100452",
 		"card_token":  "5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45",
@@ -152,15 +125,10 @@ func TestCharge_MinimalChargeSendsOnlyTheRequiredFields(t *testing.T) {
 
 func TestCharge_RecurringIntervalZeroIsSent(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
-
 	p := validCharge()
 	p.Recurring = true
 	p.RecurringInterval = Days(0)
-	_, err := c.Cards.Charge(context.Background(), p)
-	require.NoError(t, err)
-	r := rec.Only(t)
+	r := chargeSent(t, p)
 	assert.Equal(t, "1", r.Params.Get("recurring"))
 	assert.Equal(t, []string{"0"}, r.Params["recurring_interval"])
 	assert.NotContains(t, r.Params, "recurring_trial")
@@ -168,10 +136,7 @@ func TestCharge_RecurringIntervalZeroIsSent(t *testing.T) {
 
 func TestCharge_CardAndUserObjectsAreSentInBracketNotation(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
-
-	_, err := c.Cards.Charge(context.Background(), &ChargeParams{
+	r := chargeSent(t, &ChargeParams{
 		UserDetails: &UserDetails{
 			Identifier:  "cust-8841",
 			DisplayName: "Jane Doe",
@@ -191,9 +156,6 @@ func TestCharge_CardAndUserObjectsAreSentInBracketNotation(t *testing.T) {
 		Currency:    "USD",
 		Description: "Sticker",
 	})
-	require.NoError(t, err)
-
-	r := rec.Only(t)
 	requireSignedFields(t, r, map[string]string{
 		"user[identifier]":       "cust-8841",
 		"user[displayName]":      "Jane Doe",
@@ -215,8 +177,7 @@ func TestCharge_CardAndUserObjectsAreSentInBracketNotation(t *testing.T) {
 func TestCharge_DecodesBothForms(t *testing.T) {
 	t.Parallel()
 	t.Run("extended", func(t *testing.T) {
-		c, mock := newMockClient(t)
-		record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
+		c, _ := stubFixture(t, http.MethodPost, "card/process", 200, "card_process_extended.json")
 
 		pay, err := c.Cards.Charge(context.Background(), validCharge())
 		require.NoError(t, err)
@@ -247,8 +208,7 @@ func TestCharge_DecodesBothForms(t *testing.T) {
 		assert.False(t, pay.NeedsAuthentication())
 	})
 	t.Run("basic", func(t *testing.T) {
-		c, mock := newMockClient(t, WithForm(FormBasic))
-		record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_basic.json"))
+		c, _ := stubFixture(t, http.MethodPost, "card/process", 200, "card_process_basic.json", WithForm(FormBasic))
 
 		pay, err := c.Cards.Charge(context.Background(), validCharge())
 		require.NoError(t, err)
@@ -284,8 +244,7 @@ func TestCharge_NeedsAuthenticationInBothFormsOnlyFor3DS(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {
-			c, mock := newMockClient(t, WithForm(tt.form))
-			record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, tt.fixture))
+			c, _ := stubFixture(t, http.MethodPost, "card/process", 200, tt.fixture, WithForm(tt.form))
 
 			pay, err := c.Cards.Charge(context.Background(), validCharge())
 			require.NoError(t, err, "a declined payment is a result, not an error")
@@ -306,8 +265,7 @@ func TestCharge_NeedsAuthenticationInBothFormsOnlyFor3DS(t *testing.T) {
 
 func TestCharge_ResponseWithoutIDIsAnErrorWithOutcomeUnknown(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "card/process", httpmock.NewStringResponder(200, `{"success":true,"status":"completed"}`))
+	c, _ := stubEndpoint(t, http.MethodPost, "card/process", httpmock.NewStringResponder(200, `{"success":true,"status":"completed"}`))
 
 	p := validCharge()
 	p.OrderID = "ord-20261122-0009"
@@ -335,11 +293,7 @@ func TestCharge_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 
 func TestCharge_BasicFormRejectsCardAndUserObjectsLocally(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
-		change func(*ChargeParams)
-		field  string
-	}{
+	tests := []editCase[ChargeParams]{
 		{"card object", func(p *ChargeParams) {
 			p.CardToken = ""
 			p.Card = &CardDetails{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123"}
@@ -349,12 +303,9 @@ func TestCharge_BasicFormRejectsCardAndUserObjectsLocally(t *testing.T) {
 			p.UserDetails = &UserDetails{Identifier: "cust-8841", IP: "203.0.113.7"}
 		}, "user"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := requireRejectedLocally(t, tt.field, chargeWith(edit(validCharge(), tt.change)), WithForm(FormBasic))
-			assert.Contains(t, err.Error(), "basic form")
-		})
-	}
+	testRejectedLocally(t, chargeWith, edited(validCharge, tests), func(t *testing.T, err error) {
+		assert.Contains(t, err.Error(), "basic form")
+	}, WithForm(FormBasic))
 }
 
 func TestCharge_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
@@ -376,11 +327,7 @@ func TestCharge_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 			change(p.UserDetails)
 		}
 	}
-	tests := []struct {
-		name   string
-		change func(*ChargeParams)
-		field  string
-	}{
+	tests := []editCase[ChargeParams]{
 		{"no user", func(p *ChargeParams) { p.User = "" }, "user"},
 		{"user id and user object", func(p *ChargeParams) { p.UserDetails = &UserDetails{Identifier: "cust-8841", IP: "203.0.113.7"} }, "user"},
 		{"user object without identifier", withUser(func(u *UserDetails) { u.Identifier = "" }), "user[identifier]"},
@@ -416,23 +363,12 @@ func TestCharge_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 		{"empty attribute name", func(p *ChargeParams) { p.Attributes = map[string]string{"": "x"} }, "attr_"},
 		{"attribute name with brackets", func(p *ChargeParams) { p.Attributes = map[string]string{"realm[0]": "x"} }, "attr_realm[0]"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			requireRejectedLocally(t, tt.field, chargeWith(edit(validCharge(), tt.change)))
-		})
-	}
-	t.Run("nil params", func(t *testing.T) {
-		requireRejectedLocally(t, "user", chargeWith(nil))
-	})
+	testRejectedLocally(t, chargeWith, append(edited(validCharge, tests), rejectCase[ChargeParams]{"nil params", nil, "user"}), nil)
 }
 
 func TestTokenize_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
-		change func(*TokenizeParams)
-		field  string
-	}{
+	tests := []editCase[TokenizeParams]{
 		{"number missing", func(p *TokenizeParams) { p.Number = "" }, "number"},
 		{"number with dashes", func(p *TokenizeParams) { p.Number = "4242-4242-4242-4242" }, "number"},
 		{"number fails Luhn", func(p *TokenizeParams) { p.Number = "4000000000003221" }, "number"},
@@ -442,18 +378,18 @@ func TestTokenize_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 		{"security code missing", func(p *TokenizeParams) { p.SecurityCode = "" }, "security_code"},
 		{"security code two digits", func(p *TokenizeParams) { p.SecurityCode = "12" }, "security_code"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			requireRejectedLocally(t, tt.field, tokenizeWith(edit(validTokenize(), tt.change)))
-		})
-	}
-	t.Run("nil params", func(t *testing.T) {
-		requireRejectedLocally(t, "number", tokenizeWith(nil))
-	})
+	testRejectedLocally(t, tokenizeWith, append(edited(validTokenize, tests), rejectCase[TokenizeParams]{"nil params", nil, "number"}), nil)
 }
 
 func chargeWith(p *ChargeParams) func(*Client) error {
 	return func(c *Client) error { return errOf(c.Cards.Charge(context.Background(), p)) }
+}
+
+// chargeSent charges p against the extended form's answer and returns the
+// one request sent.
+func chargeSent(t *testing.T, p *ChargeParams) recorded {
+	t.Helper()
+	return requestSent(t, http.MethodPost, "card/process", "card_process_extended.json", chargeWith(p))
 }
 
 func tokenizeWith(p *TokenizeParams) func(*Client) error {
@@ -462,18 +398,12 @@ func tokenizeWith(p *TokenizeParams) func(*Client) error {
 
 func TestAuthenticate_SendsPaResAndMDSignedAndDecodes(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "card/authenticate", fixtureResponder(t, 200, "card_authenticate.json"))
-
-	pay, err := c.Cards.Authenticate(context.Background(), &AuthenticateParams{
-		PaRes: "eJzVWFmTo7gS/iuOno+KKSHA2GfL0yEWYx+nM+0kL0kRmsPr+Fp/+ii8Cg==",
-		MD:    "NDYxMTY4NjAxODQyNzM4Nzk1MTpjdXN0LTg4NDE=",
+	pay, r := exchange(t, http.MethodPost, "card/authenticate", "card_authenticate.json", func(c *Client) (*Payment, error) {
+		return c.Cards.Authenticate(context.Background(), &AuthenticateParams{
+			PaRes: "eJzVWFmTo7gS/iuOno+KKSHA2GfL0yEWYx+nM+0kL0kRmsPr+Fp/+ii8Cg==",
+			MD:    "NDYxMTY4NjAxODQyNzM4Nzk1MTpjdXN0LTg4NDE=",
+		})
 	})
-	require.NoError(t, err)
-
-	r := rec.Only(t)
-	assert.Equal(t, http.MethodPost, r.Method)
-	assert.Equal(t, "/v1/card/authenticate", r.Path)
 	requireSignedFields(t, r, map[string]string{
 		"PaRes": "eJzVWFmTo7gS/iuOno+KKSHA2GfL0yEWYx+nM+0kL0kRmsPr+Fp/+ii8Cg==",
 		"MD":    "NDYxMTY4NjAxODQyNzM4Nzk1MTpjdXN0LTg4NDE=",
@@ -492,18 +422,13 @@ func TestAuthenticate_SendsPaResAndMDSignedAndDecodes(t *testing.T) {
 
 func TestAuthenticate_ResponseWithoutIDIsAnError(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "card/authenticate", httpmock.NewStringResponder(200, `{"success":true}`))
-
-	_, err := c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: "x", MD: "y"})
-	requireResponseError(t, err, "id")
+	requireMalformedAnswer(t, http.MethodPost, "card/authenticate", httpmock.NewStringResponder(200, `{"success":true}`), "id",
+		authenticateWith(&AuthenticateParams{PaRes: "x", MD: "y"}))
 }
 
 func TestAuthenticate_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 	t.Parallel()
-	authenticate := func(c *Client) error {
-		return errOf(c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: "x", MD: "y"}))
-	}
+	authenticate := authenticateWith(&AuthenticateParams{PaRes: "x", MD: "y"})
 	testGatewayErrors(t, http.MethodPost, "card/authenticate", authenticate, []gatewayErrorCase{
 		{"", "error_merchant_data_missing.json", ErrMerchantDataMissing},
 		{"", "error_transaction_completed.json", ErrTransactionCompleted},
@@ -512,41 +437,30 @@ func TestAuthenticate_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 
 func TestAuthenticate_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
-		params *AuthenticateParams
-		field  string
-	}{
+	testRejectedLocally(t, authenticateWith, []rejectCase[AuthenticateParams]{
 		{"nil params", nil, "PaRes"},
 		{"PaRes missing", &AuthenticateParams{MD: "y"}, "PaRes"},
 		{"MD missing", &AuthenticateParams{PaRes: "x"}, "MD"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			requireRejectedLocally(t, tt.field, func(c *Client) error { return errOf(c.Cards.Authenticate(context.Background(), tt.params)) })
-		})
-	}
+	}, nil)
+}
+
+func authenticateWith(p *AuthenticateParams) func(*Client) error {
+	return func(c *Client) error { return errOf(c.Cards.Authenticate(context.Background(), p)) }
 }
 
 func TestChargeRecurring_SendsFieldsSignedAndDecodesBothForms(t *testing.T) {
 	t.Parallel()
 	for _, form := range []Form{FormExtended, FormBasic} {
 		t.Run(form.String(), func(t *testing.T) {
-			c, mock := newMockClient(t, WithForm(form))
-			rec := record(t, mock, http.MethodPost, "card/processRecurring", fixtureResponder(t, 200, "card_process_recurring_"+form.String()+".json"))
-
-			pay, err := c.Cards.ChargeRecurring(context.Background(), &ChargeRecurringParams{
-				User:        "100452",
-				Price:       decimal.RequireFromString("9.99"),
-				Currency:    "EUR",
-				OrderID:     "sub-100452-2026-12",
-				Description: "Monthly plan, December",
-			})
-			require.NoError(t, err)
-
-			r := rec.Only(t)
-			assert.Equal(t, http.MethodPost, r.Method)
-			assert.Equal(t, "/v1/card/processRecurring", r.Path)
+			pay, r := exchange(t, http.MethodPost, "card/processRecurring", "card_process_recurring_"+form.String()+".json", func(c *Client) (*Payment, error) {
+				return c.Cards.ChargeRecurring(context.Background(), &ChargeRecurringParams{
+					User:        "100452",
+					Price:       decimal.RequireFromString("9.99"),
+					Currency:    "EUR",
+					OrderID:     "sub-100452-2026-12",
+					Description: "Monthly plan, December",
+				})
+			}, WithForm(form))
 			requireSignedFields(t, r, map[string]string{
 				"user":        "100452",
 				"price":       "9.99",
@@ -577,11 +491,7 @@ func TestChargeRecurring_SendsFieldsSignedAndDecodesBothForms(t *testing.T) {
 
 func TestChargeRecurring_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 	t.Parallel()
-	chargeRecurring := func(c *Client) error {
-		return errOf(c.Cards.ChargeRecurring(context.Background(), &ChargeRecurringParams{
-			User: "100452", Price: decimal.RequireFromString("9.99"), Currency: "EUR",
-		}))
-	}
+	chargeRecurring := chargeRecurringWith(&ChargeRecurringParams{User: "100452", Price: decimal.RequireFromString("9.99"), Currency: "EUR"})
 	testGatewayErrors(t, http.MethodPost, "card/processRecurring", chargeRecurring, []gatewayErrorCase{
 		{"TooSoonIsErrRecurringTooFrequent", "error_recurring_too_frequent.json", ErrRecurringTooFrequent},
 		{"NotSubscribedIsErrRecurringDisabled", "error_recurring_disabled.json", ErrRecurringDisabled},
@@ -596,52 +506,38 @@ func TestChargeRecurring_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 	valid := func() *ChargeRecurringParams {
 		return &ChargeRecurringParams{User: "100452", Price: decimal.RequireFromString("9.99"), Currency: "EUR"}
 	}
-	tests := []struct {
-		name   string
-		params *ChargeRecurringParams
-		field  string
-	}{
+	testRejectedLocally(t, chargeRecurringWith, []rejectCase[ChargeRecurringParams]{
 		{"nil params", nil, "user"},
 		{"user missing", edit(valid(), func(p *ChargeRecurringParams) { p.User = "" }), "user"},
 		{"price missing", edit(valid(), func(p *ChargeRecurringParams) { p.Price = decimal.Decimal{} }), "price"},
 		{"currency missing", edit(valid(), func(p *ChargeRecurringParams) { p.Currency = "" }), "currency"},
 		{"currency not ISO", edit(valid(), func(p *ChargeRecurringParams) { p.Currency = "E1R" }), "currency"},
 		{"order id over 64", edit(valid(), func(p *ChargeRecurringParams) { p.OrderID = strings.Repeat("9", 65) }), "order_id"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			requireRejectedLocally(t, tt.field, func(c *Client) error { return errOf(c.Cards.ChargeRecurring(context.Background(), tt.params)) })
-		})
-	}
+	}, nil)
+}
+
+func chargeRecurringWith(p *ChargeRecurringParams) func(*Client) error {
+	return func(c *Client) error { return errOf(c.Cards.ChargeRecurring(context.Background(), p)) }
 }
 
 func TestCharge_LimitsAreInclusive(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
-
+	// 21 characters of holder and 64 of order id are allowed.
 	p := validCharge()
 	p.CardToken = ""
 	p.Card = &CardDetails{Number: visa3DS, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123", Holder: strings.Repeat("Ü", MaxCardholderLength)}
 	p.OrderID = strings.Repeat("o", MaxOrderIDLength)
-	_, err := c.Cards.Charge(context.Background(), p)
-	require.NoError(t, err, "21 characters of holder and 64 of order id are allowed")
-	r := rec.Only(t)
+	r := chargeSent(t, p)
 	assert.Equal(t, strings.Repeat("Ü", 21), r.Params.Get("card[holder]"))
 	assert.Len(t, r.Params.Get("order_id"), 64)
 }
 
 func TestCharge_UserObjectNeedsOnlyTheIdentifier(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
-
 	p := validCharge()
 	p.User = ""
 	p.UserDetails = &UserDetails{Identifier: "cust-8841"}
-	_, err := c.Cards.Charge(context.Background(), p)
-	require.NoError(t, err)
-	r := rec.Only(t)
+	r := chargeSent(t, p)
 	assert.Equal(t, "cust-8841", r.Params.Get("user[identifier]"))
 	for k := range r.Params {
 		assert.False(t, k != "user[identifier]" && strings.HasPrefix(k, "user"), "unexpected %s", k)

@@ -41,8 +41,7 @@ func postProcessCtx(ctx context.Context, c *Client, p any, out any) error {
 }
 
 func TestDo_PostSendsSignedFormBody(t *testing.T) {
-	c, mock := newMockClient(t, WithAppInfo("myshop", "1.2.3"))
-	rec := record(t, mock, http.MethodPost, "card/process", httpmock.NewStringResponder(200, `{"success":true,"id":1}`))
+	c, rec := stubEndpoint(t, http.MethodPost, "card/process", httpmock.NewStringResponder(200, `{"success":true,"id":1}`), WithAppInfo("myshop", "1.2.3"))
 	p := &pipelineParams{
 		User: "1001", Price: decimal.RequireFromString("149.90"), OrderID: "ORD-1",
 		Card: &struct {
@@ -67,11 +66,9 @@ func TestDo_PostSendsSignedFormBody(t *testing.T) {
 }
 
 func TestStatus_GetSendsSignedQuery(t *testing.T) {
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transaction/status", fixtureResponder(t, 200, "transaction_status_refunded.json"))
-	_, err := c.Transactions.Status(context.Background(), &StatusParams{OrderID: "ORD-2026-11-0042"})
-	require.NoError(t, err)
-	r := rec.Only(t)
+	r := requestSent(t, http.MethodGet, "transaction/status", "transaction_status_refunded.json", func(c *Client) error {
+		return errOf(c.Transactions.Status(context.Background(), &StatusParams{OrderID: "ORD-2026-11-0042"}))
+	})
 	requireSignedFields(t, r, map[string]string{"order_id": "ORD-2026-11-0042"})
 }
 
@@ -128,9 +125,8 @@ func TestErrors_EveryGatewayCodeMatchesItsSentinel(t *testing.T) {
 		t.Run(strconv.Itoa(int(code)), func(t *testing.T) {
 			sentinel, ok := sentinels[code]
 			require.True(t, ok)
-			c, mock := newMockClient(t)
 			body := fmt.Sprintf(`{"error":{"code":%d,"message":"gateway says %s"}}`, code, code)
-			mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transaction/status", httpmock.NewStringResponder(code.HTTPStatus(), body))
+			c, _ := stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(code.HTTPStatus(), body))
 			_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 7})
 			require.ErrorIs(t, err, sentinel)
 			var apiErr *Error
@@ -149,9 +145,7 @@ func TestErrors_EveryGatewayCodeMatchesItsSentinel(t *testing.T) {
 }
 
 func TestErrors_MappedByBodyCodeWhateverTheStatus(t *testing.T) {
-	c, mock := newMockClient(t)
-	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transaction/status",
-		httpmock.NewStringResponder(400, `{"error":{"code":"40101","message":"Signature missing"}}`))
+	c, _ := stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(400, `{"error":{"code":"40101","message":"Signature missing"}}`))
 	_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 7})
 	require.ErrorIs(t, err, ErrSignatureMissing)
 	var apiErr *Error
@@ -186,8 +180,7 @@ func TestErrors_NonJSONBodies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transaction/status", httpmock.NewStringResponder(tt.status, tt.body))
+			c, _ := stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(tt.status, tt.body))
 			_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 7})
 			var apiErr *Error
 			require.ErrorAs(t, err, &apiErr)
@@ -217,8 +210,7 @@ func TestDecode_BadSuccessBodies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transaction/status", httpmock.NewStringResponder(200, tt.body))
+			c, _ := stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(200, tt.body))
 			st, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 7})
 			require.Nil(t, st, "no half-decoded value on error")
 			var re *ResponseError
@@ -232,9 +224,7 @@ func TestDecode_BadSuccessBodies(t *testing.T) {
 }
 
 func TestDecode_UnknownStatusIsKept(t *testing.T) {
-	c, mock := newMockClient(t)
-	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transaction/status",
-		httpmock.NewStringResponder(200, `{"id":1,"status":"partially_settled","new_field":{"x":[1,2]}}`))
+	c, _ := stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(200, `{"id":1,"status":"partially_settled","new_field":{"x":[1,2]}}`))
 	st, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1})
 	require.NoError(t, err)
 	require.Equal(t, Status("partially_settled"), st.Status)
@@ -242,16 +232,14 @@ func TestDecode_UnknownStatusIsKept(t *testing.T) {
 }
 
 func TestDecode_BodyOverTheSizeLimit(t *testing.T) {
-	c, mock := newMockClient(t, WithMaxResponseBytes(1024))
 	big := `{"id":1,"status":"completed","pad":"` + strings.Repeat("x", 2048) + `"}`
-	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transaction/status", httpmock.NewStringResponder(200, big))
+	c, _ := stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(200, big), WithMaxResponseBytes(1024))
 	_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1})
 	require.ErrorIs(t, err, errBodyTooLarge)
 	require.ErrorContains(t, err, "1024 bytes")
 
 	exact := `{"id":1,"status":"completed"}`
-	c, mock = newMockClient(t, WithMaxResponseBytes(int64(len(exact))))
-	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transaction/status", httpmock.NewStringResponder(200, exact))
+	c, _ = stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(200, exact), WithMaxResponseBytes(int64(len(exact))))
 	_, err = c.Transactions.Status(context.Background(), &StatusParams{ID: 1})
 	require.NoError(t, err, "a body of exactly the limit is read")
 }
@@ -263,8 +251,7 @@ func TestPost_UnreadableAnswerIsOutcomeUnknownWithOrderID(t *testing.T) {
 		"transport error": httpmock.NewErrorResponder(errors.New("connection reset by peer")),
 	} {
 		t.Run(name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			rec := record(t, mock, http.MethodPost, "card/process", responder)
+			c, rec := stubEndpoint(t, http.MethodPost, "card/process", responder)
 			err := postProcess(c, &pipelineParams{User: "1", OrderID: "ORD-77"}, &Payment{})
 			require.ErrorIs(t, err, ErrOutcomeUnknown)
 			var ou *OutcomeUnknownError
@@ -371,8 +358,7 @@ func TestClient_PrivateKeyNeverPrinted(t *testing.T) {
 func TestLogging_OneRecordPerAttemptWithoutSecrets(t *testing.T) {
 	var buf bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	c, mock := newMockClient(t, WithLogger(logger))
-	mock.RegisterResponder(http.MethodPost, testBaseURL+"/v1/card/process", httpmock.NewStringResponder(200, `{"success":true}`))
+	c, _ := stubEndpoint(t, http.MethodPost, "card/process", httpmock.NewStringResponder(200, `{"success":true}`), WithLogger(logger))
 	p := &pipelineParams{Card: &struct {
 		N string `url:"number"`
 	}{"4242424242424242"}}

@@ -130,8 +130,7 @@ func TestDecoders_HostileAndBrokenAnswers(t *testing.T) {
 			good := fixture(t, d.fixture)
 			try := func(t *testing.T, body []byte) (string, error) {
 				t.Helper()
-				c, mock := newMockClient(t)
-				mock.RegisterResponder(d.method, testBaseURL+"/v1/"+d.path, httpmock.NewBytesResponder(200, body))
+				c, _ := stubEndpoint(t, d.method, d.path, httpmock.NewBytesResponder(200, body))
 				return d.decode(context.Background(), c)
 			}
 			// requireFieldError checks the error names field; encoding/json
@@ -321,9 +320,7 @@ func editJSON(t testing.TB, doc []byte, path string, value any) []byte {
 
 func TestDecoders_WarningsNeverQuoteACardNumberFromTheBody(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/card/getToken",
-		httpmock.NewStringResponder(200, `{"id":"tok","card":{"lastFour":{"n":"4242424242424242"}}}`))
+	c, _ := stubEndpoint(t, http.MethodGet, "card/getToken", httpmock.NewStringResponder(200, `{"id":"tok","card":{"lastFour":{"n":"4242424242424242"}}}`))
 	tok, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{Number: "4000000000000002", ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "737"})
 	require.NoError(t, err, "lastFour is informational")
 	require.Equal(t, "tok", tok.ID)

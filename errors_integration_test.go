@@ -43,14 +43,8 @@ var errorCases = []errorCase{
 		_, err := sb.rewritingClient(&rewriteTransport{rawBody: "identifier=%zz"}).Users.Resolve(testCtx(t), validResolve())
 		return err
 	}},
-	{code: paygate.CodeProjectKeyMissing, name: "no project", call: func(t *testing.T, sb *sandbox) error {
-		_, err := sb.rewritingClient(&rewriteTransport{rewrite: drop("project")}).Users.Resolve(testCtx(t), validResolve())
-		return err
-	}},
-	{code: paygate.CodeUserIdentifierMissing, name: "resolve without identifier", call: func(t *testing.T, sb *sandbox) error {
-		_, err := sb.rewritingClient(&rewriteTransport{rewrite: drop("identifier")}).Users.Resolve(testCtx(t), validResolve())
-		return err
-	}},
+	{code: paygate.CodeProjectKeyMissing, name: "no project", call: resolveRewritten(drop("project"))},
+	{code: paygate.CodeUserIdentifierMissing, name: "resolve without identifier", call: resolveRewritten(drop("identifier"))},
 	{code: paygate.CodeCardNumberMissing, name: "tokenize without number", call: tokenizeRewritten(drop("number"))},
 	{code: paygate.CodeCardNumberInvalid, name: "tokenize a number failing Luhn", call: tokenizeRewritten(set("number", "4242424242424241"))},
 	{code: paygate.CodeExpiryInvalid, name: "tokenize with month 13", call: tokenizeRewritten(set("expiration_month", "13"))},
@@ -58,14 +52,8 @@ var errorCases = []errorCase{
 	{code: paygate.CodeSecurityCodeInvalid, name: "tokenize with a non-digit security code", call: tokenizeRewritten(set("security_code", "12a"))},
 	{code: paygate.CodeCardTokenMissing, name: "basic charge without token", forms: basicOnly, call: chargeRewritten(drop("card_token"))},
 	{code: paygate.CodeCardDataMissing, name: "extended charge without token or card", forms: extendedOnly, call: chargeRewritten(drop("card_token"))},
-	{code: paygate.CodeUserEmailMissing, name: "basic resolve without email", forms: basicOnly, call: func(t *testing.T, sb *sandbox) error {
-		_, err := sb.rewritingClient(&rewriteTransport{rewrite: drop("email")}).Users.Resolve(testCtx(t), validResolve())
-		return err
-	}},
-	{code: paygate.CodeUserIPMissing, name: "resolve without ip", call: func(t *testing.T, sb *sandbox) error {
-		_, err := sb.rewritingClient(&rewriteTransport{rewrite: drop("ip")}).Users.Resolve(testCtx(t), validResolve())
-		return err
-	}},
+	{code: paygate.CodeUserEmailMissing, name: "basic resolve without email", forms: basicOnly, call: resolveRewritten(drop("email"))},
+	{code: paygate.CodeUserIPMissing, name: "resolve without ip", call: resolveRewritten(drop("ip"))},
 	{code: paygate.CodeExpirationMonthMissing, name: "tokenize without month", call: tokenizeRewritten(drop("expiration_month"))},
 	{code: paygate.CodeExpirationYearMissing, name: "tokenize without year", call: tokenizeRewritten(drop("expiration_year"))},
 	{code: paygate.CodeMerchantDataMissing, name: "payout without a required parameter", forms: extendedOnly, call: func(t *testing.T, sb *sandbox) error {
@@ -101,14 +89,10 @@ var errorCases = []errorCase{
 		return err
 	}},
 	{code: paygate.CodeCardTokenUsed, name: "a token used twice", call: func(t *testing.T, sb *sandbox) error {
-		params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardApproved, "10.00", "ord-1")
-		_, err := sb.client.Cards.Charge(testCtx(t), params)
-		require.NoError(t, err)
-		_, err = sb.client.Cards.Charge(testCtx(t), params)
-		return err
+		return sb.chargeTokenTwice(t)
 	}},
 	{code: paygate.CodeCardBlocked, name: "the blocked card", call: func(t *testing.T, sb *sandbox) error {
-		_, err := sb.client.Cards.Charge(testCtx(t), sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardBlocked, "10.00", "ord-1"))
+		_, err := sb.tryCharge(t, paygatetest.CardBlocked, "10.00", "ord-1")
 		return err
 	}},
 	{code: paygate.CodeRecurringDisabled, name: "recurring after cancelling", call: func(t *testing.T, sb *sandbox) error {
@@ -171,7 +155,7 @@ var errorCases = []errorCase{
 	}},
 	{code: paygate.CodeNotReversible, name: "reverse a declined payment", call: func(t *testing.T, sb *sandbox) error {
 		pay := sb.charge(t, paygatetest.CardDeclined, "10.00", "ord-1")
-		_, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: pay.ID, Amount: dec("10.00")})
+		_, err := sb.reverse(t, pay.ID, "10.00")
 		return err
 	}},
 	{code: paygate.CodeGatewayMisconfigured, name: "a SEPA payout outside EUR", forms: extendedOnly, call: func(t *testing.T, sb *sandbox) error {
@@ -309,6 +293,14 @@ func drop(name string) func(url.Values) {
 // set returns a rewrite setting the parameter name to value.
 func set(name, value string) func(url.Values) {
 	return func(v url.Values) { v.Set(name, value) }
+}
+
+// resolveRewritten resolves a valid user in a request rewrite spoils.
+func resolveRewritten(rewrite func(url.Values)) func(t *testing.T, sb *sandbox) error {
+	return func(t *testing.T, sb *sandbox) error {
+		_, err := sb.rewritingClient(&rewriteTransport{rewrite: rewrite}).Users.Resolve(testCtx(t), validResolve())
+		return err
+	}
 }
 
 // tokenizeRewritten tokenizes a valid card whose request rewrite spoils.

@@ -150,9 +150,7 @@ func TestErrors_NeverCarryCardDataEchoedByAnAnswer(t *testing.T) {
 
 func TestErrors_GatewayMessageKeptWhenItQuotesNoRequestData(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/card/getToken",
-		httpmock.NewStringResponder(400, `{"error":{"code":40004,"message":"Card number invalid"}}`))
+	c, _ := stubEndpoint(t, http.MethodGet, "card/getToken", httpmock.NewStringResponder(400, `{"error":{"code":40004,"message":"Card number invalid"}}`))
 	_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{
 		Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode})
 	require.ErrorIs(t, err, ErrCardNumberInvalid)
@@ -161,9 +159,7 @@ func TestErrors_GatewayMessageKeptWhenItQuotesNoRequestData(t *testing.T) {
 
 func TestErrors_BodyExcerptKeptForRequestsWithoutCardData(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/balance",
-		httpmock.NewStringResponder(502, "<html>502 Bad Gateway</html>"))
+	c, _ := stubEndpoint(t, http.MethodGet, "balance", httpmock.NewStringResponder(502, "<html>502 Bad Gateway</html>"))
 	_, err := c.Balance.Get(context.Background(), nil)
 	var apiErr *Error
 	require.ErrorAs(t, err, &apiErr)

@@ -36,6 +36,13 @@ func forEachForm(t *testing.T, test func(t *testing.T, form paygate.Form)) {
 	}
 }
 
+// forEachSandbox runs test as a subtest named after each form, with a new
+// sandbox speaking that form.
+func forEachSandbox(t *testing.T, test func(t *testing.T, sb *sandbox)) {
+	t.Helper()
+	forEachForm(t, func(t *testing.T, form paygate.Form) { test(t, newSandbox(t, form)) })
+}
+
 // sandboxStart is the frozen time every test sandbox starts at, so that
 // token expiry and recurring frequency move only with Advance.
 var sandboxStart = time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
@@ -111,10 +118,36 @@ func (sb *sandbox) chargeParams(t testing.TB, user paygate.UserID, card, price, 
 // charge charges card for a new user and returns the payment.
 func (sb *sandbox) charge(t testing.TB, card, price, orderID string) *paygate.Payment {
 	t.Helper()
-	pay, err := sb.client.Cards.Charge(testCtx(t), sb.chargeParams(t, sb.user(t, "cust-"+orderID), card, price, orderID))
+	pay, err := sb.tryCharge(t, card, price, orderID)
 	require.NoError(t, err)
 	require.NotZero(t, pay.ID)
 	return pay
+}
+
+// tryCharge charges card for a new user with a fresh token and returns
+// what the gateway answered.
+func (sb *sandbox) tryCharge(t testing.TB, card, price, orderID string) (*paygate.Payment, error) {
+	t.Helper()
+	return sb.client.Cards.Charge(testCtx(t), sb.chargeParams(t, sb.user(t, "cust-"+orderID), card, price, orderID))
+}
+
+// chargeTokenTwice charges one token of the approved card for order ord-1,
+// requiring that to succeed, then again for order ord-2, and returns the
+// second charge's error.
+func (sb *sandbox) chargeTokenTwice(t testing.TB) error {
+	t.Helper()
+	params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardApproved, "10.00", "ord-1")
+	_, err := sb.client.Cards.Charge(testCtx(t), params)
+	require.NoError(t, err)
+	params.OrderID = "ord-2"
+	_, err = sb.client.Cards.Charge(testCtx(t), params)
+	return err
+}
+
+// reverse reverses amount (in the payment's currency) of the payment id.
+func (sb *sandbox) reverse(t testing.TB, id paygate.ID, amount string) (*paygate.Payment, error) {
+	t.Helper()
+	return sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: id, Amount: dec(amount)})
 }
 
 // chargeSubscribing charges user 9.99 EUR (order sub-1) with the approved

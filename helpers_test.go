@@ -72,6 +72,47 @@ func requireRejectedLocally(t *testing.T, field string, call func(*Client) error
 	return err
 }
 
+// rejectCase is a params value an endpoint must refuse before sending, and
+// the field the refusal must name.
+type rejectCase[P any] struct {
+	name   string
+	params *P
+	field  string
+}
+
+// editCase is a change that makes a valid params value one the endpoint
+// must refuse, and the field the refusal must name.
+type editCase[P any] struct {
+	name   string
+	change func(*P)
+	field  string
+}
+
+// edited turns each change into a rejectCase by applying it to a fresh
+// valid value.
+func edited[P any](valid func() *P, cases []editCase[P]) []rejectCase[P] {
+	out := make([]rejectCase[P], len(cases))
+	for i, tc := range cases {
+		out[i] = rejectCase[P]{tc.name, edit(valid(), tc.change), tc.field}
+	}
+	return out
+}
+
+// testRejectedLocally runs requireRejectedLocally for each case, as a
+// subtest, calling the endpoint through with(params) on a client built with
+// opts; check, when not nil, makes further checks of each error.
+func testRejectedLocally[P any](t *testing.T, with func(*P) func(*Client) error, cases []rejectCase[P], check func(*testing.T, error), opts ...Option) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := requireRejectedLocally(t, tc.field, with(tc.params), opts...)
+			if check != nil {
+				check(t, err)
+			}
+		})
+	}
+}
+
 // requireValidationError checks that err is a *ValidationError naming field.
 func requireValidationError(t *testing.T, err error, field string) {
 	t.Helper()
@@ -166,6 +207,44 @@ func record(t testing.TB, mock *httpmock.MockTransport, method, path string, res
 	return rec
 }
 
+// stubEndpoint returns a mock client built with opts whose "METHOD path"
+// (path below /v1/) answers with responder, and the recorder of the
+// requests that endpoint receives.
+func stubEndpoint(t *testing.T, method, path string, responder httpmock.Responder, opts ...Option) (*Client, *recorder) {
+	t.Helper()
+	c, mock := newMockClient(t, opts...)
+	return c, record(t, mock, method, path, responder)
+}
+
+// stubFixture is stubEndpoint answering with status and testdata/<name>
+// as a JSON body.
+func stubFixture(t *testing.T, method, path string, status int, name string, opts ...Option) (*Client, *recorder) {
+	t.Helper()
+	return stubEndpoint(t, method, path, fixtureResponder(t, status, name), opts...)
+}
+
+// exchange stubs "METHOD path" with the fixture at status 200, runs call
+// on a client built with opts, requires it to succeed and returns its
+// result and the one request it sent, checked to be "METHOD /v1/path".
+func exchange[R any](t *testing.T, method, path, fixture string, call func(*Client) (R, error), opts ...Option) (R, recorded) {
+	t.Helper()
+	c, rec := stubFixture(t, method, path, 200, fixture, opts...)
+	got, err := call(c)
+	require.NoError(t, err)
+	r := rec.Only(t)
+	assert.Equal(t, method, r.Method)
+	assert.Equal(t, "/v1/"+path, r.Path)
+	return got, r
+}
+
+// requestSent is exchange for a call whose result does not matter: it
+// returns the one request sent.
+func requestSent(t *testing.T, method, path, fixture string, call func(*Client) error, opts ...Option) recorded {
+	t.Helper()
+	_, r := exchange(t, method, path, fixture, func(c *Client) (struct{}, error) { return struct{}{}, call(c) }, opts...)
+	return r
+}
+
 // requireSigned checks the project key and that the signature verifies
 // under the test secret over exactly the values sent.
 func requireSigned(t testing.TB, r recorded) {
@@ -217,6 +296,17 @@ func requireResponseError(t testing.TB, err error, field string) {
 	require.Equal(t, field, re.Field)
 }
 
+// requireMalformedAnswer answers "METHOD path" with responder, runs call
+// and checks that it fails with a *ResponseError naming field. It returns
+// the error for further checks.
+func requireMalformedAnswer(t *testing.T, method, path string, responder httpmock.Responder, field string, call func(*Client) error) error {
+	t.Helper()
+	c, _ := stubEndpoint(t, method, path, responder)
+	err := call(c)
+	requireResponseError(t, err, field)
+	return err
+}
+
 // gatewayErrorCase is an error fixture of the gateway and the sentinel its
 // code must match.
 type gatewayErrorCase struct {
@@ -225,8 +315,9 @@ type gatewayErrorCase struct {
 	want    error
 }
 
-// testGatewayErrors runs requireGatewayError for each case, as a subtest.
-func testGatewayErrors(t *testing.T, method, path string, call func(*Client) error, cases []gatewayErrorCase) {
+// testGatewayErrors runs requireGatewayError for each case, as a subtest,
+// and then the further checks of its error.
+func testGatewayErrors(t *testing.T, method, path string, call func(*Client) error, cases []gatewayErrorCase, checks ...func(*testing.T, error)) {
 	t.Helper()
 	for _, tc := range cases {
 		name := tc.name
@@ -234,7 +325,10 @@ func testGatewayErrors(t *testing.T, method, path string, call func(*Client) err
 			name = tc.fixture
 		}
 		t.Run(name, func(t *testing.T) {
-			requireGatewayError(t, method, path, tc.fixture, tc.want, call)
+			err := requireGatewayError(t, method, path, tc.fixture, tc.want, call)
+			for _, check := range checks {
+				check(t, err)
+			}
 		})
 	}
 }
@@ -247,8 +341,7 @@ func testGatewayErrors(t *testing.T, method, path string, call func(*Client) err
 func requireGatewayError(t *testing.T, method, path, fixture string, want error, call func(*Client) error) error {
 	t.Helper()
 	code := want.(*Error).Code
-	c, mock := newMockClient(t)
-	record(t, mock, method, path, fixtureResponder(t, code.HTTPStatus(), fixture))
+	c, _ := stubFixture(t, method, path, code.HTTPStatus(), fixture)
 	err := call(c)
 	require.ErrorIs(t, err, want)
 	assert.NotErrorIs(t, err, ErrOutcomeUnknown, "the gateway's error is a definite answer")

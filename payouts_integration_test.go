@@ -26,8 +26,7 @@ func (sb *sandbox) payoutType(t testing.TB, key string) paygate.PayoutType {
 
 func TestIntegration_PayoutTypesInBothForms(t *testing.T) {
 	t.Parallel()
-	forEachForm(t, func(t *testing.T, form paygate.Form) {
-		sb := newSandbox(t, form)
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
 		types, err := sb.client.Payouts.Types(testCtx(t))
 		require.NoError(t, err)
 		require.Len(t, types, 3)
@@ -213,7 +212,7 @@ func TestIntegration_BalanceMovesWithPaymentsRefundsAndPayouts(t *testing.T) {
 	want := dec("100.00").Sub(fee("100.00"))
 	assert.True(t, want.Equal(sb.balance(t)), "after the payment: %s", sb.balance(t))
 
-	_, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: pay.ID, Amount: dec("20.00")})
+	_, err := sb.reverse(t, pay.ID, "20.00")
 	require.NoError(t, err)
 	want = want.Sub(dec("20.00"))
 	assert.True(t, want.Equal(sb.balance(t)), "after the refund: %s", sb.balance(t))

@@ -32,12 +32,9 @@ func validSEPAPayout() *PayoutParams {
 
 func TestPayoutTypes_UnsignedAndDecoded(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "payout-types", fixtureResponder(t, 200, "payout_types.json"))
-
-	got, err := c.Payouts.Types(context.Background())
-	require.NoError(t, err)
-	r := rec.Only(t)
+	got, r := exchange(t, http.MethodGet, "payout-types", "payout_types.json", func(c *Client) ([]PayoutType, error) {
+		return c.Payouts.Types(context.Background())
+	})
 	requireUnsigned(t, r)
 	requireFields(t, r, map[string]string{})
 	assert.Equal(t, []PayoutType{cardPayoutType, sepaPayoutType, {ID: 7, Key: "QIWI", Label: "QIWI Wallet"}}, got)
@@ -47,11 +44,9 @@ func TestPayoutTypes_UnsignedAndDecoded(t *testing.T) {
 
 func TestPayoutTypes_AvailableInBasicForm(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t, WithForm(FormBasic))
-	rec := record(t, mock, http.MethodGet, "payout-types", fixtureResponder(t, 200, "payout_types.json"))
-	_, err := c.Payouts.Types(context.Background())
-	require.NoError(t, err)
-	rec.Only(t)
+	requestSent(t, http.MethodGet, "payout-types", "payout_types.json", func(c *Client) error {
+		return errOf(c.Payouts.Types(context.Background()))
+	}, WithForm(FormBasic))
 }
 
 func TestPayoutTypes_SuccessFalseIsDeclinedAndMissingSuccessMalformed(t *testing.T) {
@@ -77,8 +72,7 @@ func TestPayoutCreate_UnclearAnswersAreUnknownOutcomesNotDeclines(t *testing.T) 
 		"success true without an id": `{"success":true,"status":"processing"}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			rec := record(t, mock, http.MethodPost, "payout", httpmock.NewStringResponder(200, body))
+			c, rec := stubEndpoint(t, http.MethodPost, "payout", httpmock.NewStringResponder(200, body))
 			_, err := c.Payouts.Create(context.Background(), &PayoutParams{
 				Type: sepaPayoutType, Account: "DE89370400440532013000", Amount: decimal.RequireFromString("10.00"),
 				Currency: "EUR", OrderID: "payout-77",
@@ -88,8 +82,7 @@ func TestPayoutCreate_UnclearAnswersAreUnknownOutcomesNotDeclines(t *testing.T) 
 			require.Len(t, rec.Requests(), 1)
 		})
 	}
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "payout", httpmock.NewStringResponder(200, `{"success":false,"id":1000000000000000123,"status":"payout_failed"}`))
+	c, _ := stubEndpoint(t, http.MethodPost, "payout", httpmock.NewStringResponder(200, `{"success":false,"id":1000000000000000123,"status":"payout_failed"}`))
 	_, err := c.Payouts.Create(context.Background(), &PayoutParams{
 		Type: sepaPayoutType, Account: "DE89370400440532013000", Amount: decimal.RequireFromString("10.00"), Currency: "EUR",
 	})
@@ -98,12 +91,9 @@ func TestPayoutCreate_UnclearAnswersAreUnknownOutcomesNotDeclines(t *testing.T) 
 
 func TestPayoutParameters_CardSendsOnlyTheBINUnsigned(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "payout-parameters", fixtureResponder(t, 200, "payout_parameters_card.json"))
-
-	got, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: cardPayoutType, Account: payoutTestCard, Currency: "EUR"})
-	require.NoError(t, err)
-	r := rec.Only(t)
+	got, r := exchange(t, http.MethodGet, "payout-parameters", "payout_parameters_card.json", func(c *Client) ([]PayoutParameter, error) {
+		return c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: cardPayoutType, Account: payoutTestCard, Currency: "EUR"})
+	})
 	requireUnsigned(t, r)
 	requireFields(t, r, map[string]string{"type": "1", "account": "424242", "currency": "EUR"})
 	assert.NotContains(t, r.Raw, payoutTestCard)
@@ -115,12 +105,9 @@ func TestPayoutParameters_CardSendsOnlyTheBINUnsigned(t *testing.T) {
 
 func TestPayoutParameters_NonCardSendsTheWholeAccount(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "payout-parameters", fixtureResponder(t, 200, "payout_parameters_sepa.json"))
-
-	got, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89370400440532013000", Currency: "EUR"})
-	require.NoError(t, err)
-	r := rec.Only(t)
+	got, r := exchange(t, http.MethodGet, "payout-parameters", "payout_parameters_sepa.json", func(c *Client) ([]PayoutParameter, error) {
+		return c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89370400440532013000", Currency: "EUR"})
+	})
 	requireUnsigned(t, r)
 	requireFields(t, r, map[string]string{"type": "4", "account": "DE89370400440532013000", "currency": "EUR"})
 
@@ -131,8 +118,7 @@ func TestPayoutParameters_NonCardSendsTheWholeAccount(t *testing.T) {
 
 func TestPayoutParameters_EmptyArray(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "payout-parameters", fixtureResponder(t, 200, "payout_parameters_empty.json"))
+	c, _ := stubFixture(t, http.MethodGet, "payout-parameters", 200, "payout_parameters_empty.json")
 	got, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89", Currency: "EUR"})
 	require.NoError(t, err)
 	assert.Empty(t, got)
@@ -140,11 +126,7 @@ func TestPayoutParameters_EmptyArray(t *testing.T) {
 
 func TestPayoutParameters_Validation(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name  string
-		p     *PayoutParameterParams
-		field string
-	}{
+	testRejectedLocally(t, payoutParametersWith, []rejectCase[PayoutParameterParams]{
 		{"nil params", nil, "type"},
 		{"type required", &PayoutParameterParams{Account: "DE89", Currency: "EUR"}, "type"},
 		{"account required", &PayoutParameterParams{Type: sepaPayoutType, Currency: "EUR"}, "account"},
@@ -152,20 +134,17 @@ func TestPayoutParameters_Validation(t *testing.T) {
 		{"currency format", &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89", Currency: "EU"}, "currency"},
 		{"card account shorter than a BIN", &PayoutParameterParams{Type: cardPayoutType, Account: "42424", Currency: "EUR"}, "account"},
 		{"card account not digits", &PayoutParameterParams{Type: cardPayoutType, Account: "4242 4242 4242 4242", Currency: "EUR"}, "account"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := requireRejectedLocally(t, tt.field, func(c *Client) error { return errOf(c.Payouts.Parameters(context.Background(), tt.p)) })
-			assert.NotContains(t, err.Error(), "4242 4242")
-		})
-	}
+	}, func(t *testing.T, err error) {
+		assert.NotContains(t, err.Error(), "4242 4242")
+	})
+}
+
+func payoutParametersWith(p *PayoutParameterParams) func(*Client) error {
+	return func(c *Client) error { return errOf(c.Payouts.Parameters(context.Background(), p)) }
 }
 
 func TestPayoutCreate_SendsEveryFieldSignedWithItsWireName(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "payout", fixtureResponder(t, 200, "payout.json"))
-
 	p := &PayoutParams{
 		Type: sepaPayoutType, Account: "DE89370400440532013000", Amount: decimal.RequireFromString("150.00"), Currency: "EUR", OrderID: "payout-0091",
 		FirstName: "Erika", LastName: "Mustermann", BirthDate: "12.08.1964", BirthPlace: "Berlin", Country: "DE",
@@ -181,10 +160,9 @@ func TestPayoutCreate_SendsEveryFieldSignedWithItsWireName(t *testing.T) {
 		FullName: "Max Mustermann", ReceiverBankBIC: "COBADEFFXXX",
 		Extra: map[string]string{"purposeCode": "SALA"},
 	}
-	got, err := c.Payouts.Create(context.Background(), p)
-	require.NoError(t, err)
-
-	r := rec.Only(t)
+	got, r := exchange(t, http.MethodPost, "payout", "payout.json", func(c *Client) (*Payout, error) {
+		return c.Payouts.Create(context.Background(), p)
+	})
 	requireSignedFields(t, r, map[string]string{
 		"type": "4", "account": "DE89370400440532013000", "amount": "150.00", "currency": "EUR", "orderId": "payout-0091",
 		"firstName": "Erika", "lastName": "Mustermann", "birthDate": "12.08.1964", "birthPlace": "Berlin", "country": "DE",
@@ -204,20 +182,17 @@ func TestPayoutCreate_SendsEveryFieldSignedWithItsWireName(t *testing.T) {
 
 func TestPayoutCreate_CardByToken(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "payout", fixtureResponder(t, 200, "payout.json"))
-
-	_, err := c.Payouts.Create(context.Background(), &PayoutParams{
-		Type: cardPayoutType, CardToken: "tok_4f1c", Amount: decimal.NewFromInt(20), Currency: "EUR", CardExpirationDate: "12/29",
+	r := requestSent(t, http.MethodPost, "payout", "payout.json", func(c *Client) error {
+		return errOf(c.Payouts.Create(context.Background(), &PayoutParams{
+			Type: cardPayoutType, CardToken: "tok_4f1c", Amount: decimal.NewFromInt(20), Currency: "EUR", CardExpirationDate: "12/29",
+		}))
 	})
-	require.NoError(t, err)
-	requireFields(t, rec.Only(t), map[string]string{"type": "1", "cardToken": "tok_4f1c", "amount": "20", "currency": "EUR", "cardExpirationDate": "12/29"})
+	requireFields(t, r, map[string]string{"type": "1", "cardToken": "tok_4f1c", "amount": "20", "currency": "EUR", "cardExpirationDate": "12/29"})
 }
 
 func TestPayoutCreate_SuccessFalseIsErrDeclined(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "payout", fixtureResponder(t, 200, "payout_declined.json"))
+	c, _ := stubFixture(t, http.MethodPost, "payout", 200, "payout_declined.json")
 	_, err := c.Payouts.Create(context.Background(), validSEPAPayout())
 	require.ErrorIs(t, err, ErrDeclined)
 	var de *DeclinedError
@@ -228,8 +203,7 @@ func TestPayoutCreate_SuccessFalseIsErrDeclined(t *testing.T) {
 
 func TestPayoutCreate_MissingIDIsOutcomeUnknownWithOrderID(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "payout", httpmock.NewStringResponder(200, `{"success":true,"status":"processing"}`))
+	c, _ := stubEndpoint(t, http.MethodPost, "payout", httpmock.NewStringResponder(200, `{"success":true,"status":"processing"}`))
 	_, err := c.Payouts.Create(context.Background(), validSEPAPayout())
 	var ou *OutcomeUnknownError
 	require.ErrorAs(t, err, &ou)
@@ -238,19 +212,14 @@ func TestPayoutCreate_MissingIDIsOutcomeUnknownWithOrderID(t *testing.T) {
 
 func TestPayoutCreate_GatewayErrorIsMatchedByCode(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "payout", fixtureResponder(t, 422, "error_gateway_misconfigured.json"))
+	c, _ := stubFixture(t, http.MethodPost, "payout", 422, "error_gateway_misconfigured.json")
 	_, err := c.Payouts.Create(context.Background(), validSEPAPayout())
 	assert.ErrorIs(t, err, ErrGatewayMisconfigured)
 }
 
 func TestPayoutCreate_Validation(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
-		mutate func(*PayoutParams)
-		field  string
-	}{
+	tests := []editCase[PayoutParams]{
 		{"type required", func(p *PayoutParams) { p.Type = PayoutType{} }, "type"},
 		{"amount required", func(p *PayoutParams) { p.Amount = decimal.Zero }, "amount"},
 		{"amount positive", func(p *PayoutParams) { p.Amount = decimal.NewFromInt(-5) }, "amount"},
@@ -269,13 +238,13 @@ func TestPayoutCreate_Validation(t *testing.T) {
 		{"extra must not set the type", func(p *PayoutParams) { p.Extra = map[string]string{"type": "2"} }, "Extra[type]"},
 		{"extra must not set the signature", func(p *PayoutParams) { p.Extra = map[string]string{"signature": "x"} }, "Extra[signature]"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := edit(validSEPAPayout(), tt.mutate)
-			err := requireRejectedLocally(t, tt.field, func(c *Client) error { return errOf(c.Payouts.Create(context.Background(), p)) })
-			assert.NotContains(t, err.Error(), "424242424242")
-		})
-	}
+	testRejectedLocally(t, payoutWith, edited(validSEPAPayout, tests), func(t *testing.T, err error) {
+		assert.NotContains(t, err.Error(), "424242424242")
+	})
+}
+
+func payoutWith(p *PayoutParams) func(*Client) error {
+	return func(c *Client) error { return errOf(c.Payouts.Create(context.Background(), p)) }
 }
 
 func TestPayoutCreate_UntypedIDAcceptsEitherAccountOrToken(t *testing.T) {
@@ -365,8 +334,7 @@ func TestPayoutParameters_MalformedAnswersAreResponseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			record(t, mock, http.MethodGet, "payout-parameters", httpmock.NewStringResponder(200, tt.body))
+			c, _ := stubEndpoint(t, http.MethodGet, "payout-parameters", httpmock.NewStringResponder(200, tt.body))
 			_, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89", Currency: "EUR"})
 			var re *ResponseError
 			require.ErrorAs(t, err, &re)
@@ -399,8 +367,7 @@ func TestPayoutParamsSet_FillsTheFieldOfThatNameElseExtra(t *testing.T) {
 
 func TestPayoutParameters_TheTypeDecidesWhetherOnlyTheBINGoesOut(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "payout-parameters", fixtureResponder(t, 200, "payout_parameters_sepa.json"))
+	c, rec := stubFixture(t, http.MethodGet, "payout-parameters", 200, "payout_parameters_sepa.json")
 	// A wallet number that happens to pass the Luhn check is not a card.
 	const wallet = "79261234565"
 	_, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: PayoutType{ID: 7, Key: "QIWI"}, Account: wallet, Currency: "EUR"})

@@ -27,8 +27,7 @@ func TestPayoutTypes_IDZeroIsAType(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{"payout_types_from_zero.json", "payout_types_from_zero_strings.json"} {
 		t.Run(name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			record(t, mock, http.MethodGet, "payout-types", fixtureResponder(t, 200, name))
+			c, _ := stubFixture(t, http.MethodGet, "payout-types", 200, name)
 			types, err := c.Payouts.Types(context.Background())
 			require.NoError(t, err)
 			require.Equal(t, cardTypeZero, types[0])
@@ -40,11 +39,9 @@ func TestPayoutTypes_IDZeroIsAType(t *testing.T) {
 
 func TestPayoutParameters_TypeZeroSendsTheTypeAndOnlyTheBIN(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "payout-parameters", fixtureResponder(t, 200, "payout_parameters_card_type_zero.json"))
-	controls, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: cardTypeZero, Account: payoutTestCard, Currency: "EUR"})
-	require.NoError(t, err)
-	r := rec.Only(t)
+	controls, r := exchange(t, http.MethodGet, "payout-parameters", "payout_parameters_card_type_zero.json", func(c *Client) ([]PayoutParameter, error) {
+		return c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: cardTypeZero, Account: payoutTestCard, Currency: "EUR"})
+	})
 	require.Equal(t, "0", r.Params.Get("type"))
 	require.Equal(t, string(payoutTestCard)[:6], r.Params.Get("account"))
 	require.Equal(t, []bool{true, true, false}, []bool{controls[0].Required, controls[1].Required, controls[2].Required})
@@ -52,13 +49,12 @@ func TestPayoutParameters_TypeZeroSendsTheTypeAndOnlyTheBIN(t *testing.T) {
 
 func TestPayoutCreate_TypeZero(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "payout", fixtureResponder(t, 200, "payout.json"))
-	po, err := c.Payouts.Create(context.Background(), &PayoutParams{Type: cardTypeZero, Account: payoutTestCard,
-		Amount: decimal.RequireFromString("10.00"), Currency: "EUR", OrderID: "po-1", CardExpirationDate: "12/30"})
-	require.NoError(t, err)
+	po, r := exchange(t, http.MethodPost, "payout", "payout.json", func(c *Client) (*Payout, error) {
+		return c.Payouts.Create(context.Background(), &PayoutParams{Type: cardTypeZero, Account: payoutTestCard,
+			Amount: decimal.RequireFromString("10.00"), Currency: "EUR", OrderID: "po-1", CardExpirationDate: "12/30"})
+	})
 	require.Equal(t, ID(9007199254740995555), po.ID)
-	require.Equal(t, "0", rec.Only(t).Params.Get("type"))
+	require.Equal(t, "0", r.Params.Get("type"))
 }
 
 func TestPayoutParams_SetAndCheckRequiredTakeTypeZero(t *testing.T) {
@@ -124,8 +120,7 @@ func TestTransactionStatusAndTransaction_DecodeEitherSpelling(t *testing.T) {
 
 func TestTransactionStatus_CamelCaseAnswer(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "transaction/status", fixtureResponder(t, 200, "transaction_status_camel.json"))
+	c, _ := stubFixture(t, http.MethodGet, "transaction/status", 200, "transaction_status_camel.json")
 	st, err := c.Transactions.Status(context.Background(), &StatusParams{OrderID: "ord-2026-0042"})
 	require.NoError(t, err)
 	require.Equal(t, ID(9007199254740993123), st.ID)
@@ -143,8 +138,7 @@ func TestTransactionStatus_CamelCaseAnswer(t *testing.T) {
 
 func TestTransaction_SnakeCaseAnswer(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "transactions/9007199254740993123", fixtureResponder(t, 200, "transactions_by_id_snake.json"))
+	c, _ := stubFixture(t, http.MethodGet, "transactions/9007199254740993123", 200, "transactions_by_id_snake.json")
 	tx, err := c.Transactions.Get(context.Background(), 9007199254740993123)
 	require.NoError(t, err)
 	require.Equal(t, "ord-2026-0042", tx.OrderID)
@@ -160,8 +154,7 @@ func TestTransaction_SnakeCaseAnswer(t *testing.T) {
 
 func TestCharge_DatesAsPHPWritesThem(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_php_dates.json"))
+	c, _ := stubFixture(t, http.MethodPost, "card/process", 200, "card_process_php_dates.json")
 	p, err := c.Cards.Charge(context.Background(), validCharge())
 	require.NoError(t, err)
 	require.Empty(t, p.Warnings)
@@ -176,8 +169,7 @@ func TestCharge_UnreadableInformationalFieldsDoNotFailTheCharge(t *testing.T) {
 	t.Parallel()
 	var logs bytes.Buffer
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	c, mock := newMockClient(t, WithLogger(logger))
-	record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_unreadable_informational.json"))
+	c, _ := stubFixture(t, http.MethodPost, "card/process", 200, "card_process_unreadable_informational.json", WithLogger(logger))
 	p, err := c.Cards.Charge(context.Background(), validCharge())
 	require.NoError(t, err, "the charge went through; unreadable details must not make it look unknown")
 	require.True(t, p.Success)
@@ -217,8 +209,7 @@ func TestCharge_UnreadableInformationalFieldsDoNotFailTheCharge(t *testing.T) {
 func TestCharge_AnObjectThatIsNotOneStaysNil(t *testing.T) {
 	t.Parallel()
 	body := editJSON(t, fixture(t, "card_process_extended.json"), "user", "100452")
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "card/process", httpmock.NewBytesResponder(200, body))
+	c, _ := stubEndpoint(t, http.MethodPost, "card/process", httpmock.NewBytesResponder(200, body))
 	p, err := c.Cards.Charge(context.Background(), validCharge())
 	require.NoError(t, err)
 	require.Nil(t, p.User)
@@ -230,10 +221,8 @@ func TestCharge_EssentialFieldsStillFail(t *testing.T) {
 	good := fixture(t, "card_process_unreadable_informational.json")
 	for field, value := range map[string]string{"id": `"4611686018427387913x"`, "success": `"maybe"`, "status": `{"s":1}`, "acs": `"https://acs.example"`} {
 		t.Run(field, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			record(t, mock, http.MethodPost, "card/process", httpmock.NewBytesResponder(200, editJSON(t, good, field, json.RawMessage(value))))
-			_, err := c.Cards.Charge(context.Background(), validCharge())
-			requireResponseError(t, err, field)
+			err := requireMalformedAnswer(t, http.MethodPost, "card/process", httpmock.NewBytesResponder(200, editJSON(t, good, field, json.RawMessage(value))), field,
+				chargeWith(validCharge()))
 			require.ErrorIs(t, err, ErrOutcomeUnknown)
 		})
 	}
@@ -241,8 +230,7 @@ func TestCharge_EssentialFieldsStillFail(t *testing.T) {
 
 func TestError_OnlyTheCodeIsEssential(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "card/process", httpmock.NewStringResponder(403,
+	c, _ := stubEndpoint(t, http.MethodPost, "card/process", httpmock.NewStringResponder(403,
 		`{"error":{"code":"40305","message":{"en":"Card token already used"}}}`))
 	_, err := c.Cards.Charge(context.Background(), validCharge())
 	require.ErrorIs(t, err, ErrCardTokenUsed, "an unreadable message does not hide the code")
@@ -251,8 +239,7 @@ func TestError_OnlyTheCodeIsEssential(t *testing.T) {
 
 func TestDecodeWarnings_ReachCallsWithoutAStructResult(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "payout-types", httpmock.NewStringResponder(200,
+	c, _ := stubEndpoint(t, http.MethodGet, "payout-types", httpmock.NewStringResponder(200,
 		`{"success":true,"types":[{"id":0,"key":"CREDIT_CARD","label":{"en":"Bank card"}}]}`))
 	var warnings []DecodeWarning
 	types, err := c.Payouts.Types(context.Background(), WithDecodeWarnings(&warnings))
@@ -263,8 +250,7 @@ func TestDecodeWarnings_ReachCallsWithoutAStructResult(t *testing.T) {
 
 func TestCreate_NonNumericIDKeepsTheRedirect(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t, WithCheckoutURL("https://checkout.test"))
-	record(t, mock, http.MethodPost, "transaction/create", fixtureResponder(t, 200, "transaction_create_string_id.json"))
+	c, _ := stubFixture(t, http.MethodPost, "transaction/create", 200, "transaction_create_string_id.json", WithCheckoutURL("https://checkout.test"))
 	ap, err := c.Transactions.Create(context.Background(), validAlternativePayment())
 	require.NoError(t, err)
 	require.Equal(t, "pp-5f3c9a1b/77", ap.RawID)
@@ -274,8 +260,7 @@ func TestCreate_NonNumericIDKeepsTheRedirect(t *testing.T) {
 	require.True(t, decimal.RequireFromString("30").Equal(ap.Amount), "%v", ap.Amount)
 
 	for _, name := range []string{"transaction_create.json", "transaction_create_numeric_id.json"} {
-		c, mock := newMockClient(t)
-		record(t, mock, http.MethodPost, "transaction/create", fixtureResponder(t, 200, name))
+		c, _ := stubFixture(t, http.MethodPost, "transaction/create", 200, name)
 		ap, err := c.Transactions.Create(context.Background(), validAlternativePayment())
 		require.NoError(t, err, name)
 		require.Equal(t, ap.RawID, ap.ID.String(), name)
@@ -285,8 +270,7 @@ func TestCreate_NonNumericIDKeepsTheRedirect(t *testing.T) {
 
 func TestReverse_SuccessFalseWithACompletedRefundIsReported(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "transaction/reverse", fixtureResponder(t, 200, "transaction_reverse_unsuccessful_refund.json"))
+	c, _ := stubFixture(t, http.MethodPost, "transaction/reverse", 200, "transaction_reverse_unsuccessful_refund.json")
 	p, err := c.Transactions.Reverse(context.Background(), &ReverseParams{OrderID: "ord-2026-0042", Amount: decimal.RequireFromString("25.50")})
 	require.NoError(t, err, "a completed refund transaction is not 'nothing happened'")
 	require.False(t, p.Success)
@@ -295,8 +279,7 @@ func TestReverse_SuccessFalseWithACompletedRefundIsReported(t *testing.T) {
 	require.Equal(t, ID(9007199254740993777), p.ID)
 
 	for _, body := range []string{`{"success":false}`, `{"success":false,"id":1,"type":"refund","status":"failed"}`} {
-		c, mock := newMockClient(t)
-		record(t, mock, http.MethodPost, "transaction/reverse", httpmock.NewStringResponder(200, body))
+		c, _ := stubEndpoint(t, http.MethodPost, "transaction/reverse", httpmock.NewStringResponder(200, body))
 		_, err := c.Transactions.Reverse(context.Background(), &ReverseParams{OrderID: "ord-2026-0042", Amount: decimal.RequireFromString("25.50")})
 		require.ErrorIs(t, err, ErrDeclined, body)
 	}
@@ -304,8 +287,7 @@ func TestReverse_SuccessFalseWithACompletedRefundIsReported(t *testing.T) {
 
 func TestResolve_UserIDZeroIsAnID(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "user/resolve", httpmock.NewStringResponder(200, `{"id":0}`))
+	c, _ := stubEndpoint(t, http.MethodPost, "user/resolve", httpmock.NewStringResponder(200, `{"id":0}`))
 	id, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-1", IP: "203.0.113.7"})
 	require.NoError(t, err)
 	require.Equal(t, UserID("0"), id)
@@ -313,13 +295,9 @@ func TestResolve_UserIDZeroIsAnID(t *testing.T) {
 
 func TestCharge_VerifyCardWithPriceZero(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "card_process_extended.json"))
 	p := validCharge()
 	p.VerifyCard, p.Price = true, decimal.Zero
-	_, err := c.Cards.Charge(context.Background(), p)
-	require.NoError(t, err)
-	r := rec.Only(t)
+	r := chargeSent(t, p)
 	require.Equal(t, "0", r.Params.Get("price"))
 	require.Equal(t, "1", r.Params.Get("verify_card"))
 

@@ -22,8 +22,7 @@ func TestIntegration_ReversePartlyThenFully(t *testing.T) {
 		paygate.FormExtended: paygate.StatusRefunded,
 		paygate.FormBasic:    paygate.StatusReversed,
 	}
-	forEachForm(t, func(t *testing.T, form paygate.Form) {
-		sb := newSandbox(t, form)
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
 		pay := sb.charge(t, paygatetest.CardApproved, "30.00", "ord-1")
 
 		part, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{
@@ -31,7 +30,7 @@ func TestIntegration_ReversePartlyThenFully(t *testing.T) {
 		})
 		require.NoError(t, err)
 		assert.True(t, part.Success)
-		if form == paygate.FormExtended {
+		if sb.form == paygate.FormExtended {
 			assert.Equal(t, paygate.TypeRefund, part.Type)
 			assert.Equal(t, paygate.StatusCompleted, part.Status)
 			assert.Equal(t, pay.ID, part.ReferenceID)
@@ -43,24 +42,23 @@ func TestIntegration_ReversePartlyThenFully(t *testing.T) {
 		require.NoError(t, err)
 		assert.True(t, rest.Success)
 		st := sb.status(t, pay.ID)
-		assert.Equal(t, fullyReversed[form], st.Status)
+		assert.Equal(t, fullyReversed[sb.form], st.Status)
 		assert.Equal(t, paygate.StatusCompleted, st.OriginalStatus)
 
-		_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: pay.ID, Amount: dec("0.01")})
+		_, err = sb.reverse(t, pay.ID, "0.01")
 		require.ErrorIs(t, err, paygate.ErrNotReversible)
 	})
 }
 
 func TestIntegration_ReverseWhatCannotBeReversed(t *testing.T) {
 	t.Parallel()
-	forEachForm(t, func(t *testing.T, form paygate.Form) {
-		sb := newSandbox(t, form)
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
 		declined := sb.charge(t, paygatetest.CardDeclined, "30.00", "ord-1")
-		_, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: declined.ID, Amount: dec("1.00")})
+		_, err := sb.reverse(t, declined.ID, "1.00")
 		require.ErrorIs(t, err, paygate.ErrNotReversible, "a failed payment")
 
 		pay := sb.charge(t, paygatetest.CardApproved, "30.00", "ord-2")
-		_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: pay.ID, Amount: dec("30.01")})
+		_, err = sb.reverse(t, pay.ID, "30.01")
 		require.ErrorIs(t, err, paygate.ErrNotReversible, "more than was paid")
 
 		_, err = sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{OrderID: "no-such-order", Amount: dec("1.00")})
@@ -70,10 +68,9 @@ func TestIntegration_ReverseWhatCannotBeReversed(t *testing.T) {
 
 func TestIntegration_StatusByIDAndByOrderID(t *testing.T) {
 	t.Parallel()
-	forEachForm(t, func(t *testing.T, form paygate.Form) {
-		sb := newSandbox(t, form)
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
 		pay := sb.charge(t, paygatetest.CardApproved, "30.00", "ord-1")
-		_, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: pay.ID, Amount: dec("5.00")})
+		_, err := sb.reverse(t, pay.ID, "5.00")
 		require.NoError(t, err)
 
 		byOrder, err := sb.client.Transactions.Status(testCtx(t), &paygate.StatusParams{OrderID: "ord-1"})
@@ -97,7 +94,7 @@ func listOrder(t *testing.T, sb *sandbox) (payment paygate.ID, refunds []paygate
 	pay := sb.charge(t, paygatetest.CardApproved, "30.00", "ord-list")
 	for range 3 {
 		sb.srv.Advance(time.Hour)
-		r, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{ID: pay.ID, Amount: dec("5.00")})
+		r, err := sb.reverse(t, pay.ID, "5.00")
 		require.NoError(t, err)
 		refunds = append(refunds, r.ID)
 	}
@@ -178,8 +175,7 @@ func TestIntegration_GetListAndAll(t *testing.T) {
 
 func TestIntegration_Reconcile(t *testing.T) {
 	t.Parallel()
-	forEachForm(t, func(t *testing.T, form paygate.Form) {
-		sb := newSandbox(t, form)
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
 		sb.charge(t, paygatetest.CardApproved, "30.00", "ord-paid")
 		sb.charge(t, paygatetest.CardDeclined, "30.00", "ord-declined")
 

@@ -29,8 +29,7 @@ func TestTransactionPage_UnmarshalJSONMatchesList(t *testing.T) {
 			assert.Equal(t, tt.totalCount, direct.TotalCount)
 			assert.Len(t, direct.Transactions, tt.n)
 
-			c, mock := newMockClient(t)
-			record(t, mock, http.MethodGet, "transactions", fixtureResponder(t, 200, tt.fixture))
+			c, _ := stubFixture(t, http.MethodGet, "transactions", 200, tt.fixture)
 			listed, err := c.Transactions.List(context.Background(), &ListParams{OrderID: "ord-2026-0042"})
 			require.NoError(t, err)
 			assert.Equal(t, &direct, listed)

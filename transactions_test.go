@@ -18,16 +18,11 @@ const txBigID ID = 9007199254740993123 // above 2^53: a float64 would round it
 
 func TestReverse_ExtendedSendsSignedFieldsAndDecodesTransaction(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "transaction/reverse", fixtureResponder(t, 200, "transaction_reverse_extended.json"))
-
-	got, err := c.Transactions.Reverse(context.Background(), &ReverseParams{
-		ID: txBigID, Amount: decimal.RequireFromString("25.50"), Comment: "customer returned the goods",
+	got, r := exchange(t, http.MethodPost, "transaction/reverse", "transaction_reverse_extended.json", func(c *Client) (*Payment, error) {
+		return c.Transactions.Reverse(context.Background(), &ReverseParams{
+			ID: txBigID, Amount: decimal.RequireFromString("25.50"), Comment: "customer returned the goods",
+		})
 	})
-	require.NoError(t, err)
-
-	r := rec.Only(t)
-	assert.Equal(t, http.MethodPost, r.Method)
 	assert.Equal(t, "application/x-www-form-urlencoded", r.Header.Get("Content-Type"))
 	requireSignedFields(t, r, map[string]string{"id": "9007199254740993123", "amount": "25.50", "comment": "customer returned the goods"})
 
@@ -47,21 +42,16 @@ func TestReverse_ExtendedSendsSignedFieldsAndDecodesTransaction(t *testing.T) {
 
 func TestReverse_BasicFormAnswerDecodesToSuccessOnly(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t, WithForm(FormBasic))
-	rec := record(t, mock, http.MethodPost, "transaction/reverse", fixtureResponder(t, 200, "transaction_reverse_basic.json"))
-
-	got, err := c.Transactions.Reverse(context.Background(), &ReverseParams{OrderID: "ord-2026-0042", Amount: decimal.NewFromInt(10)})
-	require.NoError(t, err)
+	got, r := exchange(t, http.MethodPost, "transaction/reverse", "transaction_reverse_basic.json", func(c *Client) (*Payment, error) {
+		return c.Transactions.Reverse(context.Background(), &ReverseParams{OrderID: "ord-2026-0042", Amount: decimal.NewFromInt(10)})
+	}, WithForm(FormBasic))
 	assert.Equal(t, &Payment{Success: true}, got)
-
-	r := rec.Only(t)
 	requireSignedFields(t, r, map[string]string{"order_id": "ord-2026-0042", "amount": "10"})
 }
 
 func TestReverse_SuccessFalseIsErrDeclined(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "transaction/reverse", fixtureResponder(t, 200, "transaction_reverse_declined.json"))
+	c, _ := stubFixture(t, http.MethodPost, "transaction/reverse", 200, "transaction_reverse_declined.json")
 
 	got, err := c.Transactions.Reverse(context.Background(), &ReverseParams{ID: txBigID, Amount: decimal.NewFromInt(1)})
 	require.Error(t, err)
@@ -75,40 +65,29 @@ func TestReverse_SuccessFalseIsErrDeclined(t *testing.T) {
 
 func TestReverse_GatewayErrors(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name    string
-		status  int
-		fixture string
-		want    error
-	}{
-		{"not reversible is ErrNotReversible", 405, "error_not_reversible.json", ErrNotReversible},
-		{"unknown transaction is ErrTransactionNotFound", 404, "error_transaction_not_found.json", ErrTransactionNotFound},
-		{"bad signature is ErrSignatureInvalid", 403, "error_signature_invalid.json", ErrSignatureInvalid},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			require.Equal(t, tt.status, tt.want.(*Error).Code.HTTPStatus(), "the spec's status for the code")
-			requireGatewayError(t, http.MethodPost, "transaction/reverse", tt.fixture, tt.want, func(c *Client) error {
-				return errOf(c.Transactions.Reverse(context.Background(), &ReverseParams{ID: txBigID, Amount: decimal.NewFromInt(5)}))
-			})
-		})
-	}
+	specStatus := map[ErrorCode]int{CodeNotReversible: 405, CodeTransactionNotFound: 404, CodeSignatureInvalid: 403}
+	reverse := reverseWith(&ReverseParams{ID: txBigID, Amount: decimal.NewFromInt(5)})
+	testGatewayErrors(t, http.MethodPost, "transaction/reverse", reverse, []gatewayErrorCase{
+		{"not reversible is ErrNotReversible", "error_not_reversible.json", ErrNotReversible},
+		{"unknown transaction is ErrTransactionNotFound", "error_transaction_not_found.json", ErrTransactionNotFound},
+		{"bad signature is ErrSignatureInvalid", "error_signature_invalid.json", ErrSignatureInvalid},
+	}, func(t *testing.T, err error) {
+		var apiErr *Error
+		require.ErrorAs(t, err, &apiErr)
+		assert.Equal(t, specStatus[apiErr.Code], apiErr.HTTPStatus, "the spec's status for the code")
+	})
 }
 
 func TestCreate_SendsSignedFieldsAndBuildsRedirectURL(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t, WithCheckoutURL("https://checkout.test/pay/"))
-	rec := record(t, mock, http.MethodPost, "transaction/create", fixtureResponder(t, 200, "transaction_create.json"))
-
-	got, err := c.Transactions.Create(context.Background(), &AlternativePaymentParams{
-		User: "customer-8812", DisplayName: "Jane Roe", PaymentMethod: MethodQiwi,
-		Price: decimal.RequireFromString("1234.57"), Currency: "RUB", Email: "jane@example.com", IP: "203.0.113.9",
-		UserAgent: "Mozilla/5.0", Phone: "79161234567", Locale: "ru", OrderID: "ord-77",
-		Description: "Premium plan", SuccessURL: "https://shop.test/ok", FailURL: "https://shop.test/fail",
-	})
-	require.NoError(t, err)
-
-	r := rec.Only(t)
+	got, r := exchange(t, http.MethodPost, "transaction/create", "transaction_create.json", func(c *Client) (*AlternativePayment, error) {
+		return c.Transactions.Create(context.Background(), &AlternativePaymentParams{
+			User: "customer-8812", DisplayName: "Jane Roe", PaymentMethod: MethodQiwi,
+			Price: decimal.RequireFromString("1234.57"), Currency: "RUB", Email: "jane@example.com", IP: "203.0.113.9",
+			UserAgent: "Mozilla/5.0", Phone: "79161234567", Locale: "ru", OrderID: "ord-77",
+			Description: "Premium plan", SuccessURL: "https://shop.test/ok", FailURL: "https://shop.test/fail",
+		})
+	}, WithCheckoutURL("https://checkout.test/pay/"))
 	requireSignedFields(t, r, map[string]string{
 		"user": "customer-8812", "display_name": "Jane Roe", "payment_method": "qiwi", "price": "1234.57",
 		"currency": "RUB", "email": "jane@example.com", "ip": "203.0.113.9", "ua": "Mozilla/5.0",
@@ -125,8 +104,7 @@ func TestCreate_SendsSignedFieldsAndBuildsRedirectURL(t *testing.T) {
 
 func TestCreate_NumericIDAndDefaultCheckoutURL(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "transaction/create", fixtureResponder(t, 200, "transaction_create_numeric_id.json"))
+	c, _ := stubFixture(t, http.MethodPost, "transaction/create", 200, "transaction_create_numeric_id.json")
 
 	got, err := c.Transactions.Create(context.Background(), validAlternativePayment())
 	require.NoError(t, err)
@@ -136,8 +114,7 @@ func TestCreate_NumericIDAndDefaultCheckoutURL(t *testing.T) {
 
 func TestCreate_MissingIDIsOutcomeUnknown(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "transaction/create", httpmock.NewStringResponder(200, `{"amount":10,"currency":"USD","status":"opened"}`))
+	c, _ := stubEndpoint(t, http.MethodPost, "transaction/create", httpmock.NewStringResponder(200, `{"amount":10,"currency":"USD","status":"opened"}`))
 
 	p := validAlternativePayment()
 	p.OrderID = "ord-9"
@@ -158,11 +135,7 @@ func validAlternativePayment() *AlternativePaymentParams {
 
 func TestCreate_Validation(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
-		mutate func(*AlternativePaymentParams)
-		field  string
-	}{
+	tests := []editCase[AlternativePaymentParams]{
 		{"user required", func(p *AlternativePaymentParams) { p.User = "" }, "user"},
 		{"payment method required", func(p *AlternativePaymentParams) { p.PaymentMethod = "" }, "payment_method"},
 		{"unknown payment method", func(p *AlternativePaymentParams) { p.PaymentMethod = "bitcoin" }, "payment_method"},
@@ -179,12 +152,11 @@ func TestCreate_Validation(t *testing.T) {
 		{"locale three letters", func(p *AlternativePaymentParams) { p.Locale = "rus" }, "locale"},
 		{"order id at most 64", func(p *AlternativePaymentParams) { p.OrderID = strings.Repeat("o", 65) }, "order_id"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := edit(validAlternativePayment(), tt.mutate)
-			requireRejectedLocally(t, tt.field, func(c *Client) error { return errOf(c.Transactions.Create(context.Background(), p)) })
-		})
-	}
+	testRejectedLocally(t, createWith, edited(validAlternativePayment, tests), nil)
+}
+
+func createWith(p *AlternativePaymentParams) func(*Client) error {
+	return func(c *Client) error { return errOf(c.Transactions.Create(context.Background(), p)) }
 }
 
 func TestCreate_AcceptsEveryDocumentedMethod(t *testing.T) {
@@ -199,33 +171,25 @@ func TestCreate_AcceptsEveryDocumentedMethod(t *testing.T) {
 
 func TestReverse_Validation(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name  string
-		p     *ReverseParams
-		field string
-	}{
+	testRejectedLocally(t, reverseWith, []rejectCase[ReverseParams]{
 		{"nil params", nil, "id"},
 		{"neither id nor order id", &ReverseParams{Amount: decimal.NewFromInt(1)}, "id"},
 		{"both id and order id", &ReverseParams{ID: txBigID, OrderID: "o", Amount: decimal.NewFromInt(1)}, "order_id"},
 		{"amount required", &ReverseParams{ID: txBigID}, "amount"},
 		{"amount positive", &ReverseParams{ID: txBigID, Amount: decimal.NewFromInt(-3)}, "amount"},
 		{"order id at most 64", &ReverseParams{OrderID: strings.Repeat("o", 65), Amount: decimal.NewFromInt(1)}, "order_id"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			requireRejectedLocally(t, tt.field, func(c *Client) error { return errOf(c.Transactions.Reverse(context.Background(), tt.p)) })
-		})
-	}
+	}, nil)
+}
+
+func reverseWith(p *ReverseParams) func(*Client) error {
+	return func(c *Client) error { return errOf(c.Transactions.Reverse(context.Background(), p)) }
 }
 
 func TestStatus_SignedByOrderIDAndDecodesExactly(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transaction/status", fixtureResponder(t, 200, "transaction_status.json"))
-
-	got, err := c.Transactions.Status(context.Background(), &StatusParams{OrderID: "ord-2026-0042"})
-	require.NoError(t, err)
-	r := rec.Only(t)
+	got, r := exchange(t, http.MethodGet, "transaction/status", "transaction_status.json", func(c *Client) (*TransactionStatus, error) {
+		return c.Transactions.Status(context.Background(), &StatusParams{OrderID: "ord-2026-0042"})
+	})
 	requireSignedFields(t, r, map[string]string{"order_id": "ord-2026-0042"})
 	assert.Equal(t, txBigID, got.ID)
 	assert.Equal(t, "0.765", got.Fee.String())
@@ -234,13 +198,9 @@ func TestStatus_SignedByOrderIDAndDecodesExactly(t *testing.T) {
 
 func TestGet_SignedByPathAndDecodesCamelCase(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions/9007199254740993123", fixtureResponder(t, 200, "transactions_by_id.json"))
-
-	got, err := c.Transactions.Get(context.Background(), txBigID)
-	require.NoError(t, err)
-	r := rec.Only(t)
-	assert.Equal(t, "/v1/transactions/9007199254740993123", r.Path)
+	got, r := exchange(t, http.MethodGet, "transactions/9007199254740993123", "transactions_by_id.json", func(c *Client) (*Transaction, error) {
+		return c.Transactions.Get(context.Background(), txBigID)
+	})
 	requireSignedFields(t, r, map[string]string{})
 
 	assert.Equal(t, txBigID, got.ID)
@@ -255,17 +215,14 @@ func TestGet_SignedByPathAndDecodesCamelCase(t *testing.T) {
 
 func TestGet_MissingStatusNamesTheField(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "transactions/9007199254740993123", fixtureResponder(t, 200, "transactions_by_id_missing_status.json"))
-
-	_, err := c.Transactions.Get(context.Background(), txBigID)
-	requireResponseError(t, err, "status")
+	requireMalformedAnswer(t, http.MethodGet, "transactions/9007199254740993123", fixtureResponder(t, 200, "transactions_by_id_missing_status.json"), "status", func(c *Client) error {
+		return errOf(c.Transactions.Get(context.Background(), txBigID))
+	})
 }
 
 func TestGet_UnknownIDIsErrTransactionNotFound(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "transactions/9007199254740993123", fixtureResponder(t, 404, "error_transaction_not_found.json"))
+	c, _ := stubFixture(t, http.MethodGet, "transactions/9007199254740993123", 404, "error_transaction_not_found.json")
 
 	_, err := c.Transactions.Get(context.Background(), txBigID)
 	assert.ErrorIs(t, err, ErrTransactionNotFound)
@@ -278,18 +235,15 @@ func TestGet_RejectsZeroID(t *testing.T) {
 
 func TestList_SendsEveryFilterSigned(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions", fixtureResponder(t, 200, "transactions_list_page1.json"))
-
 	berlin := time.FixedZone("CET", 3600)
-	page, err := c.Transactions.List(context.Background(), &ListParams{
-		OrderID: "ord-2026-0042", Status: StatusCompleted, Type: TypePayment,
-		Created: TimeRange{From: time.Date(2026, 3, 1, 1, 0, 0, 0, berlin), To: time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC)},
-		Updated: TimeRange{From: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)},
-		Page:    2, Limit: 50,
+	page, r := exchange(t, http.MethodGet, "transactions", "transactions_list_page1.json", func(c *Client) (*TransactionPage, error) {
+		return c.Transactions.List(context.Background(), &ListParams{
+			OrderID: "ord-2026-0042", Status: StatusCompleted, Type: TypePayment,
+			Created: TimeRange{From: time.Date(2026, 3, 1, 1, 0, 0, 0, berlin), To: time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC)},
+			Updated: TimeRange{From: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)},
+			Page:    2, Limit: 50,
+		})
 	})
-	require.NoError(t, err)
-	r := rec.Only(t)
 	requireSignedFields(t, r, map[string]string{
 		"orderId": "ord-2026-0042", "status": "completed", "type": "payment",
 		"created[from]": "2026-03-01T00:00:00Z", "created[to]": "2026-03-31T00:00:00Z",
@@ -303,8 +257,7 @@ func TestList_SendsEveryFilterSigned(t *testing.T) {
 
 func TestList_TotalCountAsString(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "transactions", fixtureResponder(t, 200, "transactions_list_single.json"))
+	c, _ := stubFixture(t, http.MethodGet, "transactions", 200, "transactions_list_single.json")
 	page, err := c.Transactions.List(context.Background(), &ListParams{OrderID: "ord-2026-0042"})
 	require.NoError(t, err)
 	assert.Equal(t, 1, page.TotalCount)
@@ -312,28 +265,21 @@ func TestList_TotalCountAsString(t *testing.T) {
 
 func TestList_TransactionWithoutStatusNamesItsIndex(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "transactions", fixtureResponder(t, 200, "transactions_list_missing_status.json"))
-	_, err := c.Transactions.List(context.Background(), &ListParams{OrderID: "ord-2026-0042"})
-	requireResponseError(t, err, "transactions[1].status")
+	requireMalformedAnswer(t, http.MethodGet, "transactions", fixtureResponder(t, 200, "transactions_list_missing_status.json"), "transactions[1].status",
+		listWith(&ListParams{OrderID: "ord-2026-0042"}))
 }
 
 func TestList_Validation(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name  string
-		p     *ListParams
-		field string
-	}{
+	testRejectedLocally(t, listWith, []rejectCase[ListParams]{
 		{"nil params", nil, "orderId"},
 		{"order id required", &ListParams{}, "orderId"},
 		{"order id at most 64", &ListParams{OrderID: strings.Repeat("o", 65)}, "orderId"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			requireRejectedLocally(t, tt.field, func(c *Client) error { return errOf(c.Transactions.List(context.Background(), tt.p)) })
-		})
-	}
+	}, nil)
+}
+
+func listWith(p *ListParams) func(*Client) error {
+	return func(c *Client) error { return errOf(c.Transactions.List(context.Background(), p)) }
 }
 
 func TestExtendedOnlyEndpoints_FailLocallyInBasicForm(t *testing.T) {
@@ -386,6 +332,18 @@ func txPageNumbers(rec *recorder) []string {
 	return pages
 }
 
+// allIDs ranges over the listing p on c, requiring each step to succeed,
+// and returns the ids in the order they came.
+func allIDs(t *testing.T, c *Client, p *ListParams) []ID {
+	t.Helper()
+	var ids []ID
+	for tx, err := range c.Transactions.All(context.Background(), p) {
+		require.NoError(t, err)
+		ids = append(ids, tx.ID)
+	}
+	return ids
+}
+
 var txThreePages = map[string]string{
 	"1": "transactions_list_page1.json", "2": "transactions_list_page2.json", "3": "transactions_list_page3.json",
 }
@@ -393,20 +351,15 @@ var txThreePages = map[string]string{
 // txThreePageClient is a client whose transactions listing answers the
 // pages of txThreePages, with the recorder of its requests.
 func txThreePageClient(t *testing.T) (*Client, *recorder) {
-	c, mock := newMockClient(t)
-	return c, record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
+	t.Helper()
+	return stubEndpoint(t, http.MethodGet, "transactions", txPagedResponder(t, txThreePages))
 }
 
 func TestAll_FetchesEveryPageUntilTheShortOne(t *testing.T) {
 	t.Parallel()
 	c, rec := txThreePageClient(t)
 
-	var ids []ID
-	for tx, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-2026-0042", Limit: 2}) {
-		require.NoError(t, err)
-		ids = append(ids, tx.ID)
-	}
-	assert.Equal(t, []ID{9007199254740993101, 9007199254740993102, 9007199254740993103, 9007199254740993104, 9007199254740993105}, ids)
+	assert.Equal(t, []ID{9007199254740993101, 9007199254740993102, 9007199254740993103, 9007199254740993104, 9007199254740993105}, allIDs(t, c, &ListParams{OrderID: "ord-2026-0042", Limit: 2}))
 	assert.Equal(t, []string{"1", "2", "3"}, txPageNumbers(rec))
 	for _, r := range rec.Requests() {
 		requireSigned(t, r)
@@ -418,12 +371,7 @@ func TestAll_PageSizeFromFirstPageWhenNoLimit(t *testing.T) {
 	t.Parallel()
 	c, rec := txThreePageClient(t)
 
-	n := 0
-	for _, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-2026-0042"}) {
-		require.NoError(t, err)
-		n++
-	}
-	assert.Equal(t, 5, n)
+	assert.Len(t, allIDs(t, c, &ListParams{OrderID: "ord-2026-0042"}), 5)
 	assert.Equal(t, []string{"1", "2", "3"}, txPageNumbers(rec))
 }
 
@@ -463,19 +411,13 @@ func TestAll_StopsAtTotalCountWithoutAnExtraRequest(t *testing.T) {
 		t.Errorf("page %s fetched after totalCount was reached", req.URL.Query().Get("page"))
 		return httpmock.NewStringResponse(200, page(0, 0, 4)), nil
 	})
-	n := 0
-	for _, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "o", Limit: 2}) {
-		require.NoError(t, err)
-		n++
-	}
-	assert.Equal(t, 4, n)
+	assert.Len(t, allIDs(t, c, &ListParams{OrderID: "o", Limit: 2}), 4)
 	assert.Equal(t, []string{"1", "2"}, txPageNumbers(rec))
 }
 
 func TestAll_ErrorMidwayIsYieldedOnceThenStops(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, map[string]string{
+	c, rec := stubEndpoint(t, http.MethodGet, "transactions", txPagedResponder(t, map[string]string{
 		"1": "transactions_list_page1.json",
 		"2": `{"error":{"code":42201,"message":"Gateway is not properly configured"}}`,
 	}))
@@ -497,8 +439,7 @@ func TestAll_ErrorMidwayIsYieldedOnceThenStops(t *testing.T) {
 
 func TestAll_SamePageTwiceIsAnError(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "transactions", fixtureResponder(t, 200, "transactions_list_page1.json"))
+	c, _ := stubFixture(t, http.MethodGet, "transactions", 200, "transactions_list_page1.json")
 
 	var errs []error
 	n := 0
@@ -534,8 +475,7 @@ func TestReconcile(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newMockClient(t, WithForm(tt.form))
-			rec := record(t, mock, http.MethodGet, tt.path, fixtureResponder(t, tt.status, tt.fixture))
+			c, rec := stubFixture(t, http.MethodGet, tt.path, tt.status, tt.fixture, WithForm(tt.form))
 
 			got, err := c.Transactions.Reconcile(context.Background(), "ord-2026-0042")
 			require.NoError(t, err)
@@ -570,8 +510,7 @@ func TestReconcile_ListsEveryPageOfTheOrder(t *testing.T) {
 
 func TestReconcile_OtherErrorsAreReturned(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodGet, "transactions", fixtureResponder(t, 403, "error_signature_invalid.json"))
+	c, _ := stubFixture(t, http.MethodGet, "transactions", 403, "error_signature_invalid.json")
 	_, err := c.Transactions.Reconcile(context.Background(), "ord-2026-0042")
 	assert.ErrorIs(t, err, ErrSignatureInvalid)
 }
@@ -601,44 +540,31 @@ func TestReconcile_ValidatesOrderID(t *testing.T) {
 
 func TestAll_StartsAtTheGivenPageAndCountsTheOnesBefore(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodGet, "transactions", txPagedResponder(t, map[string]string{
+	c, rec := stubEndpoint(t, http.MethodGet, "transactions", txPagedResponder(t, map[string]string{
 		"2": "transactions_list_page2.json", "3": "transactions_list_page3.json",
 	}))
 
-	var ids []ID
-	for tx, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-2026-0042", Page: 2, Limit: 2}) {
-		require.NoError(t, err)
-		ids = append(ids, tx.ID)
-	}
-	assert.Equal(t, []ID{9007199254740993103, 9007199254740993104, 9007199254740993105}, ids)
+	assert.Equal(t, []ID{9007199254740993103, 9007199254740993104, 9007199254740993105}, allIDs(t, c, &ListParams{OrderID: "ord-2026-0042", Page: 2, Limit: 2}))
 	assert.Equal(t, []string{"2", "3"}, txPageNumbers(rec))
 }
 
 func TestAll_StopsAtTotalCountWhenStartingLater(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
 	// Page 2 of a listing of 4 in pages of 2 is full, and the last one.
-	rec := record(t, mock, http.MethodGet, "transactions", func(req *http.Request) (*http.Response, error) {
+	c, rec := stubEndpoint(t, http.MethodGet, "transactions", func(req *http.Request) (*http.Response, error) {
 		if p := req.URL.Query().Get("page"); p != "2" {
 			t.Errorf("page %s should not have been fetched", p)
 		}
 		return httpmock.NewStringResponse(200, `{"totalCount":4,"transactions":[`+
 			`{"id":"9007199254740993203","status":"completed"},{"id":"9007199254740993204","status":"completed"}]}`), nil
 	})
-	n := 0
-	for _, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "o", Page: 2, Limit: 2}) {
-		require.NoError(t, err)
-		n++
-	}
-	assert.Equal(t, 2, n)
+	assert.Len(t, allIDs(t, c, &ListParams{OrderID: "o", Page: 2, Limit: 2}), 2)
 	assert.Equal(t, []string{"2"}, txPageNumbers(rec))
 }
 
 func TestReverse_AnswerWithoutSuccessIsAnUnknownOutcomeCarryingTheID(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "transaction/reverse", httpmock.NewStringResponder(200, `{}`))
+	c, rec := stubEndpoint(t, http.MethodPost, "transaction/reverse", httpmock.NewStringResponder(200, `{}`))
 	_, err := c.Transactions.Reverse(context.Background(), &ReverseParams{ID: 9007199254740993123, Amount: decimal.RequireFromString("5.00")})
 	require.ErrorIs(t, err, ErrOutcomeUnknown, "an empty answer is not a refusal")
 	require.NotErrorIs(t, err, ErrDeclined)

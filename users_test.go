@@ -14,24 +14,18 @@ import (
 
 func TestResolve_SendsEveryFieldSignedAndReturnsTheInternalID(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve.json"))
-
-	id, err := c.Users.Resolve(context.Background(), &ResolveUserParams{
-		Identifier:  "cust-8841",
-		DisplayName: "Jane Doe",
-		Email:       "jane.doe@example.com",
-		Phone:       "4915123456789",
-		Locale:      "en",
-		IP:          "203.0.113.7",
-		UserAgent:   "Mozilla/5.0 (X11; Linux x86_64)",
+	id, r := exchange(t, http.MethodPost, "user/resolve", "user_resolve.json", func(c *Client) (UserID, error) {
+		return c.Users.Resolve(context.Background(), &ResolveUserParams{
+			Identifier:  "cust-8841",
+			DisplayName: "Jane Doe",
+			Email:       "jane.doe@example.com",
+			Phone:       "4915123456789",
+			Locale:      "en",
+			IP:          "203.0.113.7",
+			UserAgent:   "Mozilla/5.0 (X11; Linux x86_64)",
+		})
 	})
-	require.NoError(t, err)
 	assert.Equal(t, UserID("100452"), id)
-
-	r := rec.Only(t)
-	assert.Equal(t, http.MethodPost, r.Method)
-	assert.Equal(t, "/v1/user/resolve", r.Path)
 	assert.Equal(t, "application/x-www-form-urlencoded", r.Header.Get("Content-Type"))
 	requireSignedFields(t, r, map[string]string{
 		"identifier":   "cust-8841",
@@ -46,33 +40,24 @@ func TestResolve_SendsEveryFieldSignedAndReturnsTheInternalID(t *testing.T) {
 
 func TestResolve_SendsOnlyTheRequiredFieldsWhenNothingElseIsSet(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve.json"))
-
-	_, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-8841", IP: "2001:db8::7"})
-	require.NoError(t, err)
-	r := rec.Only(t)
+	r := requestSent(t, http.MethodPost, "user/resolve", "user_resolve.json", resolveWith(&ResolveUserParams{Identifier: "cust-8841", IP: "2001:db8::7"}))
 	requireSignedFields(t, r, map[string]string{"identifier": "cust-8841", "ip": "2001:db8::7"})
 }
 
 func TestResolve_BasicFormSendsEmailAndNoUserAgent(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t, WithForm(FormBasic))
-	rec := record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve.json"))
-
-	id, err := c.Users.Resolve(context.Background(), &ResolveUserParams{
-		Identifier: "cust-8841", Email: "jane.doe@example.com", IP: "203.0.113.7",
-	})
-	require.NoError(t, err)
+	id, r := exchange(t, http.MethodPost, "user/resolve", "user_resolve.json", func(c *Client) (UserID, error) {
+		return c.Users.Resolve(context.Background(), &ResolveUserParams{
+			Identifier: "cust-8841", Email: "jane.doe@example.com", IP: "203.0.113.7",
+		})
+	}, WithForm(FormBasic))
 	assert.Equal(t, UserID("100452"), id)
-	r := rec.Only(t)
 	requireSignedFields(t, r, map[string]string{"identifier": "cust-8841", "email": "jane.doe@example.com", "ip": "203.0.113.7"})
 }
 
 func TestResolve_DecodesAStringID(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve_string_id.json"))
+	c, _ := stubFixture(t, http.MethodPost, "user/resolve", 200, "user_resolve_string_id.json")
 
 	id, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7"})
 	require.NoError(t, err)
@@ -83,8 +68,7 @@ func TestResolve_ResponseWithoutIDIsAnError(t *testing.T) {
 	t.Parallel()
 	for _, body := range []string{`{}`, `{"id":null}`, `{"id":""}`} {
 		t.Run(body, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			record(t, mock, http.MethodPost, "user/resolve", httpmock.NewStringResponder(200, body))
+			c, _ := stubEndpoint(t, http.MethodPost, "user/resolve", httpmock.NewStringResponder(200, body))
 
 			id, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7"})
 			require.Error(t, err)
@@ -133,11 +117,7 @@ func TestChangeRecurring_ZeroIntervalIsSentAndNilIsNot(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			rec := record(t, mock, http.MethodPost, "user/changeRecurring", fixtureResponder(t, 200, "user_recurring_success.json"))
-
-			require.NoError(t, c.Users.ChangeRecurring(context.Background(), &tt.params))
-			r := rec.Only(t)
+			r := requestSent(t, http.MethodPost, "user/changeRecurring", "user_recurring_success.json", changeWith(tt.params))
 			assert.Equal(t, "/v1/user/changeRecurring", r.Path)
 			requireSignedFields(t, r, tt.want)
 		})
@@ -146,11 +126,9 @@ func TestChangeRecurring_ZeroIntervalIsSentAndNilIsNot(t *testing.T) {
 
 func TestCancelRecurring_SendsTheUserSigned(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "user/cancelRecurring", fixtureResponder(t, 200, "user_recurring_success.json"))
-
-	require.NoError(t, c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"}))
-	r := rec.Only(t)
+	r := requestSent(t, http.MethodPost, "user/cancelRecurring", "user_recurring_success.json", func(c *Client) error {
+		return c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"})
+	})
 	assert.Equal(t, http.MethodPost, r.Method)
 	assert.Equal(t, "/v1/user/cancelRecurring", r.Path)
 	requireSignedFields(t, r, map[string]string{"user": "100452"})
@@ -168,8 +146,7 @@ func TestRecurringCalls_SuccessFalseIsErrDeclined(t *testing.T) {
 	}
 	for path, call := range calls {
 		t.Run(path, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			record(t, mock, http.MethodPost, path, fixtureResponder(t, 200, "user_recurring_unsuccessful.json"))
+			c, _ := stubFixture(t, http.MethodPost, path, 200, "user_recurring_unsuccessful.json")
 
 			err := call(c)
 			require.ErrorIs(t, err, ErrDeclined)
@@ -181,36 +158,28 @@ func TestRecurringCalls_SuccessFalseIsErrDeclined(t *testing.T) {
 
 func TestRecurringCalls_AnswerWithoutSuccessIsAnError(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	record(t, mock, http.MethodPost, "user/cancelRecurring", httpmock.NewStringResponder(200, `{}`))
-
-	err := c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"})
-	requireResponseError(t, err, "success")
+	requireMalformedAnswer(t, http.MethodPost, "user/cancelRecurring", httpmock.NewStringResponder(200, `{}`), "success", func(c *Client) error {
+		return c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"})
+	})
 }
 
 func TestRecurringCalls_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		path    string
-		fixture string
-		want    error
-	}{
-		{"user/changeRecurring", "error_user_not_found.json", ErrUserNotFound},
-		{"user/changeRecurring", "error_recurring_disabled.json", ErrRecurringDisabled},
-		{"user/cancelRecurring", "error_user_not_found.json", ErrUserNotFound},
-		{"user/cancelRecurring", "error_recurring_expired.json", ErrRecurringExpired},
-	}
-	for _, tt := range tests {
-		t.Run(tt.path+"/"+tt.fixture, func(t *testing.T) {
-			err := requireGatewayError(t, http.MethodPost, tt.path, tt.fixture, tt.want, func(c *Client) error {
-				if strings.HasSuffix(tt.path, "changeRecurring") {
-					return c.Users.ChangeRecurring(context.Background(), &ChangeRecurringParams{User: "100452", Interval: Days(7)})
-				}
-				return c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"})
-			})
-			assert.NotErrorIs(t, err, ErrDeclined)
-		})
-	}
+	notDeclined := func(t *testing.T, err error) { assert.NotErrorIs(t, err, ErrDeclined) }
+	t.Run("user/changeRecurring", func(t *testing.T) {
+		testGatewayErrors(t, http.MethodPost, "user/changeRecurring", changeWith(ChangeRecurringParams{User: "100452", Interval: Days(7)}), []gatewayErrorCase{
+			{"", "error_user_not_found.json", ErrUserNotFound},
+			{"", "error_recurring_disabled.json", ErrRecurringDisabled},
+		}, notDeclined)
+	})
+	t.Run("user/cancelRecurring", func(t *testing.T) {
+		testGatewayErrors(t, http.MethodPost, "user/cancelRecurring", func(c *Client) error {
+			return c.Users.CancelRecurring(context.Background(), &CancelRecurringParams{User: "100452"})
+		}, []gatewayErrorCase{
+			{"", "error_user_not_found.json", ErrUserNotFound},
+			{"", "error_recurring_expired.json", ErrRecurringExpired},
+		}, notDeclined)
+	})
 }
 
 func TestUsers_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
@@ -263,11 +232,7 @@ func changeWith(p ChangeRecurringParams) func(*Client) error {
 
 func TestResolve_UserAgentOf255CharactersIsSent(t *testing.T) {
 	t.Parallel()
-	c, mock := newMockClient(t)
-	rec := record(t, mock, http.MethodPost, "user/resolve", fixtureResponder(t, 200, "user_resolve.json"))
-
 	ua := strings.Repeat("ü", MaxUserAgentLength)
-	_, err := c.Users.Resolve(context.Background(), &ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7", UserAgent: ua})
-	require.NoError(t, err)
-	assert.Equal(t, ua, rec.Only(t).Params.Get("ua"))
+	r := requestSent(t, http.MethodPost, "user/resolve", "user_resolve.json", resolveWith(&ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7", UserAgent: ua}))
+	assert.Equal(t, ua, r.Params.Get("ua"))
 }

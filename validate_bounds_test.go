@@ -36,11 +36,10 @@ func TestCheckCurrency_ThreeLetters(t *testing.T) {
 func TestBalance_CurrenciesWithAOrZAreSent(t *testing.T) {
 	for _, cur := range []string{"AUD", "CAD", "ZAR", "NZD", "CZK"} {
 		t.Run(cur, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			rec := record(t, mock, http.MethodGet, "balance", fixtureResponder(t, 200, "balance.json"))
-			_, err := c.Balance.Get(context.Background(), &BalanceParams{Currency: cur})
-			require.NoError(t, err)
-			requireSignedFields(t, rec.Only(t), map[string]string{"currency": cur})
+			r := requestSent(t, http.MethodGet, "balance", "balance.json", func(c *Client) error {
+				return errOf(c.Balance.Get(context.Background(), &BalanceParams{Currency: cur}))
+			})
+			requireSignedFields(t, r, map[string]string{"currency": cur})
 		})
 	}
 }
@@ -50,11 +49,9 @@ func TestBalance_CurrenciesWithAOrZAreSent(t *testing.T) {
 func TestTokenize_CardNumberOfAnyLengthPassingLuhnIsSent(t *testing.T) {
 	for _, number := range []string{"50180000007", "501800000009", "6011000000000000001", "60110000000000000004"} {
 		t.Run(number, func(t *testing.T) {
-			c, mock := newMockClient(t)
-			rec := record(t, mock, http.MethodGet, "card/getToken", fixtureResponder(t, 200, "card_get_token.json"))
-			_, err := c.Cards.Tokenize(context.Background(), edit(validTokenize(), func(p *TokenizeParams) { p.Number = CardNumber(number) }))
-			require.NoError(t, err)
-			assert.Equal(t, number, rec.Only(t).Params.Get("number"))
+			r := requestSent(t, http.MethodGet, "card/getToken", "card_get_token.json",
+				tokenizeWith(edit(validTokenize(), func(p *TokenizeParams) { p.Number = CardNumber(number) })))
+			assert.Equal(t, number, r.Params.Get("number"))
 		})
 	}
 }
