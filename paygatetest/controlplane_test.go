@@ -245,8 +245,7 @@ func TestControlPlane_CallbackURL(t *testing.T) {
 
 func TestControlPlane_Reset(t *testing.T) {
 	t.Parallel()
-	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
-		s := newSandbox(t, paygatetest.WithForm(form))
+	forEachFormAndDriver(t, func(t *testing.T, s *sandbox, form paygate.Form, via string) {
 		u := s.user("buyer")
 		pay := idOf(s.charge(u, paygatetest.CardApproved, url.Values{"remember": {"1"}, "order_id": {"ord-1"}}))
 		tok := s.token(paygatetest.CardApproved)

@@ -42,8 +42,7 @@ func (s *sandbox) inject(via, method string, f paygatetest.Fault, count int) {
 }
 
 func TestFaults_ResetAfterCommit_ChargeIsMadeOutcomeUnknownReconcileFindsIt(t *testing.T) {
-	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
-		s := newSandbox(t, paygatetest.WithForm(form))
+	forEachFormAndDriver(t, func(t *testing.T, s *sandbox, form paygate.Form, via string) {
 		c := s.srv.Client()
 		s.inject(via, "card/process", paygatetest.FaultResetAfterCommit, 1)
 
@@ -65,8 +64,7 @@ func TestFaults_ResetAfterCommit_ChargeIsMadeOutcomeUnknownReconcileFindsIt(t *t
 }
 
 func TestFaults_TimeoutAfterCommit_OutcomeUnknownWithTheDeadline(t *testing.T) {
-	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
-		s := newSandbox(t, paygatetest.WithForm(form))
+	forEachFormAndDriver(t, func(t *testing.T, s *sandbox, form paygate.Form, via string) {
 		c := s.srv.Client(paygate.WithTimeout(300 * time.Millisecond))
 		s.inject(via, "card/process", paygatetest.FaultTimeoutAfterCommit, 1)
 		_, err := sdkCharge(t, c, "ord-1")

@@ -167,7 +167,7 @@ func TestTokens_UnsignedCallersCannotGrowTheStoreBeyondItsCap(t *testing.T) {
 func TestClock_AdvanceBeyondADurationStaysInTheFuture(t *testing.T) {
 	s := newSandbox(t)
 	uid := s.user("u")
-	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"1"}})
+	s.subscribe(uid, "1")
 	s.clock.Advance(math.MaxInt64)
 	far := s.clock.Now()
 	s.clock.Advance(math.MaxInt64)
