@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,10 +18,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/cmdtest"
 )
 
 func TestRun_ServesTheSandboxUntilCancelled(t *testing.T) {
-	var stderr strings.Builder
+	var stderr cmdtest.Buffer
 	base, stop := startRun(t, &stderr, "-project", "demo", "-secret", "demo-secret", "-form", "basic")
 	require.Regexp(t, `^http://127\.0\.0\.1:\d+$`, base)
 
@@ -47,34 +46,15 @@ func TestRun_ServesTheSandboxUntilCancelled(t *testing.T) {
 }
 
 // startRun runs the command with args on a free loopback port, its
-// standard error going to stderr, and returns its base URL and stop: stop
-// cancels the command and requires that it returns without error in time.
-// The end of the test stops it too.
+// standard error going to stderr, and returns its base URL and stop (see
+// cmdtest.Start).
 func startRun(t *testing.T, stderr io.Writer, args ...string) (base string, stop func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	out, w := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), w, stderr)
-		w.Close()
-	}()
-	stop = sync.OnceFunc(func() {
-		cancel()
-		select {
-		case err := <-done:
-			require.NoError(t, err)
-		case <-time.After(5 * time.Second):
-			t.Fatal("run did not return after cancel")
-		}
+	var stdout cmdtest.Buffer
+	stop = cmdtest.Start(t, func(ctx context.Context) error {
+		return run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), &stdout, stderr)
 	})
-	t.Cleanup(stop)
-	line, err := bufio.NewReader(out).ReadString('\n')
-	require.NoError(t, err)
-	base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	require.True(t, ok, "first line: %q", line)
-	go io.Copy(io.Discard, out)
-	return base, stop
+	return cmdtest.URL(t, &stdout), stop
 }
 
 func TestRun_PublicURLIsTheACSAddress(t *testing.T) {
