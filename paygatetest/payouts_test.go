@@ -69,13 +69,17 @@ func TestPayoutParameters_DependOnTypeBINAndCurrency(t *testing.T) {
 func TestPayoutParameters_Errors(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
-	s.rawFailsEach(http.MethodGet, "/v1/payout-parameters", []errorCase{
-		{"unknown type", s.withProject(url.Values{"type": {"9"}, "account": {"424242"}, "currency": {"EUR"}}), paygate.CodeMerchantDataMissing},
-		{"card account shorter than a BIN", s.withProject(url.Values{"type": {cardPayout}, "account": {"4242"}, "currency": {"EUR"}}), paygate.CodeMerchantDataMissing},
-		{"no account", s.withProject(url.Values{"type": {walletPayout}, "currency": {"EUR"}}), paygate.CodeMerchantDataMissing},
-		{"no currency", s.withProject(url.Values{"type": {walletPayout}, "account": {"w"}}), paygate.CodeMerchantDataMissing},
-		{"SEPA outside EUR", s.withProject(url.Values{"type": {sepaPayout}, "account": {"GB29NWBK60161331926819"}, "currency": {"GBP"}}), paygate.CodeGatewayMisconfigured},
-	})
+	cases := []errorCase{
+		{"unknown type", url.Values{"type": {"9"}, "account": {"424242"}, "currency": {"EUR"}}, paygate.CodeMerchantDataMissing},
+		{"card account shorter than a BIN", url.Values{"type": {cardPayout}, "account": {"4242"}, "currency": {"EUR"}}, paygate.CodeMerchantDataMissing},
+		{"no account", url.Values{"type": {walletPayout}, "currency": {"EUR"}}, paygate.CodeMerchantDataMissing},
+		{"no currency", url.Values{"type": {walletPayout}, "account": {"w"}}, paygate.CodeMerchantDataMissing},
+		{"SEPA outside EUR", url.Values{"type": {sepaPayout}, "account": {"GB29NWBK60161331926819"}, "currency": {"GBP"}}, paygate.CodeGatewayMisconfigured},
+	}
+	for _, tc := range cases {
+		tc.v.Set("project", s.srv.ProjectKey)
+	}
+	s.rawFailsEach(http.MethodGet, "/v1/payout-parameters", cases)
 }
 
 func TestPayout_ValidatesTheParametersOnCreate(t *testing.T) {
