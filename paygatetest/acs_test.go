@@ -27,17 +27,13 @@ func passACS(t *testing.T, s *sandbox, acs map[string]any, password string) (act
 	t.Helper()
 	params := acs["parameters"].(map[string]any)
 	form := url.Values{"PaReq": {params["PaReq"].(string)}, "MD": {params["MD"].(string)}, "TermUrl": {params["TermUrl"].(string)}}
-	status, body := s.do(http.MethodPost, "/acs", form)
-	require.Equal(t, http.StatusOK, status, string(body))
-	page := string(body)
+	page := string(s.in(t).rawOK(http.MethodPost, "/acs", form))
 	require.Contains(t, page, `type="password"`)
 	carried := url.Values{"password": {password}}
 	for _, name := range []string{"PaReq", "MD", "TermUrl"} {
 		carried.Set(name, hiddenField(t, page, name))
 	}
-	status, body = s.do(http.MethodPost, "/acs", carried)
-	require.Equal(t, http.StatusOK, status, string(body))
-	page = string(body)
+	page = string(s.in(t).rawOK(http.MethodPost, "/acs", carried))
 	assert.Contains(t, page, "submit()", "the return form submits itself")
 	m := regexp.MustCompile(`<form method="post" action="([^"]*)"`).FindStringSubmatch(page)
 	require.NotNil(t, m, page)
@@ -81,12 +77,11 @@ func TestACS_GETShowsThePasswordForm(t *testing.T) {
 	s := newSandbox(t)
 	charge := s.charge(s.user("u"), paygatetest.Card3DSecure, url.Values{"acs_return_url": {"https://shop.example/r"}})
 	params := charge["acs"].(map[string]any)["parameters"].(map[string]any)
-	status, body := s.do(http.MethodGet, "/acs", url.Values{"PaReq": {params["PaReq"].(string)}, "MD": {params["MD"].(string)}, "TermUrl": {"https://shop.example/r"}})
-	require.Equal(t, http.StatusOK, status)
-	assert.Contains(t, string(body), `type="password"`)
-	assert.Equal(t, "https://shop.example/r", hiddenField(t, string(body), "TermUrl"))
+	page := string(s.rawOK(http.MethodGet, "/acs", url.Values{"PaReq": {params["PaReq"].(string)}, "MD": {params["MD"].(string)}, "TermUrl": {"https://shop.example/r"}}))
+	assert.Contains(t, page, `type="password"`)
+	assert.Equal(t, "https://shop.example/r", hiddenField(t, page, "TermUrl"))
 
-	status, _ = s.do(http.MethodGet, "/acs", url.Values{"MD": {"unknown"}})
+	status, _ := s.do(http.MethodGet, "/acs", url.Values{"MD": {"unknown"}})
 	assert.Equal(t, http.StatusBadRequest, status)
 }
 

@@ -29,33 +29,22 @@ func TestAuth_RequestsAreAuthenticatedAsTheGatewayDoes(t *testing.T) {
 	tampered := s.signed(url.Values{"identifier": {"u1"}, "ip": {"192.0.2.1"}})
 	tampered.Set("ip", "192.0.2.2")
 
-	for _, tc := range []struct {
-		name string
-		v    url.Values
-		code paygate.ErrorCode
-	}{
+	s.rawFailsEach(http.MethodPost, "/v1/user/resolve", []errorCase{
 		{"no project is 40001", noProject, paygate.CodeProjectKeyMissing},
 		{"unknown project is 40401", unknown, paygate.CodeProjectNotFound},
 		{"no signature is 40101", noSig, paygate.CodeSignatureMissing},
 		{"wrong signature is 40301", wrongSig, paygate.CodeSignatureInvalid},
 		{"a changed value is 40301", tampered, paygate.CodeSignatureInvalid},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			status, body := s.do(http.MethodPost, "/v1/user/resolve", tc.v)
-			requireError(t, status, decode(t, body), tc.code)
-		})
-	}
+	})
 	t.Run("a good signature passes", func(t *testing.T) {
-		status, body := s.do(http.MethodPost, "/v1/user/resolve", good)
-		require.Equal(t, http.StatusOK, status, string(body))
+		s.in(t).rawOK(http.MethodPost, "/v1/user/resolve", good)
 	})
 }
 
 func TestAuth_EncodedSlashInThePathIsRouted(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
-	status, body := s.do(http.MethodPost, "/v1/user%2Fresolve", s.signed(url.Values{"identifier": {"u1"}, "ip": {"192.0.2.1"}}))
-	require.Equal(t, http.StatusOK, status, string(body))
+	body := s.rawOK(http.MethodPost, "/v1/user%2Fresolve", s.signed(url.Values{"identifier": {"u1"}, "ip": {"192.0.2.1"}}))
 	assert.Equal(t, "1", idOf(decode(t, body)))
 }
 
@@ -65,14 +54,12 @@ func TestAuth_ExtraParametersAreAcceptedAndSignedOver(t *testing.T) {
 	uid := s.user("u1")
 	v := s.signed(url.Values{"user": {uid}, "card_token": {s.token(paygatetest.CardApproved)}, "price": {"5"},
 		"currency": {"EUR"}, "description": {"d"}, "ip": {"192.0.2.9"}})
-	status, body := s.do(http.MethodPost, "/v1/card/process", v)
-	require.Equal(t, http.StatusOK, status, string(body))
+	s.rawOK(http.MethodPost, "/v1/card/process", v)
 
 	v = s.signed(url.Values{"user": {uid}, "card_token": {s.token(paygatetest.CardApproved)}, "price": {"5"},
 		"currency": {"EUR"}, "description": {"d"}})
 	v.Set("ip", "192.0.2.9") // not part of what was signed
-	status, body = s.do(http.MethodPost, "/v1/card/process", v)
-	requireError(t, status, decode(t, body), paygate.CodeSignatureInvalid)
+	s.rawFails(http.MethodPost, "/v1/card/process", v, paygate.CodeSignatureInvalid)
 }
 
 func TestAuth_UnsignedMethodsAcceptRequestsWithOrWithoutSignature(t *testing.T) {
@@ -87,18 +74,10 @@ func TestAuth_UnsignedMethodsAcceptRequestsWithOrWithoutSignature(t *testing.T) 
 		require.NoError(t, err)
 		q := u.Query()
 		q.Set("project", s.srv.ProjectKey)
-		t.Run(tc.name+" unsigned", func(t *testing.T) {
-			status, body := s.do(http.MethodGet, u.Path, q)
-			require.Equal(t, http.StatusOK, status, string(body))
-		})
-		t.Run(tc.name+" signed", func(t *testing.T) {
-			status, body := s.do(http.MethodGet, u.Path, s.signed(q))
-			require.Equal(t, http.StatusOK, status, string(body))
-		})
+		t.Run(tc.name+" unsigned", func(t *testing.T) { s.in(t).rawOK(http.MethodGet, u.Path, q) })
+		t.Run(tc.name+" signed", func(t *testing.T) { s.in(t).rawOK(http.MethodGet, u.Path, s.signed(q)) })
 		t.Run(tc.name+" without project", func(t *testing.T) {
-			q := u.Query()
-			status, body := s.do(http.MethodGet, u.Path, q)
-			requireError(t, status, decode(t, body), paygate.CodeProjectKeyMissing)
+			s.in(t).rawFails(http.MethodGet, u.Path, u.Query(), paygate.CodeProjectKeyMissing)
 		})
 	}
 }
@@ -108,9 +87,7 @@ func TestAuth_GetAndPostAreBothAccepted(t *testing.T) {
 	s := newSandbox(t)
 	v := s.signed(url.Values{"identifier": {"u1"}, "ip": {"192.0.2.1"}})
 	for _, m := range []string{http.MethodGet, http.MethodPost} {
-		status, body := s.do(m, "/v1/user/resolve", v)
-		require.Equal(t, http.StatusOK, status, string(body))
-		assert.Equal(t, "1", idOf(decode(t, body)))
+		assert.Equal(t, "1", idOf(decode(t, s.rawOK(m, "/v1/user/resolve", v))))
 	}
 }
 
@@ -118,8 +95,7 @@ func TestRouter_UnknownPathIs40400(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
 	for _, p := range []string{"/v1/nope", "/v2/user/resolve", "/"} {
-		status, body := s.do(http.MethodPost, p, s.signed(nil))
-		requireError(t, status, decode(t, body), 40400)
+		s.rawFails(http.MethodPost, p, s.signed(nil), 40400)
 	}
 }
 
@@ -128,8 +104,7 @@ func TestRouter_ExtendedOnlyMethodsAre40400InTheBasicForm(t *testing.T) {
 	s := newSandbox(t, paygatetest.WithForm(paygate.FormBasic))
 	for _, m := range []string{"transaction/create", "payout", "balance", "transactions", "transactions/1000000000000000001"} {
 		t.Run(m, func(t *testing.T) {
-			status, out := s.call(m, url.Values{"orderId": {"o"}})
-			requireError(t, status, out, 40400)
+			s.in(t).fails(m, url.Values{"orderId": {"o"}}, 40400)
 		})
 	}
 }

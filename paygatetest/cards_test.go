@@ -18,9 +18,8 @@ import (
 func TestGetToken_ReturnsATokenValidForTenMinutesAndTheMaskedCard(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
-	status, body := s.do(http.MethodGet, "/v1/card/getToken", url.Values{"project": {s.srv.ProjectKey},
-		"number": {"5555555555554444"}, "expiration_month": {"7"}, "expiration_year": {"2031"}, "security_code": {"123"}})
-	require.Equal(t, http.StatusOK, status)
+	body := s.rawOK(http.MethodGet, "/v1/card/getToken", s.withProject(url.Values{
+		"number": {"5555555555554444"}, "expiration_month": {"7"}, "expiration_year": {"2031"}, "security_code": {"123"}}))
 	out := decode(t, body)
 	assert.NotEmpty(t, out["id"])
 	assert.Equal(t, testStart.Add(10*time.Minute).Format(time.RFC3339), out["expiresAt"])
@@ -34,14 +33,10 @@ func TestGetToken_ReturnsATokenValidForTenMinutesAndTheMaskedCard(t *testing.T) 
 func TestGetToken_Errors(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
-	good := url.Values{"project": {s.srv.ProjectKey},
-		"number": {"4242424242424242"}, "expiration_month": {"12"}, "expiration_year": {"2030"}, "security_code": {"123"}}
+	good := s.withProject(url.Values{
+		"number": {"4242424242424242"}, "expiration_month": {"12"}, "expiration_year": {"2030"}, "security_code": {"123"}})
 	with := func(k, v string) url.Values { return withValue(good, k, v) }
-	for _, tc := range []struct {
-		name string
-		v    url.Values
-		code paygate.ErrorCode
-	}{
+	s.rawFailsEach(http.MethodGet, "/v1/card/getToken", []errorCase{
 		{"no number", with("number", ""), paygate.CodeCardNumberMissing},
 		{"number failing Luhn", with("number", "4242424242424241"), paygate.CodeCardNumberInvalid},
 		{"number with spaces", with("number", "4242 4242 4242 4242"), paygate.CodeCardNumberInvalid},
@@ -52,34 +47,26 @@ func TestGetToken_Errors(t *testing.T) {
 		{"expired card", with("expiration_year", "2025"), paygate.CodeExpiryInvalid},
 		{"no security code", with("security_code", ""), paygate.CodeSecurityCodeMissing},
 		{"security code of two digits", with("security_code", "12"), paygate.CodeSecurityCodeInvalid},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			status, body := s.do(http.MethodGet, "/v1/card/getToken", tc.v)
-			requireError(t, status, decode(t, body), tc.code)
-		})
-	}
+	})
 }
 
 func TestGetToken_JSONPWrapsTheAnswerInTheCallback(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
-	v := url.Values{"project": {s.srv.ProjectKey}, "number": {"4242424242424242"}, "expiration_month": {"12"},
-		"expiration_year": {"2030"}, "security_code": {"123"}, "callback": {"onToken"}}
-	status, body := s.do(http.MethodGet, "/v1/card/getToken", v)
-	require.Equal(t, http.StatusOK, status)
-	text := string(body)
+	v := s.withProject(url.Values{"number": {"4242424242424242"}, "expiration_month": {"12"},
+		"expiration_year": {"2030"}, "security_code": {"123"}, "callback": {"onToken"}})
+	text := string(s.rawOK(http.MethodGet, "/v1/card/getToken", v))
 	require.True(t, strings.HasPrefix(text, "onToken(") && strings.HasSuffix(text, ");"), text)
 	out := decode(t, []byte(strings.TrimSuffix(strings.TrimPrefix(text, "onToken("), ");")))
 	assert.NotEmpty(t, out["id"])
 
 	v.Set("number", "")
-	status, body = s.do(http.MethodGet, "/v1/card/getToken", v)
+	status, body := s.do(http.MethodGet, "/v1/card/getToken", v)
 	require.Equal(t, http.StatusOK, status, "JSONP errors come with 200 so the browser runs the callback")
 	assert.Contains(t, string(body), `onToken({"error":{"code":40003`)
 
 	v.Set("callback", "alert(1)//")
-	status, body = s.do(http.MethodGet, "/v1/card/getToken", v)
-	requireError(t, status, decode(t, body), paygate.CodeMerchantDataMissing)
+	s.rawFails(http.MethodGet, "/v1/card/getToken", v, paygate.CodeMerchantDataMissing)
 }
 
 func TestCharge_TokenIsSingleUse(t *testing.T) {

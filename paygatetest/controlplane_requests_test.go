@@ -1,13 +1,14 @@
 package paygatetest_test
 
 import (
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate-go"
 )
 
 // control sends v (a form) to a control-plane path with the private key
@@ -28,12 +29,15 @@ func (s *sandbox) controlRaw(httpMethod, path, ct, body, key string) (int, []byt
 	if key != "" {
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
-	resp, err := s.hc.Do(req)
-	require.NoError(s.t, err)
-	defer resp.Body.Close()
-	out, err := io.ReadAll(resp.Body)
-	require.NoError(s.t, err)
-	return resp.StatusCode, out
+	return s.exchange(req)
+}
+
+// controlFails sends v to a control-plane path as control does and
+// requires the error object with code.
+func (s *sandbox) controlFails(httpMethod, path string, v url.Values, code paygate.ErrorCode) {
+	s.t.Helper()
+	status, out := s.control(httpMethod, path, v)
+	requireError(s.t, status, out, code)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

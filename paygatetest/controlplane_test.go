@@ -64,14 +64,10 @@ func TestControlPlane_BearerSchemeInAnyCase(t *testing.T) {
 func TestControlPlane_UnknownOperationAndWrongMethod(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
-	status, out := s.control(http.MethodPost, "/sandbox/nothing", nil)
-	requireError(t, status, out, 40400)
-	status, out = s.control(http.MethodGet, "/sandbox/clock", nil)
-	requireError(t, status, out, 40500)
-	status, out = s.control(http.MethodPost, "/sandbox/deliveries", nil)
-	requireError(t, status, out, 40500)
-	status, out = s.control(http.MethodGet, "/sandbox/transactions/1000000000000000001/chargeback", nil)
-	requireError(t, status, out, 40500)
+	s.controlFails(http.MethodPost, "/sandbox/nothing", nil, 40400)
+	s.controlFails(http.MethodGet, "/sandbox/clock", nil, 40500)
+	s.controlFails(http.MethodPost, "/sandbox/deliveries", nil, 40500)
+	s.controlFails(http.MethodGet, "/sandbox/transactions/1000000000000000001/chargeback", nil, 40500)
 }
 
 func TestControlPlane_ClockAdvancesAndRunsWhatIsDue(t *testing.T) {
@@ -106,8 +102,7 @@ func TestControlPlane_ClockBounds(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
 	for _, v := range []string{"-1h", "soon", "1y", (paygatetest.MaxAdvance + time.Hour).String()} {
-		status, out := s.control(http.MethodPost, "/sandbox/clock", url.Values{"advance": {v}})
-		requireError(t, status, out, 40000)
+		s.controlFails(http.MethodPost, "/sandbox/clock", url.Values{"advance": {v}}, 40000)
 	}
 	assert.Equal(t, testStart, s.clock.Now())
 	status, out := s.control(http.MethodPost, "/sandbox/clock", nil)
@@ -121,8 +116,7 @@ func TestControlPlane_InputBounds(t *testing.T) {
 	status, raw := s.controlRaw(http.MethodPost, "/sandbox/callback-url", "application/x-www-form-urlencoded",
 		"url="+strings.Repeat("a", 70<<10), s.srv.PrivateKey)
 	requireError(t, status, decode(t, raw), 41300)
-	status, out := s.control(http.MethodPost, "/sandbox/callback-url", url.Values{"url": {"http://x.example/" + strings.Repeat("a", 3000)}})
-	requireError(t, status, out, 40000)
+	s.controlFails(http.MethodPost, "/sandbox/callback-url", url.Values{"url": {"http://x.example/" + strings.Repeat("a", 3000)}}, 40000)
 	status, raw = s.controlRaw(http.MethodPost, "/sandbox/clock", "application/json", `["1h"]`, s.srv.PrivateKey)
 	requireError(t, status, decode(t, raw), 40000)
 	status, raw = s.controlRaw(http.MethodPost, "/sandbox/clock", "application/json", `{"advance":{"h":1}}`, s.srv.PrivateKey)
@@ -141,8 +135,7 @@ func TestControlPlane_EventAnswersTheByIDTransaction(t *testing.T) {
 	status, out = s.control(http.MethodPost, "/sandbox/transactions/"+pay+"/chargeback", nil)
 	requireError(t, status, out, 40900)
 	assert.Contains(t, out["error"].(map[string]any)["message"], "charged_back")
-	status, out = s.control(http.MethodPost, "/sandbox/transactions/not-a-number/chargeback", nil)
-	requireError(t, status, out, paygate.CodeTransactionNotFound)
+	s.controlFails(http.MethodPost, "/sandbox/transactions/not-a-number/chargeback", nil, paygate.CodeTransactionNotFound)
 }
 
 func TestControlPlane_FaultsThroughJSON(t *testing.T) {
@@ -202,15 +195,12 @@ func testDeliveriesAndRedeliver(t *testing.T, form paygate.Form) {
 	assert.Equal(t, true, d["delivered"])
 	assert.Equal(t, map[string]any{"time": "2026-03-01T12:01:00Z", "status": float64(200), "manual": true}, d["attempts"].([]any)[1])
 
-	status, out = s.control(http.MethodPost, "/sandbox/deliveries/7/redeliver", nil)
-	requireError(t, status, out, 40400)
-	status, out = s.control(http.MethodPost, "/sandbox/deliveries/x/redeliver", nil)
-	requireError(t, status, out, 40400)
+	s.controlFails(http.MethodPost, "/sandbox/deliveries/7/redeliver", nil, 40400)
+	s.controlFails(http.MethodPost, "/sandbox/deliveries/x/redeliver", nil, 40400)
 
 	quiet := newSandbox(t, paygatetest.WithForm(form))
 	quiet.charge(quiet.user("u"), paygatetest.CardApproved, nil)
-	status, out = quiet.control(http.MethodPost, "/sandbox/deliveries/1/redeliver", nil)
-	requireError(t, status, out, 40900)
+	quiet.controlFails(http.MethodPost, "/sandbox/deliveries/1/redeliver", nil, 40900)
 	assert.Equal(t, []any{}, quiet.deliveriesJSON()[0]["attempts"], "recorded, never sent")
 }
 
@@ -255,8 +245,7 @@ func TestControlPlane_CallbackURL(t *testing.T) {
 
 func TestControlPlane_Reset(t *testing.T) {
 	t.Parallel()
-	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
-		s := newSandbox(t, paygatetest.WithForm(form))
+	forEachFormAndDriver(t, func(t *testing.T, s *sandbox, form paygate.Form, via string) {
 		u := s.user("buyer")
 		pay := idOf(s.charge(u, paygatetest.CardApproved, url.Values{"remember": {"1"}, "order_id": {"ord-1"}}))
 		tok := s.token(paygatetest.CardApproved)

@@ -23,11 +23,13 @@ var drivers = []string{"go", "http"}
 var forms = map[string]paygate.Form{"extended": paygate.FormExtended, "basic": paygate.FormBasic}
 
 // forEachFormAndDriver runs f as a subtest in each form and for each way
-// of driving the sandbox.
-func forEachFormAndDriver(t *testing.T, f func(t *testing.T, form paygate.Form, via string)) {
+// of driving the sandbox, on a new sandbox in that form with opts.
+func forEachFormAndDriver(t *testing.T, f func(t *testing.T, s *sandbox, form paygate.Form, via string), opts ...paygatetest.Option) {
 	for name, form := range forms {
 		for _, via := range drivers {
-			t.Run(name+"/"+via, func(t *testing.T) { f(t, form, via) })
+			t.Run(name+"/"+via, func(t *testing.T) {
+				f(t, newSandbox(t, append([]paygatetest.Option{paygatetest.WithForm(form)}, opts...)...), form, via)
+			})
 		}
 	}
 }
@@ -95,8 +97,7 @@ func (s *sandbox) balanceEUR() string {
 
 func TestChargebackRetrievalPenalty_EveryView(t *testing.T) {
 	t.Parallel()
-	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
-		s := newSandbox(t, paygatetest.WithForm(form))
+	forEachFormAndDriver(t, func(t *testing.T, s *sandbox, form paygate.Form, via string) {
 		extended := form == paygate.FormExtended
 		// money is how a callback writes an amount: fixed-point strings in
 		// the extended form, numbers in the basic form (the spec's Events
@@ -169,16 +170,16 @@ func TestChargebackRetrievalPenalty_EveryView(t *testing.T) {
 
 func TestEvents_ThatDoNotApplyAre409AndChangeNothing(t *testing.T) {
 	t.Parallel()
-	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
-		s := newSandbox(t, paygatetest.WithForm(form), paygatetest.WithProcessingDelay(0))
+	forEachFormAndDriver(t, func(t *testing.T, s *sandbox, form paygate.Form, via string) {
 		u := s.user("buyer")
 		failed := idOf(s.charge(u, paygatetest.CardDeclined, nil))
 		paid := idOf(s.charge(u, paygatetest.CardApproved, nil))
 		processing := idOf(s.charge(u, paygatetest.CardProcessing, nil))
-		cases := []struct {
+		type misfit struct {
 			id string
 			e  paygatetest.Event
-		}{
+		}
+		cases := []misfit{
 			{failed, paygatetest.EventChargeback},
 			{paid, paygatetest.EventRetrieval},
 			{paid, paygatetest.EventPenalty},
@@ -190,16 +191,8 @@ func TestEvents_ThatDoNotApplyAre409AndChangeNothing(t *testing.T) {
 		}
 		if form == paygate.FormBasic {
 			// Statuses the basic form lacks.
-			cases = append(cases, struct {
-				id string
-				e  paygatetest.Event
-			}{processing, paygatetest.EventWaitingApproval}, struct {
-				id string
-				e  paygatetest.Event
-			}{processing, paygatetest.EventCancel}, struct {
-				id string
-				e  paygatetest.Event
-			}{processing, paygatetest.EventAbandon})
+			cases = append(cases, misfit{processing, paygatetest.EventWaitingApproval},
+				misfit{processing, paygatetest.EventCancel}, misfit{processing, paygatetest.EventAbandon})
 		}
 		before := len(s.srv.Deliveries())
 		extended := form == paygate.FormExtended
@@ -234,7 +227,7 @@ func TestEvents_ThatDoNotApplyAre409AndChangeNothing(t *testing.T) {
 		_, status, code = s.trigger(via, paid, "explode")
 		assert.Equal(t, http.StatusNotFound, status)
 		assert.Equal(t, paygate.ErrorCode(40400), code)
-	})
+	}, paygatetest.WithProcessingDelay(0))
 }
 
 func TestEvents_WalletPayer(t *testing.T) {
@@ -298,8 +291,7 @@ func TestEvents_WaitingApprovalThenApprovedOrDeclined(t *testing.T) {
 
 func TestEvents_ProcessingPaymentCompletesOrFailsInBothForms(t *testing.T) {
 	t.Parallel()
-	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
-		s := newSandbox(t, paygatetest.WithForm(form), paygatetest.WithProcessingDelay(0))
+	forEachFormAndDriver(t, func(t *testing.T, s *sandbox, form paygate.Form, via string) {
 		u := s.user("buyer")
 		a := idOf(s.charge(u, paygatetest.CardProcessing, nil))
 		b := idOf(s.charge(u, paygatetest.CardProcessing, nil))
@@ -311,7 +303,7 @@ func TestEvents_ProcessingPaymentCompletesOrFailsInBothForms(t *testing.T) {
 		assert.Equal(t, "failed", st)
 		assert.Equal(t, "completed", statuses(s, a)[len(statuses(s, a))-1])
 		assert.Equal(t, "failed", statuses(s, b)[len(statuses(s, b))-1])
-	})
+	}, paygatetest.WithProcessingDelay(0))
 }
 
 func TestEvents_PendingPayout(t *testing.T) {
@@ -403,7 +395,7 @@ func TestEvents_AChargeThatEndsUnpaidLeavesNoSubscription(t *testing.T) {
 				before := len(s.srv.Deliveries())
 				s.clock.Advance(3 * day)
 				assert.Len(t, s.srv.Deliveries(), before, "no automatic charge")
-				s.fails("card/processRecurring", recurringCharge(s, uid), paygate.CodeReferenceTransactionNotFound)
+				s.chargeRecurringFails(uid, paygate.CodeReferenceTransactionNotFound)
 			})
 		}
 	}
@@ -412,7 +404,7 @@ func TestEvents_AChargeThatEndsUnpaidLeavesNoSubscription(t *testing.T) {
 		uid := s.user("subscriber")
 		pay := idOf(s.charge(uid, paygatetest.CardProcessing, url.Values{"recurring": {"1"}, "recurring_interval": {"1"}}))
 		s.mustTrigger("go", pay, paygatetest.EventComplete)
-		s.ok("card/processRecurring", recurringCharge(s, uid))
+		s.chargeRecurring(uid)
 	})
 }
 
@@ -421,8 +413,7 @@ func TestEvents_AChargeThatEndsUnpaidLeavesNoSubscription(t *testing.T) {
 // payment's, its status showing what the dispute did to it.
 func TestEvents_StatusByOrderIDIsThePaymentsAfterADispute(t *testing.T) {
 	t.Parallel()
-	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
-		s := newSandbox(t, paygatetest.WithForm(form))
+	forEachFormAndDriver(t, func(t *testing.T, s *sandbox, form paygate.Form, via string) {
 		pay := idOf(s.charge(s.user("buyer"), paygatetest.CardApproved, url.Values{"order_id": {"ord-9"}}))
 		byOrder := func() map[string]any { return s.ok("transaction/status", url.Values{"order_id": {"ord-9"}}) }
 

@@ -15,17 +15,20 @@ import (
 func Example() {
 	srv := paygatetest.NewServer()
 	defer srv.Close()
+	// readJSON decodes the JSON answer of a request into out.
+	readJSON := func(resp *http.Response, err error, out any) error {
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		return json.NewDecoder(resp.Body).Decode(out)
+	}
 
 	v := url.Values{"project": {srv.ProjectKey}, "identifier": {"customer-42"}, "ip": {"192.0.2.1"}}
 	v.Set("signature", paygate.Sign(v, srv.PrivateKey))
 	resp, err := http.PostForm(srv.URL+"/v1/user/resolve", v)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer resp.Body.Close()
 	var user struct{ ID int64 }
-	if err := json.NewDecoder(resp.Body).Decode(&user); err != nil {
+	if err := readJSON(resp, err, &user); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -34,13 +37,8 @@ func Example() {
 	tok, err := http.Get(srv.URL + "/v1/card/getToken?" + url.Values{"project": {srv.ProjectKey},
 		"number": {paygatetest.CardApproved}, "expiration_month": {"12"}, "expiration_year": {"2099"},
 		"security_code": {"123"}}.Encode())
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer tok.Body.Close()
 	var token struct{ ID string }
-	if err := json.NewDecoder(tok.Body).Decode(&token); err != nil {
+	if err := readJSON(tok, err, &token); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -49,16 +47,11 @@ func Example() {
 		"price": {"19.90"}, "currency": {"EUR"}, "description": {"order 1"}}
 	charge.Set("signature", paygate.Sign(charge, srv.PrivateKey))
 	paid, err := http.PostForm(srv.URL+"/v1/card/process", charge)
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer paid.Body.Close()
 	var payment struct {
 		ID     json.Number
 		Status string
 	}
-	if err := json.NewDecoder(paid.Body).Decode(&payment); err != nil {
+	if err := readJSON(paid, err, &payment); err != nil {
 		fmt.Println(err)
 		return
 	}

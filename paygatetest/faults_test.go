@@ -42,8 +42,7 @@ func (s *sandbox) inject(via, method string, f paygatetest.Fault, count int) {
 }
 
 func TestFaults_ResetAfterCommit_ChargeIsMadeOutcomeUnknownReconcileFindsIt(t *testing.T) {
-	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
-		s := newSandbox(t, paygatetest.WithForm(form))
+	forEachFormAndDriver(t, func(t *testing.T, s *sandbox, form paygate.Form, via string) {
 		c := s.srv.Client()
 		s.inject(via, "card/process", paygatetest.FaultResetAfterCommit, 1)
 
@@ -65,8 +64,7 @@ func TestFaults_ResetAfterCommit_ChargeIsMadeOutcomeUnknownReconcileFindsIt(t *t
 }
 
 func TestFaults_TimeoutAfterCommit_OutcomeUnknownWithTheDeadline(t *testing.T) {
-	forEachFormAndDriver(t, func(t *testing.T, form paygate.Form, via string) {
-		s := newSandbox(t, paygatetest.WithForm(form))
+	forEachFormAndDriver(t, func(t *testing.T, s *sandbox, form paygate.Form, via string) {
 		c := s.srv.Client(paygate.WithTimeout(300 * time.Millisecond))
 		s.inject(via, "card/process", paygatetest.FaultTimeoutAfterCommit, 1)
 		_, err := sdkCharge(t, c, "ord-1")
@@ -178,9 +176,8 @@ func TestInjectFault_Bounds(t *testing.T) {
 		{"card/process", paygatetest.FaultStatus500, paygatetest.MaxFaultCount + 1},
 	} {
 		require.ErrorIs(t, s.srv.InjectFault(tc.method, tc.fault, tc.count), paygatetest.ErrInvalidFault)
-		status, out := s.control(http.MethodPost, "/sandbox/faults", url.Values{"method": {tc.method}, "fault": {string(tc.fault)},
-			"count": {itoa(tc.count)}})
-		requireError(t, status, out, 40000)
+		s.controlFails(http.MethodPost, "/sandbox/faults", url.Values{"method": {tc.method}, "fault": {string(tc.fault)},
+			"count": {itoa(tc.count)}}, 40000)
 	}
 	require.NoError(t, s.srv.InjectFault("/v1/transactions/{id}", paygatetest.FaultStatus500, 1), "a /v1/ prefix is accepted")
 	status, _ := s.do(http.MethodGet, "/v1/transactions/1000000000000000001", s.signed(nil))

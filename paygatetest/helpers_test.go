@@ -71,12 +71,78 @@ func (s *sandbox) do(httpMethod, path string, v url.Values) (int, []byte) {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	require.NoError(s.t, err)
+	return s.exchange(req)
+}
+
+// exchange sends req without following redirects and returns the status
+// and the whole body.
+func (s *sandbox) exchange(req *http.Request) (int, []byte) {
+	s.t.Helper()
 	resp, err := s.hc.Do(req)
 	require.NoError(s.t, err)
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
 	require.NoError(s.t, err)
 	return resp.StatusCode, body
+}
+
+// in returns s with its checks failing t: the sandbox as a subtest uses it.
+func (s *sandbox) in(t *testing.T) *sandbox {
+	c := *s
+	c.t = t
+	return &c
+}
+
+// withProject returns v (a copy) with the project key, as the unsigned
+// methods take it.
+func (s *sandbox) withProject(v url.Values) url.Values {
+	out := url.Values{"project": {s.srv.ProjectKey}}
+	for k, vs := range v {
+		out[k] = append([]string(nil), vs...)
+	}
+	return out
+}
+
+// rawOK sends v as is to the raw path (see do), requires HTTP 200 and
+// returns the body.
+func (s *sandbox) rawOK(httpMethod, path string, v url.Values) []byte {
+	s.t.Helper()
+	status, body := s.do(httpMethod, path, v)
+	require.Equal(s.t, http.StatusOK, status, string(body))
+	return body
+}
+
+// rawFails sends v as is to the raw path (see do) and requires the error
+// object with code.
+func (s *sandbox) rawFails(httpMethod, path string, v url.Values, code paygate.ErrorCode) {
+	s.t.Helper()
+	status, body := s.do(httpMethod, path, v)
+	requireError(s.t, status, decode(s.t, body), code)
+}
+
+// errorCase is one request of an error table and the code it must answer.
+type errorCase struct {
+	name string
+	v    url.Values
+	code paygate.ErrorCode
+}
+
+// failsEach signs each case's values, calls method with them in a subtest
+// of the case's name and requires the case's error code.
+func (s *sandbox) failsEach(method string, cases []errorCase) {
+	s.t.Helper()
+	for _, tc := range cases {
+		s.t.Run(tc.name, func(t *testing.T) { s.in(t).fails(method, tc.v, tc.code) })
+	}
+}
+
+// rawFailsEach sends each case's values as is to the raw path in a subtest
+// of the case's name and requires the case's error code.
+func (s *sandbox) rawFailsEach(httpMethod, path string, cases []errorCase) {
+	s.t.Helper()
+	for _, tc := range cases {
+		s.t.Run(tc.name, func(t *testing.T) { s.in(t).rawFails(httpMethod, path, tc.v, tc.code) })
+	}
 }
 
 // send sends v as is to /v1/<method> with hc (GET for reads, POST for the
@@ -128,8 +194,7 @@ func (s *sandbox) ok(method string, v url.Values) map[string]any {
 // fails calls method and requires the error object with code.
 func (s *sandbox) fails(method string, v url.Values, code paygate.ErrorCode) {
 	s.t.Helper()
-	status, out := s.call(method, v)
-	requireError(s.t, status, out, code)
+	s.rawFails(httpMethodOf(method), "/v1/"+method, s.signed(v), code)
 }
 
 func requireError(t *testing.T, status int, out map[string]any, code paygate.ErrorCode) {
@@ -151,13 +216,10 @@ func (s *sandbox) user(identifier string) string {
 // token returns a temporary token of the card.
 func (s *sandbox) token(number string) string {
 	s.t.Helper()
-	status, body := s.do(http.MethodGet, "/v1/card/getToken", url.Values{
-		"project": {s.srv.ProjectKey}, "number": {number}, "expiration_month": {"12"},
-		"expiration_year": {"2030"}, "security_code": {"123"},
-	})
-	out := decode(s.t, body)
-	require.Equal(s.t, http.StatusOK, status, "answer: %v", out)
-	return out["id"].(string)
+	body := s.rawOK(http.MethodGet, "/v1/card/getToken", s.withProject(url.Values{
+		"number": {number}, "expiration_month": {"12"}, "expiration_year": {"2030"}, "security_code": {"123"},
+	}))
+	return decode(s.t, body)["id"].(string)
 }
 
 // charge charges the card for user with extra parameters and returns the

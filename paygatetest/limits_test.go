@@ -93,8 +93,7 @@ func TestServer_TooManyParametersAndOversizedBodiesAreRefused(t *testing.T) {
 	for i := range 300 {
 		many.Set("attr_"+strings.Repeat("x", i%7)+string(rune('a'+i%26))+strings.Repeat("y", i/26), "v")
 	}
-	status, out := s.call("user/resolve", many)
-	requireError(t, status, out, 40000)
+	s.fails("user/resolve", many, 40000)
 
 	body := strings.NewReader("project=" + s.srv.ProjectKey + "&" + strings.Repeat("a", 2<<20))
 	resp, err := http.Post(s.srv.URL+"/v1/user/resolve", "application/x-www-form-urlencoded", body)
@@ -119,14 +118,10 @@ func TestServer_BasicFormNeverGetsAnExtendedOnlyCode(t *testing.T) {
 		{"reverse without amount", "transaction/reverse", url.Values{"id": {"1"}}},
 		{"payout-parameters of SEPA in USD", "payout-parameters", url.Values{"type": {sepaPayout}, "account": {"DE89370400440532013000"}, "currency": {"USD"}}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			status, out := s.call(tc.method, tc.v)
-			requireError(t, status, out, 40000)
-		})
+		t.Run(tc.name, func(t *testing.T) { s.in(t).fails(tc.method, tc.v, 40000) })
 	}
-	status, body := s.do(http.MethodGet, "/v1/card/getToken", url.Values{"project": {s.srv.ProjectKey}, "number": {paygatetest.CardApproved},
-		"expiration_month": {"12"}, "expiration_year": {"2030"}, "security_code": {"123"}, "holder": {strings.Repeat("H", 22)}})
-	requireError(t, status, decode(t, body), 40000)
+	s.rawFails(http.MethodGet, "/v1/card/getToken", s.withProject(url.Values{"number": {paygatetest.CardApproved},
+		"expiration_month": {"12"}, "expiration_year": {"2030"}, "security_code": {"123"}, "holder": {strings.Repeat("H", 22)}}), 40000)
 }
 
 func TestTokens_ExpiredOnesAreForgottenAfterAnHour(t *testing.T) {
@@ -172,7 +167,7 @@ func TestTokens_UnsignedCallersCannotGrowTheStoreBeyondItsCap(t *testing.T) {
 func TestClock_AdvanceBeyondADurationStaysInTheFuture(t *testing.T) {
 	s := newSandbox(t)
 	uid := s.user("u")
-	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"1"}})
+	s.subscribe(uid, "1")
 	s.clock.Advance(math.MaxInt64)
 	far := s.clock.Now()
 	s.clock.Advance(math.MaxInt64)

@@ -17,8 +17,7 @@ import (
 func TestPayoutTypes_ListsTheTypes(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
-	status, body := s.do(http.MethodGet, "/v1/payout-types", url.Values{"project": {s.srv.ProjectKey}})
-	require.Equal(t, http.StatusOK, status)
+	body := s.rawOK(http.MethodGet, "/v1/payout-types", s.withProject(nil))
 	assert.JSONEq(t, `{"success":true,"types":[
 		{"id":0,"key":"CREDIT_CARD","label":"Credit card"},
 		{"id":1,"key":"SEPA","label":"SEPA transfer"},
@@ -28,9 +27,8 @@ func TestPayoutTypes_ListsTheTypes(t *testing.T) {
 // parameterNames asks payout-parameters and returns name -> required.
 func parameterNames(t *testing.T, s *sandbox, typ, account, currency string) map[string]bool {
 	t.Helper()
-	status, body := s.do(http.MethodGet, "/v1/payout-parameters", url.Values{"project": {s.srv.ProjectKey},
-		"type": {typ}, "account": {account}, "currency": {currency}})
-	require.Equal(t, http.StatusOK, status, string(body))
+	body := s.in(t).rawOK(http.MethodGet, "/v1/payout-parameters", s.withProject(url.Values{
+		"type": {typ}, "account": {account}, "currency": {currency}}))
 	var controls []struct {
 		Name, Type, Label string
 		Required          bool
@@ -71,24 +69,17 @@ func TestPayoutParameters_DependOnTypeBINAndCurrency(t *testing.T) {
 func TestPayoutParameters_Errors(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
-	for _, tc := range []struct {
-		name string
-		v    url.Values
-		code paygate.ErrorCode
-	}{
+	cases := []errorCase{
 		{"unknown type", url.Values{"type": {"9"}, "account": {"424242"}, "currency": {"EUR"}}, paygate.CodeMerchantDataMissing},
 		{"card account shorter than a BIN", url.Values{"type": {cardPayout}, "account": {"4242"}, "currency": {"EUR"}}, paygate.CodeMerchantDataMissing},
 		{"no account", url.Values{"type": {walletPayout}, "currency": {"EUR"}}, paygate.CodeMerchantDataMissing},
 		{"no currency", url.Values{"type": {walletPayout}, "account": {"w"}}, paygate.CodeMerchantDataMissing},
 		{"SEPA outside EUR", url.Values{"type": {sepaPayout}, "account": {"GB29NWBK60161331926819"}, "currency": {"GBP"}}, paygate.CodeGatewayMisconfigured},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			v := tc.v
-			v.Set("project", s.srv.ProjectKey)
-			status, body := s.do(http.MethodGet, "/v1/payout-parameters", v)
-			requireError(t, status, decode(t, body), tc.code)
-		})
 	}
+	for _, tc := range cases {
+		tc.v.Set("project", s.srv.ProjectKey)
+	}
+	s.rawFailsEach(http.MethodGet, "/v1/payout-parameters", cases)
 }
 
 func TestPayout_ValidatesTheParametersOnCreate(t *testing.T) {
@@ -97,11 +88,7 @@ func TestPayout_ValidatesTheParametersOnCreate(t *testing.T) {
 	card := url.Values{"type": {cardPayout}, "account": {"5555555555554444"}, "amount": {"5"}, "currency": {"EUR"},
 		"cardHolder": {"JANE DOE"}, "cardExpirationDate": {"12/30"}, "orderId": {"po-1"}}
 	with := func(k, v string) url.Values { return withValue(card, k, v) }
-	for _, tc := range []struct {
-		name string
-		v    url.Values
-		code paygate.ErrorCode
-	}{
+	s.failsEach("payout", []errorCase{
 		{"missing required parameter", with("cardHolder", ""), paygate.CodeMerchantDataMissing},
 		{"malformed expiry", with("cardExpirationDate", "2030-12"), paygate.CodeMerchantDataMissing},
 		{"no type", with("type", ""), paygate.CodeMerchantDataMissing},
@@ -113,9 +100,7 @@ func TestPayout_ValidatesTheParametersOnCreate(t *testing.T) {
 		{"wallet without phone", url.Values{"type": {walletPayout}, "account": {"w"}, "amount": {"1"}, "currency": {"EUR"}}, paygate.CodeMerchantDataMissing},
 		{"wallet in USD with a bad birth date", url.Values{"type": {walletPayout}, "account": {"w"}, "amount": {"1"}, "currency": {"USD"},
 			"phone": {"4915112345678"}, "birthDate": {"1990-01-31"}}, paygate.CodeMerchantDataMissing},
-	} {
-		t.Run(tc.name, func(t *testing.T) { s.fails("payout", tc.v, tc.code) })
-	}
+	})
 	out := s.ok("payout", card)
 	assert.Equal(t, true, out["success"])
 	assert.Equal(t, "processing", out["status"])

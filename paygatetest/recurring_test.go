@@ -15,21 +15,43 @@ import (
 
 const day = 24 * time.Hour
 
-func recurringCharge(s *sandbox, uid string) url.Values {
+// recurringCharge is a manual charge of uid's subscription.
+func recurringCharge(uid string) url.Values {
 	return url.Values{"user": {uid}, "price": {"4.99"}, "currency": {"EUR"}, "order_id": {"r"}}
+}
+
+// subscribe charges the approved card for uid, starting recurring payments
+// every interval days, and returns the answer.
+func (s *sandbox) subscribe(uid, interval string) map[string]any {
+	s.t.Helper()
+	return s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {interval}})
+}
+
+// chargeRecurring makes a manual charge of uid's subscription and requires
+// HTTP 200.
+func (s *sandbox) chargeRecurring(uid string) map[string]any {
+	s.t.Helper()
+	return s.ok("card/processRecurring", recurringCharge(uid))
+}
+
+// chargeRecurringFails makes a manual charge of uid's subscription and
+// requires the error object with code.
+func (s *sandbox) chargeRecurringFails(uid string, code paygate.ErrorCode) {
+	s.t.Helper()
+	s.fails("card/processRecurring", recurringCharge(uid), code)
 }
 
 func TestRecurring_ChargeReturnsTheSubscription(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
-	out := s.charge(s.user("u"), paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"30"}})
+	out := s.subscribe(s.user("u"), "30")
 	assert.Equal(t, map[string]any{"frequency": jsonNumber(30), "endsAt": testStart.Add(365 * day).Format(time.RFC3339)}, out["recurring"])
 }
 
 func TestRecurring_FrequencyIsTheIntervalAndZeroForIntervalZero(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
-	out := s.charge(s.user("m"), paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"0"}})
+	out := s.subscribe(s.user("m"), "0")
 	assert.Equal(t, jsonNumber(0), out["recurring"].(map[string]any)["frequency"])
 	out = s.charge(s.user("w"), paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"7"}, "recurring_trial": {"30"}})
 	assert.Equal(t, jsonNumber(7), out["recurring"].(map[string]any)["frequency"])
@@ -39,8 +61,8 @@ func TestRecurring_FirstManualChargeMayFollowTheSubscribingChargeAtOnce(t *testi
 	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u")
-	first := s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"7"}})
-	out := s.ok("card/processRecurring", recurringCharge(s, uid))
+	first := s.subscribe(uid, "7")
+	out := s.chargeRecurring(uid)
 	assert.Equal(t, true, out["success"])
 	assert.Equal(t, "completed", out["status"])
 	assert.Equal(t, "4.99", out["price"])
@@ -52,29 +74,29 @@ func TestRecurring_ManualChargesCloserThanTheFrequencyAre40502(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u")
-	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"7"}})
-	s.ok("card/processRecurring", recurringCharge(s, uid))
-	s.fails("card/processRecurring", recurringCharge(s, uid), paygate.CodeRecurringTooFrequent)
+	s.subscribe(uid, "7")
+	s.chargeRecurring(uid)
+	s.chargeRecurringFails(uid, paygate.CodeRecurringTooFrequent)
 	s.clock.Advance(6 * day)
-	s.fails("card/processRecurring", recurringCharge(s, uid), paygate.CodeRecurringTooFrequent)
+	s.chargeRecurringFails(uid, paygate.CodeRecurringTooFrequent)
 	s.clock.Advance(day)
-	s.ok("card/processRecurring", recurringCharge(s, uid))
-	s.fails("card/processRecurring", recurringCharge(s, uid), paygate.CodeRecurringTooFrequent)
+	s.chargeRecurring(uid)
+	s.chargeRecurringFails(uid, paygate.CodeRecurringTooFrequent)
 }
 
 func TestRecurring_ManualChargesWithIntervalZeroAreNeverTooFrequent(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u")
-	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"0"}})
+	s.subscribe(uid, "0")
 	for range 3 {
-		s.ok("card/processRecurring", recurringCharge(s, uid))
+		s.chargeRecurring(uid)
 	}
 	// A frequency set later counts from the last manual charge.
 	s.ok("user/changeRecurring", url.Values{"user": {uid}, "interval": {"3"}})
-	s.fails("card/processRecurring", recurringCharge(s, uid), paygate.CodeRecurringTooFrequent)
+	s.chargeRecurringFails(uid, paygate.CodeRecurringTooFrequent)
 	s.clock.Advance(3 * day)
-	s.ok("card/processRecurring", recurringCharge(s, uid))
+	s.chargeRecurring(uid)
 }
 
 func TestRecurring_TrialDoesNotHoldBackManualCharges(t *testing.T) {
@@ -82,9 +104,9 @@ func TestRecurring_TrialDoesNotHoldBackManualCharges(t *testing.T) {
 	s := newSandbox(t)
 	uid := s.user("u")
 	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"1"}, "recurring_trial": {"14"}})
-	s.ok("card/processRecurring", recurringCharge(s, uid))
+	s.chargeRecurring(uid)
 	s.clock.Advance(day)
-	s.ok("card/processRecurring", recurringCharge(s, uid))
+	s.chargeRecurring(uid)
 }
 
 func TestRecurring_HugeIntervalsNeverChargeAndAdvanceReturns(t *testing.T) {
@@ -114,33 +136,33 @@ func TestRecurring_CancelledIs40310AndExpiredIs40311(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
 	cancelled, expired := s.user("c"), s.user("e")
-	s.charge(cancelled, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"0"}})
-	s.charge(expired, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"0"}})
+	s.subscribe(cancelled, "0")
+	s.subscribe(expired, "0")
 	assert.Equal(t, true, s.ok("user/cancelRecurring", url.Values{"user": {cancelled}})["success"])
 	s.clock.Advance(2 * day)
-	s.fails("card/processRecurring", recurringCharge(s, cancelled), paygate.CodeRecurringDisabled)
-	s.ok("card/processRecurring", recurringCharge(s, expired))
+	s.chargeRecurringFails(cancelled, paygate.CodeRecurringDisabled)
+	s.chargeRecurring(expired)
 	s.clock.Advance(366 * day)
-	s.fails("card/processRecurring", recurringCharge(s, expired), paygate.CodeRecurringExpired)
+	s.chargeRecurringFails(expired, paygate.CodeRecurringExpired)
 }
 
 func TestRecurring_ChangeRecurringSetsANewFrequency(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
 	uid := s.user("u")
-	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"30"}})
-	s.ok("card/processRecurring", recurringCharge(s, uid))
+	s.subscribe(uid, "30")
+	s.chargeRecurring(uid)
 	out := s.ok("user/changeRecurring", url.Values{"user": {uid}, "interval": {"2"}, "price": {"9.99"}, "currency": {"EUR"}})
 	assert.Equal(t, map[string]any{"success": true}, out)
 	s.clock.Advance(30 * day)
-	s.ok("card/processRecurring", recurringCharge(s, uid))
+	s.chargeRecurring(uid)
 	s.clock.Advance(day)
-	s.fails("card/processRecurring", recurringCharge(s, uid), paygate.CodeRecurringTooFrequent)
+	s.chargeRecurringFails(uid, paygate.CodeRecurringTooFrequent)
 	s.clock.Advance(day)
-	s.ok("card/processRecurring", recurringCharge(s, uid))
+	s.chargeRecurring(uid)
 
 	s.ok("user/changeRecurring", url.Values{"user": {uid}, "interval": {"0"}})
-	s.ok("card/processRecurring", recurringCharge(s, uid))
+	s.chargeRecurring(uid)
 }
 
 func TestRecurring_ChangeAndCancelWithoutASubscriptionSucceed(t *testing.T) {
@@ -149,7 +171,7 @@ func TestRecurring_ChangeAndCancelWithoutASubscriptionSucceed(t *testing.T) {
 	plain := s.user("plain")
 	assert.Equal(t, map[string]any{"success": true}, s.ok("user/changeRecurring", url.Values{"user": {plain}, "interval": {"3"}}))
 	assert.Equal(t, map[string]any{"success": true}, s.ok("user/cancelRecurring", url.Values{"user": {plain}}))
-	s.fails("card/processRecurring", recurringCharge(s, plain), paygate.CodeReferenceTransactionNotFound)
+	s.chargeRecurringFails(plain, paygate.CodeReferenceTransactionNotFound)
 }
 
 func TestRecurring_Errors(t *testing.T) {
@@ -162,8 +184,8 @@ func TestRecurring_Errors(t *testing.T) {
 		v      url.Values
 		code   paygate.ErrorCode
 	}{
-		{"no subscription is 40405", "card/processRecurring", recurringCharge(s, plain), paygate.CodeReferenceTransactionNotFound},
-		{"unknown user is 40406", "card/processRecurring", recurringCharge(s, "42"), paygate.CodeUserNotFound},
+		{"no subscription is 40405", "card/processRecurring", recurringCharge(plain), paygate.CodeReferenceTransactionNotFound},
+		{"unknown user is 40406", "card/processRecurring", recurringCharge("42"), paygate.CodeUserNotFound},
 		{"no user is 40002", "card/processRecurring", url.Values{"price": {"1"}, "currency": {"EUR"}}, paygate.CodeUserIdentifierMissing},
 		{"no price is 40014", "card/processRecurring", url.Values{"user": {plain}, "currency": {"EUR"}}, paygate.CodeMerchantDataMissing},
 		{"change for unknown user is 40406", "user/changeRecurring", url.Values{"user": {"42"}, "interval": {"3"}}, paygate.CodeUserNotFound},
@@ -177,8 +199,8 @@ func TestRecurring_BasicFormAnswersOnlyTheBasicFields(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, paygatetest.WithForm(paygate.FormBasic))
 	uid := s.user("u")
-	s.charge(uid, paygatetest.CardApproved, url.Values{"recurring": {"1"}, "recurring_interval": {"1"}})
-	out := s.ok("card/processRecurring", recurringCharge(s, uid))
+	s.subscribe(uid, "1")
+	out := s.chargeRecurring(uid)
 	require.Contains(t, out, "card")
 	assert.Equal(t, true, out["success"])
 	assert.NotContains(t, out, "status")

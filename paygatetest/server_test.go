@@ -3,6 +3,7 @@ package paygatetest_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"testing"
 
@@ -52,13 +53,11 @@ func TestServer_ProjectsAreIsolated(t *testing.T) {
 
 	v := url.Values{"project": {"other"}, "id": {id}}
 	v.Set("signature", paygate.Sign(v, "other-secret"))
-	status, body := s.do("GET", "/v1/transaction/status", v)
-	requireError(t, status, decode(t, body), paygate.CodeTransactionNotFound)
+	s.rawFails(http.MethodGet, "/v1/transaction/status", v, paygate.CodeTransactionNotFound)
 
 	v = url.Values{"project": {"other"}, "id": {id}}
 	v.Set("signature", paygate.Sign(v, s.srv.PrivateKey))
-	status, body = s.do("GET", "/v1/transaction/status", v)
-	requireError(t, status, decode(t, body), paygate.CodeSignatureInvalid)
+	s.rawFails(http.MethodGet, "/v1/transaction/status", v, paygate.CodeSignatureInvalid)
 }
 
 func TestServer_CloseIsIdempotent(t *testing.T) {

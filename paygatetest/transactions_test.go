@@ -3,12 +3,12 @@ package paygatetest_test
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/url"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/paygatetest"
@@ -62,8 +62,7 @@ func TestByID_EncodedSlashIsRouted(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
 	id := idOf(s.charge(s.user("u"), paygatetest.CardApproved, nil))
-	status, body := s.do("GET", "/v1/transactions%2F"+id, s.signed(nil))
-	require.Equal(t, 200, status, string(body))
+	body := s.rawOK(http.MethodGet, "/v1/transactions%2F"+id, s.signed(nil))
 	assert.Equal(t, id, idOf(decode(t, body)))
 }
 
@@ -182,11 +181,7 @@ func TestReverse_Errors(t *testing.T) {
 	pending := idOf(s.charge(uid, paygatetest.Card3DSecure, nil))
 	done := idOf(s.charge(uid, paygatetest.CardApproved, nil))
 	refund := idOf(s.ok("transaction/reverse", url.Values{"id": {done}, "amount": {"1"}}))
-	for _, tc := range []struct {
-		name string
-		v    url.Values
-		code paygate.ErrorCode
-	}{
+	s.failsEach("transaction/reverse", []errorCase{
 		{"failed payment", url.Values{"id": {failed}, "amount": {"1"}}, paygate.CodeNotReversible},
 		{"authenticating payment", url.Values{"id": {pending}, "amount": {"1"}}, paygate.CodeNotReversible},
 		{"a refund itself", url.Values{"id": {refund}, "amount": {"1"}}, paygate.CodeNotReversible},
@@ -195,7 +190,5 @@ func TestReverse_Errors(t *testing.T) {
 		{"neither id nor order id", url.Values{"amount": {"1"}}, paygate.CodeMerchantDataMissing},
 		{"no amount", url.Values{"id": {done}}, paygate.CodeMerchantDataMissing},
 		{"negative amount", url.Values{"id": {done}, "amount": {"-1"}}, paygate.CodeMerchantDataMissing},
-	} {
-		t.Run(tc.name, func(t *testing.T) { s.fails("transaction/reverse", tc.v, tc.code) })
-	}
+	})
 }

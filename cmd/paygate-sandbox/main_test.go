@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -19,23 +18,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/cmdtest"
 )
 
 func TestRun_ServesTheSandboxUntilCancelled(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	out, w := io.Pipe()
-	var stderr strings.Builder
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-project", "demo", "-secret", "demo-secret", "-form", "basic"}, w, &stderr)
-		w.Close()
-	}()
-
-	line, err := bufio.NewReader(out).ReadString('\n')
-	require.NoError(t, err)
-	base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	require.True(t, ok, "first line: %q", line)
+	var stderr cmdtest.Buffer
+	base, stop := startRun(t, &stderr, "-project", "demo", "-secret", "demo-secret", "-form", "basic")
 	require.Regexp(t, `^http://127\.0\.0\.1:\d+$`, base)
 
 	v := url.Values{"project": {"demo"}, "identifier": {"u"}, "email": {"u@example.com"}, "ip": {"192.0.2.1"}}
@@ -53,41 +41,24 @@ func TestRun_ServesTheSandboxUntilCancelled(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "the basic form has no balance endpoint")
 
-	cancel()
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(5 * time.Second):
-		t.Fatal("run did not return after cancel")
-	}
+	stop()
 	assert.Contains(t, stderr.String(), "project demo")
 }
 
-// startRun runs the command with args until the test ends and returns
-// its base URL.
-func startRun(t *testing.T, args ...string) string {
+// startRun runs the command with args on a free loopback port, its
+// standard error going to stderr, and returns its base URL and stop (see
+// cmdtest.Start).
+func startRun(t *testing.T, stderr io.Writer, args ...string) (base string, stop func()) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	out, w := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), w, io.Discard)
-		w.Close()
-	}()
-	t.Cleanup(func() {
-		cancel()
-		require.NoError(t, <-done)
+	var stdout cmdtest.Buffer
+	stop = cmdtest.Start(t, func(ctx context.Context) error {
+		return run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), &stdout, stderr)
 	})
-	line, err := bufio.NewReader(out).ReadString('\n')
-	require.NoError(t, err)
-	base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	require.True(t, ok, "first line: %q", line)
-	go io.Copy(io.Discard, out)
-	return base
+	return cmdtest.URL(t, &stdout), stop
 }
 
 func TestRun_PublicURLIsTheACSAddress(t *testing.T) {
-	base := startRun(t, "-project", "demo", "-secret", "demo-secret", "-public-url", "http://sandbox.example:8080/")
+	base, _ := startRun(t, io.Discard, "-project", "demo", "-secret", "demo-secret", "-public-url", "http://sandbox.example:8080/")
 	client, err := paygate.NewClient("demo", "demo-secret", paygate.WithBaseURL(base))
 	require.NoError(t, err)
 	ctx := context.Background()
@@ -104,26 +75,32 @@ func TestRun_PublicURLIsTheACSAddress(t *testing.T) {
 }
 
 func TestRun_ServesTheControlPlane(t *testing.T) {
-	base := startRun(t, "-secret", "demo-secret")
-	req, err := http.NewRequest(http.MethodPost, base+"/sandbox/clock", strings.NewReader("advance=1h"))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	resp, err := http.DefaultClient.Do(req)
-	require.NoError(t, err)
+	base, _ := startRun(t, io.Discard, "-secret", "demo-secret")
+	resp := advanceClock(t, base, "")
 	resp.Body.Close()
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode, "without the key")
 
-	req, err = http.NewRequest(http.MethodPost, base+"/sandbox/clock", strings.NewReader("advance=1h"))
-	require.NoError(t, err)
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Authorization", "Bearer demo-secret")
-	resp, err = http.DefaultClient.Do(req)
-	require.NoError(t, err)
+	resp = advanceClock(t, base, "demo-secret")
 	defer resp.Body.Close()
 	require.Equal(t, http.StatusOK, resp.StatusCode)
 	var out struct{ Now time.Time }
 	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
 	assert.WithinDuration(t, time.Now().Add(time.Hour), out.Now, time.Minute)
+}
+
+// advanceClock asks the control plane at base to move the clock an hour
+// on, with key as bearer token ("" for no Authorization header).
+func advanceClock(t *testing.T, base, key string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, base+"/sandbox/clock", strings.NewReader("advance=1h"))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	return resp
 }
 
 func TestRun_HelpPrintsTheUsage(t *testing.T) {

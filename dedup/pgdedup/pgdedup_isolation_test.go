@@ -10,6 +10,7 @@ import (
 
 	paygate "github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/dedup/pgdedup"
+	"github.com/paygate/paygate-go/internal/dedupsuite"
 	"github.com/paygate/paygate-go/internal/testengine"
 )
 
@@ -36,7 +37,7 @@ func TestStore_ClaimMeetingAConcurrentClaimIsBusyUnderEveryIsolationLevel(t *tes
 			if err != nil {
 				t.Fatal(err)
 			}
-			k := paygate.DedupKey{ID: paygate.ID(41 + i), Status: paygate.CallbackCompleted, Transaction: paygate.ID(41 + i), Digest: [32]byte{41, byte(i)}}
+			k := dedupsuite.Key(paygate.ID(41 + i))
 
 			// Another replica's claim, inserted but not yet committed.
 			other, err := pgx.Connect(ctx, dsn)

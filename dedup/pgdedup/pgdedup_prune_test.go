@@ -9,6 +9,7 @@ import (
 
 	paygate "github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/dedup/pgdedup"
+	"github.com/paygate/paygate-go/internal/dedupsuite"
 	"github.com/paygate/paygate-go/internal/testengine"
 )
 
@@ -37,16 +38,12 @@ func TestComplete_AFailedPruneLeavesTheCallbackRecordedAndIsRetried(t *testing.T
 		t.Fatal(err)
 	}
 
-	first := paygate.DedupKey{ID: 71, Status: paygate.CallbackCompleted, Transaction: 71, Digest: [32]byte{71}}
-	if c, err := s.Claim(ctx, first); err != nil || c != paygate.DedupAcquired {
-		t.Fatalf("Claim = %v, %v", c, err)
-	}
+	first := dedupsuite.Key(71)
+	dedupsuite.RequireClaim(t, s, first, paygate.DedupAcquired)
 	if err := s.Complete(ctx, first); err != nil {
 		t.Fatalf("Complete with a failing prune = %v; want nil, the callback is recorded", err)
 	}
-	if c, err := s.Claim(ctx, first); err != nil || c != paygate.DedupProcessed {
-		t.Fatalf("Claim after Complete = %v, %v; want processed", c, err)
-	}
+	dedupsuite.RequireClaim(t, s, first, paygate.DedupProcessed)
 	if got := logs.String(); !strings.Contains(got, "level=ERROR") || !strings.Contains(got, "prune") || !strings.Contains(got, "permission denied") {
 		t.Fatalf("the prune's failure was not logged at error level with its cause; log:\n%s", got)
 	}
@@ -59,13 +56,7 @@ func TestComplete_AFailedPruneLeavesTheCallbackRecordedAndIsRetried(t *testing.T
 	if _, err := admin.Exec(ctx, `UPDATE `+pgdedup.DefaultTable+` SET done_at = now() - interval '31 days' WHERE key = $1`, first.String()); err != nil {
 		t.Fatal(err)
 	}
-	second := paygate.DedupKey{ID: 72, Status: paygate.CallbackCompleted, Transaction: 72, Digest: [32]byte{72}}
-	if c, err := s.Claim(ctx, second); err != nil || c != paygate.DedupAcquired {
-		t.Fatalf("Claim = %v, %v", c, err)
-	}
-	if err := s.Complete(ctx, second); err != nil {
-		t.Fatal(err)
-	}
+	dedupsuite.Record(t, s, dedupsuite.Key(72))
 	var left int
 	if err := admin.QueryRow(ctx, `SELECT count(*) FROM `+pgdedup.DefaultTable+` WHERE key = $1`, first.String()).Scan(&left); err != nil || left != 0 {
 		t.Fatalf("rows of the callback past the retention after the next Complete = %d, %v; want it pruned", left, err)

@@ -36,14 +36,10 @@ func connect(t testing.TB, dsn string) *pgxpool.Pool {
 	return pool
 }
 
+// newStore returns a store with a pool of its own on dsn.
 func newStore(t testing.TB, dsn string, opts ...pgdedup.Option) *pgdedup.Store {
 	t.Helper()
-	pool, err := pgxpool.New(context.Background(), dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	s, err := pgdedup.New(context.Background(), pool, opts...)
+	s, err := pgdedup.New(context.Background(), connect(t, dsn), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,21 +74,10 @@ func TestStore_PruneForgetsCallbacksOlderThanTheRetention(t *testing.T) {
 	ctx := context.Background()
 	dsn := testengine.Postgres(t)
 	s := newStore(t, dsn, pgdedup.WithRetention(time.Hour))
-	old := paygate.DedupKey{ID: 21, Status: paygate.CallbackCompleted, Transaction: 21, Digest: [32]byte{21}}
-	recent := paygate.DedupKey{ID: 22, Status: paygate.CallbackCompleted, Transaction: 22, Digest: [32]byte{22}}
-	for _, k := range []paygate.DedupKey{old, recent} {
-		if c, err := s.Claim(ctx, k); err != nil || c != paygate.DedupAcquired {
-			t.Fatalf("Claim = %v, %v", c, err)
-		}
-		if err := s.Complete(ctx, k); err != nil {
-			t.Fatal(err)
-		}
-	}
-	pool, err := pgxpool.New(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	old, recent := dedupsuite.Key(21), dedupsuite.Key(22)
+	dedupsuite.Record(t, s, old)
+	dedupsuite.Record(t, s, recent)
+	pool := connect(t, dsn)
 	// Age one row past the retention, as two hours of waiting would.
 	if _, err := pool.Exec(ctx, `UPDATE `+pgdedup.DefaultTable+` SET done_at = now() - interval '2 hours' WHERE key = $1`, old.String()); err != nil {
 		t.Fatal(err)
@@ -100,11 +85,8 @@ func TestStore_PruneForgetsCallbacksOlderThanTheRetention(t *testing.T) {
 	if n, err := s.Prune(ctx); err != nil || n != 1 {
 		t.Fatalf("Prune = %d, %v; want 1 row", n, err)
 	}
-	for k, want := range map[paygate.DedupKey]paygate.DedupClaim{old: paygate.DedupAcquired, recent: paygate.DedupProcessed} {
-		if c, err := s.Claim(ctx, k); err != nil || c != want {
-			t.Errorf("Claim(%s) after Prune = %v, %v; want %v", k.ID, c, err, want)
-		}
-	}
+	dedupsuite.RequireClaim(t, s, old, paygate.DedupAcquired)
+	dedupsuite.RequireClaim(t, s, recent, paygate.DedupProcessed)
 }
 
 func TestNew_ReplicasStartingTogetherCreateTheTableOnce(t *testing.T) {
@@ -184,23 +166,13 @@ func BenchmarkClaimComplete(b *testing.B) {
 func TestWithTable_NameIsNeverSQL(t *testing.T) {
 	ctx := context.Background()
 	dsn := testengine.Postgres(t)
-	pool, err := pgxpool.New(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := connect(t, dsn)
 	if _, err := pool.Exec(ctx, `CREATE TABLE victim (id int)`); err != nil {
 		t.Fatal(err)
 	}
 	const name = `dedup"; DROP TABLE victim; --`
 	s := newStore(t, dsn, pgdedup.WithTable(name))
-	k := paygate.DedupKey{ID: 51, Status: paygate.CallbackCompleted, Transaction: 51, Digest: [32]byte{51}}
-	if c, err := s.Claim(ctx, k); err != nil || c != paygate.DedupAcquired {
-		t.Fatalf("Claim = %v, %v", c, err)
-	}
-	if err := s.Complete(ctx, k); err != nil {
-		t.Fatal(err)
-	}
+	dedupsuite.Record(t, s, dedupsuite.Key(51))
 	if _, err := s.Prune(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -217,18 +189,10 @@ func TestNew_DefaultsAreAMinutesLeaseAndThirtyDaysRetention(t *testing.T) {
 	ctx := context.Background()
 	dsn := testengine.Postgres(t)
 	s := newStore(t, dsn)
-	pool, err := pgxpool.New(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	kept := paygate.DedupKey{ID: 61, Status: paygate.CallbackCompleted, Transaction: 61, Digest: [32]byte{61}}
-	pruned := paygate.DedupKey{ID: 62, Status: paygate.CallbackCompleted, Transaction: 62, Digest: [32]byte{62}}
-	for _, k := range []paygate.DedupKey{kept, pruned} {
-		if c, err := s.Claim(ctx, k); err != nil || c != paygate.DedupAcquired {
-			t.Fatalf("Claim = %v, %v", c, err)
-		}
-	}
+	pool := connect(t, dsn)
+	kept, pruned := dedupsuite.Key(61), dedupsuite.Key(62)
+	dedupsuite.RequireClaim(t, s, kept, paygate.DedupAcquired)
+	dedupsuite.RequireClaim(t, s, pruned, paygate.DedupAcquired)
 	var lease time.Duration
 	if err := pool.QueryRow(ctx, `SELECT lease_until - now() FROM `+pgdedup.DefaultTable+` WHERE key = $1`, kept.String()).Scan(&lease); err != nil {
 		t.Fatal(err)

@@ -18,10 +18,16 @@ import (
 func stores(t testing.TB) dedupsuite.Factory {
 	addr := testengine.Redis(t)
 	return func(t testing.TB, lease time.Duration) paygate.CallbackDedupStore {
-		rdb := redis.NewClient(&redis.Options{Addr: addr})
-		t.Cleanup(func() { _ = rdb.Close() })
-		return redisdedup.New(rdb, redisdedup.WithLease(lease), redisdedup.WithKeyPrefix("test:"))
+		return redisdedup.New(connect(t, addr), redisdedup.WithLease(lease), redisdedup.WithKeyPrefix("test:"))
 	}
+}
+
+// connect returns a client of the server at addr, closed when the test
+// ends.
+func connect(t testing.TB, addr string) *redis.Client {
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
 }
 
 func TestStore_ReplicasProcessEachCallbackOnce(t *testing.T) {
@@ -38,15 +44,12 @@ func TestStore_StaleCallbacksAreMarked(t *testing.T) {
 
 func TestStore_KeysAreHashTaggedAndExpire(t *testing.T) {
 	ctx := context.Background()
-	rdb := redis.NewClient(&redis.Options{Addr: testengine.Redis(t)})
-	t.Cleanup(func() { _ = rdb.Close() })
+	rdb := connect(t, testengine.Redis(t))
 	s := redisdedup.New(rdb, redisdedup.WithLease(time.Minute), redisdedup.WithRetention(48*time.Hour))
-	key := paygate.DedupKey{ID: 11, Status: paygate.CallbackCompleted, Transaction: 11, Digest: [32]byte{1, 2, 3}}
+	key := dedupsuite.Key(11)
 	claimKey := redisdedup.DefaultKeyPrefix + "{" + key.String() + "}"
 
-	if c, err := s.Claim(ctx, key); err != nil || c != paygate.DedupAcquired {
-		t.Fatalf("Claim = %v, %v", c, err)
-	}
+	dedupsuite.RequireClaim(t, s, key, paygate.DedupAcquired)
 	if ttl := rdb.PTTL(ctx, claimKey).Val(); ttl <= 0 || ttl > time.Minute {
 		t.Fatalf("claim expires in %v, want the lease of 1m", ttl)
 	}
@@ -60,9 +63,7 @@ func TestStore_KeysAreHashTaggedAndExpire(t *testing.T) {
 	if ttl := rdb.PTTL(ctx, txnKey).Val(); ttl <= 47*time.Hour {
 		t.Fatalf("latest status expires in %v, want the retention of 48h", ttl)
 	}
-	if c, err := s.Claim(ctx, key); err != nil || c != paygate.DedupProcessed {
-		t.Fatalf("Claim after Complete = %v, %v; want processed", c, err)
-	}
+	dedupsuite.RequireClaim(t, s, key, paygate.DedupProcessed)
 }
 
 func TestStore_Claims(t *testing.T) {
@@ -105,14 +106,11 @@ func BenchmarkClaimComplete(b *testing.B) {
 
 func TestNew_DefaultsAreAMinutesLeaseAndThirtyDaysRetention(t *testing.T) {
 	ctx := context.Background()
-	rdb := redis.NewClient(&redis.Options{Addr: testengine.Redis(t)})
-	t.Cleanup(func() { _ = rdb.Close() })
+	rdb := connect(t, testengine.Redis(t))
 	s := redisdedup.New(rdb)
-	key := paygate.DedupKey{ID: 12, Status: paygate.CallbackCompleted, Transaction: 12, Digest: [32]byte{12}}
+	key := dedupsuite.Key(12)
 	mark := redisdedup.DefaultKeyPrefix + "{" + key.String() + "}"
-	if c, err := s.Claim(ctx, key); err != nil || c != paygate.DedupAcquired {
-		t.Fatalf("Claim = %v, %v", c, err)
-	}
+	dedupsuite.RequireClaim(t, s, key, paygate.DedupAcquired)
 	if ttl := rdb.PTTL(ctx, mark).Val(); ttl <= 59*time.Second || ttl > time.Minute {
 		t.Fatalf("claim expires in %v, want 60 s", ttl)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/internal/chromium"
+	"github.com/paygate/paygate-go/internal/cmdtest"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -89,7 +90,7 @@ type shop struct {
 	Sandbox *paygatetest.Server
 	Client  *paygate.Client
 	seen    *requestLog
-	log     *syncBuffer
+	log     *cmdtest.Buffer
 }
 
 // startShop starts the app on a loopback port, with a sandbox whose
@@ -100,7 +101,7 @@ func startShop(t *testing.T) *shop {
 	ts := httptest.NewUnstartedServer(nil)
 	shopURL := "http://" + ts.Listener.Addr().String()
 	sandbox := paygatetest.NewServer(paygatetest.WithCallbackURL(shopURL+"/callback"), sandboxRetry)
-	logs := &syncBuffer{}
+	logs := &cmdtest.Buffer{}
 	h, err := newApp(config{
 		Client:      sandbox.Client(),
 		CallbackKey: sandbox.PrivateKey,
@@ -176,23 +177,6 @@ func (l *requestLog) all() []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return append([]string(nil), l.reqs...)
-}
-
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // groupDigits writes a card number in groups of four, as payers type it.

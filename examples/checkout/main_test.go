@@ -9,30 +9,21 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/cmdtest"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
 func TestRun_ServesTheShopOnTheSandboxAndStopsWithTheContext(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	stdout, stderr := &syncBuffer{}, &syncBuffer{}
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0"}, func(string) string { return "" }, stdout, stderr)
-	}()
-	var addr string
-	require.Eventually(t, func() bool {
-		m := regexp.MustCompile(`listening on (http://\S+)\n`).FindStringSubmatch(stdout.String())
-		if m != nil {
-			addr = m[1]
-		}
-		return m != nil
-	}, 10*time.Second, 10*time.Millisecond, "no listening line; stderr: %s", stderr)
+	var stdout, stderr cmdtest.Buffer
+	stop := cmdtest.Start(t, func(ctx context.Context) error {
+		return run(ctx, []string{"-addr", "127.0.0.1:0"}, func(string) string { return "" }, &stdout, &stderr)
+	})
+	addr := cmdtest.URL(t, &stdout)
 
 	res, err := http.Get(addr + "/")
 	require.NoError(t, err)
@@ -41,13 +32,7 @@ func TestRun_ServesTheShopOnTheSandboxAndStopsWithTheContext(t *testing.T) {
 	assert.Equal(t, http.StatusOK, res.StatusCode)
 	assert.Contains(t, string(body), "Gopher mug")
 
-	cancel()
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("run did not stop")
-	}
+	stop()
 }
 
 func TestRun_RequiresAllThreeGatewayVariables(t *testing.T) {

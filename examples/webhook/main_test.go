@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"io"
@@ -9,14 +8,13 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/cmdtest"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -73,22 +71,12 @@ func TestRun_WithoutSecretFails(t *testing.T) {
 }
 
 func TestRun_ServesCallbacksUntilCancelled(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	stderrR, stderrW := io.Pipe()
-	stdout := &lockedBuffer{}
+	var stdout, stderr cmdtest.Buffer
 	env := map[string]string{"PAYGATE_SECRET": testSecret, "PAYGATE_PROJECT": "pk_test_webhook"}
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0"}, func(k string) string { return env[k] }, stdout, stderrW)
-		stderrW.Close()
-	}()
-
-	line, err := bufio.NewReader(stderrR).ReadString('\n')
-	require.NoError(t, err)
-	base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	require.True(t, ok, "first stderr line: %q", line)
-	go io.Copy(io.Discard, stderrR)
+	stop := cmdtest.Start(t, func(ctx context.Context) error {
+		return run(ctx, []string{"-addr", "127.0.0.1:0"}, func(k string) string { return env[k] }, &stdout, &stderr)
+	})
+	base := cmdtest.URL(t, &stderr)
 
 	s := paygatetest.NewCallbackSigner(testSecret, paygate.FormExtended)
 	for range 2 {
@@ -104,13 +92,7 @@ func TestRun_ServesCallbacksUntilCancelled(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
 
-	cancel()
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(10 * time.Second):
-		t.Fatal("run did not return after cancellation")
-	}
+	stop()
 	assert.Equal(t, "callback id=9007199254740993 status=completed\n", stdout.String())
 }
 
@@ -123,21 +105,4 @@ func post(body string) *http.Request {
 	r := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	return r
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
