@@ -2,38 +2,21 @@ package paygate
 
 import (
 	"bufio"
-	"bytes"
+
 	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate-go/internal/cmdtest"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the logger's concurrent use.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestLogging_EveryEndpointLogsAttemptsButNoSecrets runs every endpoint,
 // answered well and under faults (so that retries and transport errors are
@@ -54,7 +37,7 @@ func TestLogging_EveryEndpointLogsAttemptsButNoSecrets(t *testing.T) {
 	answeredTokens := []string{"5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45", "8d3b6f1e0a2c4e7b9f5d1a3c6e8b0d2f"}
 
 	fs := newFaultServer(t, nil)
-	var logs lockedBuffer
+	var logs cmdtest.Buffer // the logger writes from every call's goroutine
 	logger := slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	c, err := NewClient(testProject, testSecret, WithBaseURL(fs.URL), WithLogger(logger), WithTimeout(300*time.Millisecond),
 		WithRetryPolicy(RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 2 * time.Millisecond}))
@@ -109,7 +92,7 @@ func TestLogging_EveryEndpointLogsAttemptsButNoSecrets(t *testing.T) {
 
 	paths := map[string]bool{}
 	retries := 0
-	sc := bufio.NewScanner(bytes.NewReader([]byte(out)))
+	sc := bufio.NewScanner(strings.NewReader(out))
 	for sc.Scan() {
 		var rec map[string]any
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &rec))
