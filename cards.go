@@ -3,7 +3,6 @@ package paygate
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -326,12 +325,7 @@ var tokenRules = decodeRules{required: []string{"id"}}
 
 func (t *Token) rules() *decodeRules { return &tokenRules }
 
-func (t *Token) verifyAnswer() error {
-	if t.ID == "" {
-		return &fieldError{field: "id", err: errors.New("the token id is empty")}
-	}
-	return nil
-}
+func (t *Token) verifyAnswer() error { return verifyIDNotEmpty("token", t.ID) }
 
 func (t *Token) setWarnings(w []DecodeWarning) { t.Warnings = w }
 

@@ -417,6 +417,15 @@ func parseCode(raw json.RawMessage) (ErrorCode, error) {
 
 func missing(field string) error { return &missingFieldError{field: field} }
 
+// verifyIDNotEmpty fails an answer whose id, the thing the call is for,
+// came as "": present, so the required rule passes, yet of no use.
+func verifyIDNotEmpty(what, id string) error {
+	if id == "" {
+		return &fieldError{field: "id", err: errors.New("the " + what + " id is empty")}
+	}
+	return nil
+}
+
 // Limits on what a response may hold, so that a broken or hostile answer
 // (a proxy's garbage, a misconfigured gateway) is an error rather than a
 // value that hangs the merchant's program or passes for a real amount.

@@ -2,7 +2,6 @@ package paygate
 
 import (
 	"context"
-	"errors"
 
 	"github.com/shopspring/decimal"
 )
@@ -127,12 +126,7 @@ var resolveRules = decodeRules{required: []string{"id"}}
 
 func (r *resolveResponse) rules() *decodeRules { return &resolveRules }
 
-func (r *resolveResponse) verifyAnswer() error {
-	if r.ID == "" {
-		return &fieldError{field: "id", err: errors.New("the user id is empty")}
-	}
-	return nil
-}
+func (r *resolveResponse) verifyAnswer() error { return verifyIDNotEmpty("user", string(r.ID)) }
 
 // successResponse is the body of the calls that answer only "success".
 type successResponse struct {
