@@ -347,37 +347,41 @@ func (p *ChargeParams) validate(f Form) error {
 	)
 }
 
-func (p *ChargeParams) checkPayer(f Form) error {
-	switch {
-	case p.UserDetails != nil && f == FormBasic:
-		return &ValidationError{Field: "user", Reason: "a user object is not accepted in the basic form; resolve the user and pass the internal id"}
-	case p.User == "" && p.UserDetails == nil:
-		return &ValidationError{Field: "user", Reason: "is required: an internal user id or (extended form) user details"}
-	case p.User != "" && p.UserDetails != nil:
-		return &ValidationError{Field: "user", Reason: "give either an internal user id or user details, not both"}
-	case p.UserDetails != nil:
-		u := p.UserDetails
-		return checkUser(userFields{identifier: "user[identifier]", phone: "user[phone]", locale: "user[locale]"}, u.Identifier, u.Phone, u.Locale)
+// chargePayer and chargeCard are the two inputs of card/process that the
+// basic form takes only by reference and the extended form also as an
+// object.
+var (
+	chargePayer = referenceOrObject{
+		object: "user", reference: "user",
+		inBasic: "a user object is not accepted in the basic form; resolve the user and pass the internal id",
+		missing: "is required: an internal user id or (extended form) user details",
+		both:    "give either an internal user id or user details, not both",
 	}
-	return nil
+	chargeCard = referenceOrObject{
+		object: "card", reference: "card_token",
+		inBasic: "a card object is not accepted in the basic form; tokenize the card and pass card_token",
+		missing: "is required: a card token or (extended form) card details",
+		both:    "give either card_token or card, not both",
+	}
+)
+
+func (p *ChargeParams) checkPayer(f Form) error {
+	if err := chargePayer.check(f, p.User != "", p.UserDetails != nil); err != nil || p.UserDetails == nil {
+		return err
+	}
+	u := p.UserDetails
+	return checkUser(userFields{identifier: "user[identifier]", phone: "user[phone]", locale: "user[locale]"}, u.Identifier, u.Phone, u.Locale)
 }
 
 func (p *ChargeParams) checkCard(f Form) error {
-	switch {
-	case p.Card != nil && f == FormBasic:
-		return &ValidationError{Field: "card", Reason: "a card object is not accepted in the basic form; tokenize the card and pass card_token"}
-	case p.CardToken == "" && p.Card == nil:
-		return &ValidationError{Field: "card_token", Reason: "is required: a card token or (extended form) card details"}
-	case p.CardToken != "" && p.Card != nil:
-		return &ValidationError{Field: "card", Reason: "give either card_token or card, not both"}
-	case p.Card != nil:
-		c := p.Card
-		return firstError(
-			checkCardData("card", c.Number, c.ExpirationMonth, c.ExpirationYear, c.SecurityCode),
-			checkMaxLen("card[holder]", c.Holder, MaxCardholderLength),
-		)
+	if err := chargeCard.check(f, p.CardToken != "", p.Card != nil); err != nil || p.Card == nil {
+		return err
 	}
-	return nil
+	c := p.Card
+	return firstError(
+		checkCardData("card", c.Number, c.ExpirationMonth, c.ExpirationYear, c.SecurityCode),
+		checkMaxLen("card[holder]", c.Holder, MaxCardholderLength),
+	)
 }
 
 // checkThreeDS requires a return address when 3-D Secure is asked for:

@@ -193,6 +193,28 @@ func checkIDOrOrderID(id ID, orderID string) error {
 	return checkMaxLen("order_id", orderID, MaxOrderIDLength)
 }
 
+// referenceOrObject names the fields and reasons of an input given either
+// by reference (an internal user id, a card token) or, in the extended form
+// only, as an object (user details, card details).
+type referenceOrObject struct {
+	object, reference      string // the wire names the errors carry
+	inBasic, missing, both string // the reasons
+}
+
+// check requires exactly one of the reference and the object, and refuses
+// the object in the basic form. The caller validates the object's fields.
+func (r *referenceOrObject) check(f Form, hasReference, hasObject bool) error {
+	switch {
+	case hasObject && f == FormBasic:
+		return &ValidationError{Field: r.object, Reason: r.inBasic}
+	case !hasReference && !hasObject:
+		return &ValidationError{Field: r.reference, Reason: r.missing}
+	case hasReference && hasObject:
+		return &ValidationError{Field: r.object, Reason: r.both}
+	}
+	return nil
+}
+
 // checkPayoutType requires a type: id 0 is a valid id, so only a type with
 // neither id nor key counts as none.
 func checkPayoutType(t PayoutType) error {
