@@ -42,18 +42,18 @@ func TestBalance_SignedAndDecodedExactly(t *testing.T) {
 
 func TestBalance_MissingAmountIsAnErrorNotZero(t *testing.T) {
 	t.Parallel()
-	requireMalformedAnswer(t, http.MethodGet, "balance", fixtureResponder(t, 200, "balance_missing_amount.json"), "amount", func(c *Client) error {
-		return errOf(c.Balance.Get(context.Background(), nil))
-	})
+	requireMalformedAnswer(t, http.MethodGet, "balance", fixtureResponder(t, 200, "balance_missing_amount.json"), "amount", balanceWith(nil))
+}
+
+func balanceWith(p *BalanceParams) func(*Client) error {
+	return func(c *Client) error { return errOf(c.Balance.Get(context.Background(), p)) }
 }
 
 func TestBalance_CurrencyValidated(t *testing.T) {
 	t.Parallel()
 	for _, cur := range []string{"EU", "EURO", "E1R"} {
 		t.Run(cur, func(t *testing.T) {
-			requireRejectedLocally(t, "currency", func(c *Client) error {
-				return errOf(c.Balance.Get(context.Background(), &BalanceParams{Currency: cur}))
-			})
+			requireRejectedLocally(t, "currency", balanceWith(&BalanceParams{Currency: cur}))
 		})
 	}
 }

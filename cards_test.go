@@ -2,6 +2,7 @@ package paygate
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"strings"
 	"testing"
@@ -31,6 +32,22 @@ func validCharge() *ChargeParams {
 		Currency:    "EUR",
 		Description: "Order ord-20261122-0001",
 	}
+}
+
+// validChargeFields are the form fields validCharge is sent as.
+func validChargeFields() map[string]string {
+	return map[string]string{
+		"user":        "100452",
+		"card_token":  "5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45",
+		"price":       "24.90",
+		"currency":    "EUR",
+		"description": "Order ord-20261122-0001",
+	}
+}
+
+// validChargeRecurring is the smallest charge of a subscribed user.
+func validChargeRecurring() *ChargeRecurringParams {
+	return &ChargeRecurringParams{User: "100452", Price: decimal.RequireFromString("9.99"), Currency: "EUR"}
 }
 
 func TestTokenize_IsAnUnsignedGETWithTheCardData(t *testing.T) {
@@ -90,12 +107,9 @@ func TestCharge_WithTokenAndUserIDSendsExactlyTheGivenFieldsSigned(t *testing.T)
 			p.RecurringTrial = 7
 			p.Attributes = map[string]string{"realm": "eu-west", "campaign": "black-friday"}
 			r := requestSent(t, http.MethodPost, "card/process", "card_process_"+form.String()+".json", chargeWith(p), WithForm(form))
-			requireSignedFields(t, r, map[string]string{
-				"user":               "100452",
-				"card_token":         "5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45",
-				"price":              "24.90",
-				"currency":           "EUR",
-				"description":        "Order ord-20261122-0001",
+			// validCharge's fields and every optional one set above.
+			want := validChargeFields()
+			maps.Copy(want, map[string]string{
 				"order_id":           "ord-20261122-0001",
 				"3ds":                "1",
 				"acs_return_url":     "https://shop.example/checkout/3ds-return?order=ord-20261122-0001",
@@ -107,6 +121,7 @@ func TestCharge_WithTokenAndUserIDSendsExactlyTheGivenFieldsSigned(t *testing.T)
 				"attr_realm":         "eu-west",
 				"attr_campaign":      "black-friday",
 			})
+			requireSignedFields(t, r, want)
 		})
 	}
 }
@@ -114,13 +129,7 @@ func TestCharge_WithTokenAndUserIDSendsExactlyTheGivenFieldsSigned(t *testing.T)
 func TestCharge_MinimalChargeSendsOnlyTheRequiredFields(t *testing.T) {
 	t.Parallel()
 	r := chargeSent(t, validCharge())
-	requireSignedFields(t, r, map[string]string{
-		"user":        "100452",
-		"card_token":  "5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45",
-		"price":       "24.90",
-		"currency":    "EUR",
-		"description": "Order ord-20261122-0001",
-	})
+	requireSignedFields(t, r, validChargeFields())
 }
 
 func TestCharge_RecurringIntervalZeroIsSent(t *testing.T) {
@@ -491,7 +500,7 @@ func TestChargeRecurring_SendsFieldsSignedAndDecodesBothForms(t *testing.T) {
 
 func TestChargeRecurring_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 	t.Parallel()
-	chargeRecurring := chargeRecurringWith(&ChargeRecurringParams{User: "100452", Price: decimal.RequireFromString("9.99"), Currency: "EUR"})
+	chargeRecurring := chargeRecurringWith(validChargeRecurring())
 	testGatewayErrors(t, http.MethodPost, "card/processRecurring", chargeRecurring, []gatewayErrorCase{
 		{"TooSoonIsErrRecurringTooFrequent", "error_recurring_too_frequent.json", ErrRecurringTooFrequent},
 		{"NotSubscribedIsErrRecurringDisabled", "error_recurring_disabled.json", ErrRecurringDisabled},
@@ -503,16 +512,13 @@ func TestChargeRecurring_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 
 func TestChargeRecurring_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 	t.Parallel()
-	valid := func() *ChargeRecurringParams {
-		return &ChargeRecurringParams{User: "100452", Price: decimal.RequireFromString("9.99"), Currency: "EUR"}
-	}
 	testRejectedLocally(t, chargeRecurringWith, []rejectCase[ChargeRecurringParams]{
 		{"nil params", nil, "user"},
-		{"user missing", edit(valid(), func(p *ChargeRecurringParams) { p.User = "" }), "user"},
-		{"price missing", edit(valid(), func(p *ChargeRecurringParams) { p.Price = decimal.Decimal{} }), "price"},
-		{"currency missing", edit(valid(), func(p *ChargeRecurringParams) { p.Currency = "" }), "currency"},
-		{"currency not ISO", edit(valid(), func(p *ChargeRecurringParams) { p.Currency = "E1R" }), "currency"},
-		{"order id over 64", edit(valid(), func(p *ChargeRecurringParams) { p.OrderID = strings.Repeat("9", 65) }), "order_id"},
+		{"user missing", edit(validChargeRecurring(), func(p *ChargeRecurringParams) { p.User = "" }), "user"},
+		{"price missing", edit(validChargeRecurring(), func(p *ChargeRecurringParams) { p.Price = decimal.Decimal{} }), "price"},
+		{"currency missing", edit(validChargeRecurring(), func(p *ChargeRecurringParams) { p.Currency = "" }), "currency"},
+		{"currency not ISO", edit(validChargeRecurring(), func(p *ChargeRecurringParams) { p.Currency = "E1R" }), "currency"},
+		{"order id over 64", edit(validChargeRecurring(), func(p *ChargeRecurringParams) { p.OrderID = strings.Repeat("9", 65) }), "order_id"},
 	}, nil)
 }
 

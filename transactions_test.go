@@ -215,9 +215,11 @@ func TestGet_SignedByPathAndDecodesCamelCase(t *testing.T) {
 
 func TestGet_MissingStatusNamesTheField(t *testing.T) {
 	t.Parallel()
-	requireMalformedAnswer(t, http.MethodGet, "transactions/9007199254740993123", fixtureResponder(t, 200, "transactions_by_id_missing_status.json"), "status", func(c *Client) error {
-		return errOf(c.Transactions.Get(context.Background(), txBigID))
-	})
+	requireMalformedAnswer(t, http.MethodGet, "transactions/9007199254740993123", fixtureResponder(t, 200, "transactions_by_id_missing_status.json"), "status", getWith(txBigID))
+}
+
+func getWith(id ID) func(*Client) error {
+	return func(c *Client) error { return errOf(c.Transactions.Get(context.Background(), id)) }
 }
 
 func TestGet_UnknownIDIsErrTransactionNotFound(t *testing.T) {
@@ -230,7 +232,7 @@ func TestGet_UnknownIDIsErrTransactionNotFound(t *testing.T) {
 
 func TestGet_RejectsZeroID(t *testing.T) {
 	t.Parallel()
-	requireRejectedLocally(t, "id", func(c *Client) error { return errOf(c.Transactions.Get(context.Background(), 0)) })
+	requireRejectedLocally(t, "id", getWith(0))
 }
 
 func TestList_SendsEveryFilterSigned(t *testing.T) {
@@ -287,7 +289,7 @@ func TestExtendedOnlyEndpoints_FailLocallyInBasicForm(t *testing.T) {
 	ctx := context.Background()
 	calls := map[string]func(c *Client) error{
 		"transaction/create": func(c *Client) error { return errOf(c.Transactions.Create(ctx, validAlternativePayment())) },
-		"transactions/{id}":  func(c *Client) error { return errOf(c.Transactions.Get(ctx, txBigID)) },
+		"transactions/{id}":  getWith(txBigID),
 		"transactions":       func(c *Client) error { return errOf(c.Transactions.List(ctx, &ListParams{OrderID: "o"})) },
 		"transactions (All)": func(c *Client) error {
 			for _, err := range c.Transactions.All(ctx, &ListParams{OrderID: "o"}) {
@@ -296,7 +298,7 @@ func TestExtendedOnlyEndpoints_FailLocallyInBasicForm(t *testing.T) {
 			return nil
 		},
 		"payout":  func(c *Client) error { return errOf(c.Payouts.Create(ctx, validSEPAPayout())) },
-		"balance": func(c *Client) error { return errOf(c.Balance.Get(ctx, nil)) },
+		"balance": balanceWith(nil),
 	}
 	for name, call := range calls {
 		t.Run(name, func(t *testing.T) {

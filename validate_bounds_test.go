@@ -1,7 +1,6 @@
 package paygate
 
 import (
-	"context"
 	"net/http"
 	"testing"
 
@@ -36,9 +35,7 @@ func TestCheckCurrency_ThreeLetters(t *testing.T) {
 func TestBalance_CurrenciesWithAOrZAreSent(t *testing.T) {
 	for _, cur := range []string{"AUD", "CAD", "ZAR", "NZD", "CZK"} {
 		t.Run(cur, func(t *testing.T) {
-			r := requestSent(t, http.MethodGet, "balance", "balance.json", func(c *Client) error {
-				return errOf(c.Balance.Get(context.Background(), &BalanceParams{Currency: cur}))
-			})
+			r := requestSent(t, http.MethodGet, "balance", "balance.json", balanceWith(&BalanceParams{Currency: cur}))
 			requireSignedFields(t, r, map[string]string{"currency": cur})
 		})
 	}
