@@ -62,14 +62,6 @@ func TestStore_Claims(t *testing.T) {
 	dedupsuite.Claims(t, stores(t))
 }
 
-func TestStore_ReleaseLeavesAnotherReplicasClaim(t *testing.T) {
-	dedupsuite.ReleaseKeepsATakenOverClaim(t, stores(t))
-}
-
-func TestStore_CompleteAfterATakeOverReportsTheLostLease(t *testing.T) {
-	dedupsuite.CompleteAfterATakeOverReportsTheLostLease(t, stores(t))
-}
-
 func TestStore_PruneForgetsCallbacksOlderThanTheRetention(t *testing.T) {
 	ctx := context.Background()
 	dsn := testengine.Postgres(t)

@@ -70,14 +70,6 @@ func TestStore_Claims(t *testing.T) {
 	dedupsuite.Claims(t, stores(t))
 }
 
-func TestStore_ReleaseLeavesAnotherReplicasClaim(t *testing.T) {
-	dedupsuite.ReleaseKeepsATakenOverClaim(t, stores(t))
-}
-
-func TestStore_CompleteAfterATakeOverReportsTheLostLease(t *testing.T) {
-	dedupsuite.CompleteAfterATakeOverReportsTheLostLease(t, stores(t))
-}
-
 // clusterStores returns a factory of stores on one fresh Redis Cluster,
 // each with its own cluster client.
 func clusterStores(t testing.TB) dedupsuite.Factory {

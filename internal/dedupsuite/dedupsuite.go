@@ -231,12 +231,15 @@ func Ordering(t *testing.T, newStore Factory) {
 }
 
 // Claims runs, as subtests, what a store's claims must do besides the
-// replica, crash and ordering tests: Swapped, ContextEndsTheCall and
-// OwnClaimOutlivingItsLeaseStaysBusy.
+// replica, crash and ordering tests: Swapped, ContextEndsTheCall,
+// OwnClaimOutlivingItsLeaseStaysBusy, ReleaseKeepsATakenOverClaim and
+// CompleteAfterATakeOverReportsTheLostLease.
 func Claims(t *testing.T, newStore Factory) {
 	t.Run("swapped", func(t *testing.T) { Swapped(t, newStore) })
 	t.Run("ended context", func(t *testing.T) { ContextEndsTheCall(t, newStore) })
 	t.Run("own claim past its lease", func(t *testing.T) { OwnClaimOutlivingItsLeaseStaysBusy(t, newStore) })
+	t.Run("release after a take-over", func(t *testing.T) { ReleaseKeepsATakenOverClaim(t, newStore) })
+	t.Run("complete after a take-over", func(t *testing.T) { CompleteAfterATakeOverReportsTheLostLease(t, newStore) })
 }
 
 // Swapped delivers a genuine refund_completed to one replica, then copies
