@@ -84,6 +84,33 @@ func (s *sandbox) lastCallback() url.Values {
 	return v
 }
 
+// eventOutcome is an event applied to a transaction and what it must
+// show: the transaction's status, the status of the callback it sends (""
+// for none) and the EUR balance after it.
+type eventOutcome struct {
+	e        paygatetest.Event
+	status   string
+	callback string // "" for none
+	balance  string
+}
+
+// checkOutcome checks what want.e, just applied, shows of transaction id
+// of order orderID; before is how many callbacks were delivered before it.
+func (s *sandbox) checkOutcome(id, orderID string, before int, want eventOutcome) {
+	s.t.Helper()
+	st, _ := s.statusOf(id)
+	assert.Equal(s.t, want.status, st)
+	if want.callback == "" {
+		assert.Len(s.t, s.srv.Deliveries(), before, "the gateway has no callback for %s", want.status)
+	} else {
+		v := s.lastCallback()
+		assert.Equal(s.t, want.callback, v.Get("status"))
+		assert.Equal(s.t, id, v.Get("id"))
+		assert.Equal(s.t, orderID, v.Get("order_id"))
+	}
+	assert.Equal(s.t, want.balance, s.balanceEUR())
+}
+
 func (s *sandbox) statusOf(id string) (status, original any) {
 	s.t.Helper()
 	out := s.ok("transaction/status", url.Values{"id": {id}})
@@ -233,12 +260,7 @@ func TestEvents_ThatDoNotApplyAre409AndChangeNothing(t *testing.T) {
 func TestEvents_WalletPayer(t *testing.T) {
 	t.Parallel()
 	for _, via := range drivers {
-		for _, tc := range []struct {
-			e        paygatetest.Event
-			status   string
-			callback string // "" for none
-			balance  string
-		}{
+		for _, tc := range []eventOutcome{
 			{paygatetest.EventApprove, "completed", "completed", "12.14"},
 			{paygatetest.EventDecline, "failed", "failed", "0.00"},
 			{paygatetest.EventAbandon, "abandoned", "", "0.00"},
@@ -249,17 +271,7 @@ func TestEvents_WalletPayer(t *testing.T) {
 				id := idOf(s.ok("transaction/create", altPayment()))
 				before := len(s.srv.Deliveries())
 				assert.Equal(t, id, s.mustTrigger(via, id, tc.e))
-				st, _ := s.statusOf(id)
-				assert.Equal(t, tc.status, st)
-				if tc.callback == "" {
-					assert.Len(t, s.srv.Deliveries(), before, "the gateway has no callback for %s", tc.status)
-				} else {
-					v := s.lastCallback()
-					assert.Equal(t, tc.callback, v.Get("status"))
-					assert.Equal(t, id, v.Get("id"))
-					assert.Equal(t, "alt-1", v.Get("order_id"))
-				}
-				assert.Equal(t, tc.balance, s.balanceEUR())
+				s.checkOutcome(id, "alt-1", before, tc)
 			})
 		}
 	}
@@ -309,11 +321,7 @@ func TestEvents_ProcessingPaymentCompletesOrFailsInBothForms(t *testing.T) {
 func TestEvents_PendingPayout(t *testing.T) {
 	t.Parallel()
 	for _, via := range drivers {
-		for _, tc := range []struct {
-			e                paygatetest.Event
-			status, callback string
-			balance          string
-		}{
+		for _, tc := range []eventOutcome{
 			{paygatetest.EventComplete, "completed", "payout_completed", "-5.00"},
 			{paygatetest.EventFail, "failed", "payout_failed", "0.00"},
 			{paygatetest.EventCancel, "cancelled", "payout_cancelled", "0.00"},
@@ -325,16 +333,11 @@ func TestEvents_PendingPayout(t *testing.T) {
 				id := idOf(s.ok("payout", url.Values{"type": {walletPayout}, "account": {"wallet-1"}, "amount": {"5.00"},
 					"currency": {"EUR"}, "phone": {"491701234567"}, "orderId": {"po-1"}}))
 				require.Equal(t, "-5.00", s.balanceEUR(), "the amount is reserved at once")
+				before := len(s.srv.Deliveries())
 				s.mustTrigger(via, id, tc.e)
-				st, _ := s.statusOf(id)
-				assert.Equal(t, tc.status, st)
-				v := s.lastCallback()
-				assert.Equal(t, tc.callback, v.Get("status"))
-				assert.Equal(t, id, v.Get("id"))
-				assert.Equal(t, "po-1", v.Get("order_id"))
-				assert.Equal(t, tc.balance, s.balanceEUR())
+				s.checkOutcome(id, "po-1", before, tc)
 				s.clock.Advance(time.Hour)
-				st, _ = s.statusOf(id)
+				st, _ := s.statusOf(id)
 				assert.Equal(t, tc.status, st, "an event's outcome is not overridden by settlement")
 			})
 		}

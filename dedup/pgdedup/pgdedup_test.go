@@ -46,28 +46,14 @@ func newStore(t testing.TB, dsn string, opts ...pgdedup.Option) *pgdedup.Store {
 	return s
 }
 
-func TestStore_ReplicasProcessEachCallbackOnce(t *testing.T) {
-	dedupsuite.Replicas(t, stores(t))
+func TestStore(t *testing.T) {
+	dedupsuite.Run(t, func(t testing.TB) dedupsuite.Factory { return stores(t) })
 }
 
-func TestStore_ClaimOfACrashedReplicaExpiresAfterTheLease(t *testing.T) {
-	dedupsuite.Crash(t, stores(t), 300*time.Millisecond)
-}
-
-func TestStore_StaleCallbacksAreMarked(t *testing.T) {
+// A schema-qualified table name is quoted part by part in every statement,
+// which the ordering test runs all of.
+func TestWithTable_SchemaQualifiedNameKeepsOrder(t *testing.T) {
 	dedupsuite.Ordering(t, stores(t, pgdedup.WithTable("public.dedup_ordering")))
-}
-
-func TestStore_Claims(t *testing.T) {
-	dedupsuite.Claims(t, stores(t))
-}
-
-func TestStore_ReleaseLeavesAnotherReplicasClaim(t *testing.T) {
-	dedupsuite.ReleaseKeepsATakenOverClaim(t, stores(t))
-}
-
-func TestStore_CompleteAfterATakeOverReportsTheLostLease(t *testing.T) {
-	dedupsuite.CompleteAfterATakeOverReportsTheLostLease(t, stores(t))
 }
 
 func TestStore_PruneForgetsCallbacksOlderThanTheRetention(t *testing.T) {

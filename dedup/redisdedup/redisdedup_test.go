@@ -30,16 +30,8 @@ func connect(t testing.TB, addr string) *redis.Client {
 	return rdb
 }
 
-func TestStore_ReplicasProcessEachCallbackOnce(t *testing.T) {
-	dedupsuite.Replicas(t, stores(t))
-}
-
-func TestStore_ClaimOfACrashedReplicaExpiresAfterTheLease(t *testing.T) {
-	dedupsuite.Crash(t, stores(t), 300*time.Millisecond)
-}
-
-func TestStore_StaleCallbacksAreMarked(t *testing.T) {
-	dedupsuite.Ordering(t, stores(t))
+func TestStore(t *testing.T) {
+	dedupsuite.Run(t, stores)
 }
 
 func TestStore_KeysAreHashTaggedAndExpire(t *testing.T) {
@@ -64,18 +56,6 @@ func TestStore_KeysAreHashTaggedAndExpire(t *testing.T) {
 		t.Fatalf("latest status expires in %v, want the retention of 48h", ttl)
 	}
 	dedupsuite.RequireClaim(t, s, key, paygate.DedupProcessed)
-}
-
-func TestStore_Claims(t *testing.T) {
-	dedupsuite.Claims(t, stores(t))
-}
-
-func TestStore_ReleaseLeavesAnotherReplicasClaim(t *testing.T) {
-	dedupsuite.ReleaseKeepsATakenOverClaim(t, stores(t))
-}
-
-func TestStore_CompleteAfterATakeOverReportsTheLostLease(t *testing.T) {
-	dedupsuite.CompleteAfterATakeOverReportsTheLostLease(t, stores(t))
 }
 
 // clusterStores returns a factory of stores on one fresh Redis Cluster,

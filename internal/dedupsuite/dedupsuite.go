@@ -43,6 +43,20 @@ const (
 	retryPause = 5 * time.Millisecond
 )
 
+// crashLease is the lease of the claims Run's crash test abandons: short,
+// since the test waits for it to end.
+const crashLease = 300 * time.Millisecond
+
+// Run runs, as subtests, everything a shared store must do: Replicas,
+// Crash, Ordering and Claims, each on the stores of the engine that stores
+// starts for it.
+func Run(t *testing.T, stores func(testing.TB) Factory) {
+	t.Run("replicas process each callback once", func(t *testing.T) { Replicas(t, stores(t)) })
+	t.Run("claim of a crashed replica expires after the lease", func(t *testing.T) { Crash(t, stores(t), crashLease) })
+	t.Run("stale callbacks are marked", func(t *testing.T) { Ordering(t, stores(t)) })
+	t.Run("claims", func(t *testing.T) { Claims(t, stores(t)) })
+}
+
 // Replicas runs replicas CallbackHandlers, each with its own store from
 // newStore, behind their own loopback servers, and delivers each of
 // callbacks signed callbacks deliveries times at once to random replicas,
@@ -231,12 +245,15 @@ func Ordering(t *testing.T, newStore Factory) {
 }
 
 // Claims runs, as subtests, what a store's claims must do besides the
-// replica, crash and ordering tests: Swapped, ContextEndsTheCall and
-// OwnClaimOutlivingItsLeaseStaysBusy.
+// replica, crash and ordering tests: Swapped, ContextEndsTheCall,
+// OwnClaimOutlivingItsLeaseStaysBusy, ReleaseKeepsATakenOverClaim and
+// CompleteAfterATakeOverReportsTheLostLease.
 func Claims(t *testing.T, newStore Factory) {
 	t.Run("swapped", func(t *testing.T) { Swapped(t, newStore) })
 	t.Run("ended context", func(t *testing.T) { ContextEndsTheCall(t, newStore) })
 	t.Run("own claim past its lease", func(t *testing.T) { OwnClaimOutlivingItsLeaseStaysBusy(t, newStore) })
+	t.Run("release after a take-over", func(t *testing.T) { ReleaseKeepsATakenOverClaim(t, newStore) })
+	t.Run("complete after a take-over", func(t *testing.T) { CompleteAfterATakeOverReportsTheLostLease(t, newStore) })
 }
 
 // Swapped delivers a genuine refund_completed to one replica, then copies

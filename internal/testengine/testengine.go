@@ -76,8 +76,7 @@ func startRedis(t testing.TB, args ...string) string {
 		if err := start(cmd); err != nil {
 			t.Fatalf("start redis-server: %v", err)
 		}
-		exited := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(exited) }()
+		exited := watch(cmd)
 		t.Cleanup(func() {
 			_ = cmd.Process.Kill()
 			<-exited
@@ -86,18 +85,10 @@ func startRedis(t testing.TB, args ...string) string {
 		// Ours is the server that names our process; one that exits could
 		// not bind the port, taken meanwhile by another process.
 		pid := "process_id:" + strconv.Itoa(cmd.Process.Pid) + "\r\n"
-		ours := false
-		waitFor(t, "redis-server", logfile, func() bool {
-			select {
-			case <-exited:
-				return true
-			default:
-			}
+		if waitStarted(t, "redis-server", logfile, exited, func() bool {
 			info, err := redisCommand(addr, "INFO server")
-			ours = err == nil && strings.Contains(info, pid)
-			return ours
-		})
-		if ours {
+			return err == nil && strings.Contains(info, pid)
+		}) {
 			return addr
 		}
 	}
@@ -170,8 +161,7 @@ func startPostgres(t testing.TB) (dsn, dir string) {
 		if err != nil {
 			t.Fatalf("start postgres: %v", err)
 		}
-		exited := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(exited) }()
+		exited := watch(cmd)
 		t.Cleanup(func() {
 			_ = cmd.Process.Signal(syscall.SIGQUIT) // immediate shutdown
 			select {
@@ -181,17 +171,9 @@ func startPostgres(t testing.TB) (dsn, dir string) {
 				<-exited
 			}
 		})
-		ready := false
-		waitFor(t, "PostgreSQL", logfile, func() bool {
-			select {
-			case <-exited:
-				return true
-			default:
-			}
-			ready = postmasterReady(filepath.Join(data, "postmaster.pid"), cmd.Process.Pid)
-			return ready
-		})
-		if ready {
+		if waitStarted(t, "PostgreSQL", logfile, exited, func() bool {
+			return postmasterReady(filepath.Join(data, "postmaster.pid"), cmd.Process.Pid)
+		}) {
 			return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port), dir
 		}
 		if !strings.Contains(tail(logfile), "already in use") {
@@ -272,6 +254,31 @@ func waitFor(t testing.TB, what, logfile string, ready func() bool) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// watch returns a channel closed once the started cmd has exited.
+func watch(cmd *exec.Cmd) <-chan struct{} {
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	return exited
+}
+
+// waitStarted waits, as waitFor does, until the server reports ready or
+// has exited, and reports whether it is ready: a server that exits at
+// start could not bind its port, which another process may have taken.
+func waitStarted(t testing.TB, what, logfile string, exited <-chan struct{}, ready func() bool) bool {
+	t.Helper()
+	ok := false
+	waitFor(t, what, logfile, func() bool {
+		select {
+		case <-exited:
+			return true
+		default:
+		}
+		ok = ready()
+		return ok
+	})
+	return ok
 }
 
 // mustRedis sends an inline command that must answer +OK.

@@ -5,12 +5,17 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -101,4 +106,46 @@ func TestRoutesMatchEndpointTable(t *testing.T) {
 			t.Errorf("route %s: the router serves it, but the SDK's endpoint table has no row for it", path)
 		}
 	}
+}
+
+func TestRouter_UnknownPathIs40400(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	for _, p := range []string{"/v1/nope", "/v2/user/resolve", "/"} {
+		s.rawFails(http.MethodPost, p, s.signed(nil), 40400)
+	}
+}
+
+func TestRouter_ExtendedOnlyMethodsAre40400InTheBasicForm(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, paygatetest.WithForm(paygate.FormBasic))
+	for _, m := range []string{"transaction/create", "payout", "balance", "transactions", "transactions/1000000000000000001"} {
+		t.Run(m, func(t *testing.T) {
+			s.in(t).fails(m, url.Values{"orderId": {"o"}}, 40400)
+		})
+	}
+}
+
+func TestRouter_ErrorStatusIsTheCodesFirstThreeDigits(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	resp, err := http.PostForm(s.srv.URL+"/v1/card/authenticate", s.signed(url.Values{"PaRes": {"x"}, "MD": {"unknown"}}))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Equal(t, "application/json", resp.Header.Get("Content-Type"))
+	assert.JSONEq(t, `{"error":{"code":40403,"message":"transaction does not exist"}}`, string(body))
+	requireError(t, resp.StatusCode, decode(t, body), paygate.CodeTransactionNotFound)
+}
+
+func TestRouter_MalformedFormIs40000(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	resp, err := http.Post(s.srv.URL+"/v1/user/resolve", "application/x-www-form-urlencoded", strings.NewReader("project=%zz"))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	requireError(t, resp.StatusCode, decode(t, body), 40000)
 }
