@@ -98,17 +98,9 @@ func TestCardInput_SlogHandlersRedact(t *testing.T) {
 	for _, handler := range []string{"json", "text"} {
 		t.Run(handler, func(t *testing.T) {
 			var buf bytes.Buffer
-			// Without the time, nothing in the output varies between runs,
-			// so the security code's digits cannot turn up by chance.
-			opts := &slog.HandlerOptions{ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-				if len(groups) == 0 && a.Key == slog.TimeKey {
-					return slog.Attr{}
-				}
-				return a
-			}}
-			var h slog.Handler = slog.NewJSONHandler(&buf, opts)
+			var h slog.Handler = slog.NewJSONHandler(&buf, timeless)
 			if handler == "text" {
-				h = slog.NewTextHandler(&buf, opts)
+				h = slog.NewTextHandler(&buf, timeless)
 			}
 			logger := slog.New(h)
 			for name, v := range cardInputs() {

@@ -105,12 +105,12 @@ func TestRedaction_ParamsNeverPrintCardData(t *testing.T) {
 		{"%s", func(v any) string { return fmt.Sprintf("%s", v) }},
 		{"slog JSONHandler", func(v any) string {
 			var buf bytes.Buffer
-			slog.New(slog.NewJSONHandler(&buf, nil)).Info("request", "params", v)
+			slog.New(slog.NewJSONHandler(&buf, timeless)).Info("request", "params", v)
 			return buf.String()
 		}},
 		{"slog TextHandler", func(v any) string {
 			var buf bytes.Buffer
-			slog.New(slog.NewTextHandler(&buf, nil)).Info("request", "params", v)
+			slog.New(slog.NewTextHandler(&buf, timeless)).Info("request", "params", v)
 			return buf.String()
 		}},
 	}
