@@ -82,27 +82,27 @@ var (
 // follow, as the gateway makes them; see each Event. An error matches
 // ErrTransactionNotFound, ErrUnknownEvent or ErrEventNotApplicable, and
 // then nothing changed.
-func (s *Server) Trigger(id int64, e Event) (int64, error) {
+func (s *Server) Trigger(id paygate.ID, e Event) (paygate.ID, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, err := s.triggerLocked(id, e)
+	t, err := s.triggerLocked(int64(id), e)
 	if err != nil {
 		return 0, err
 	}
-	return t.id, nil
+	return paygate.ID(t.id), nil
 }
 
 // Chargeback applies EventChargeback to payment id and returns the
 // chargeback's id.
-func (s *Server) Chargeback(id int64) (int64, error) { return s.Trigger(id, EventChargeback) }
+func (s *Server) Chargeback(id paygate.ID) (paygate.ID, error) { return s.Trigger(id, EventChargeback) }
 
 // Retrieve applies EventRetrieval to chargeback id and returns the
 // retrieval's id.
-func (s *Server) Retrieve(id int64) (int64, error) { return s.Trigger(id, EventRetrieval) }
+func (s *Server) Retrieve(id paygate.ID) (paygate.ID, error) { return s.Trigger(id, EventRetrieval) }
 
 // Penalty applies EventPenalty to chargeback or refund id and returns the
 // penalty's id.
-func (s *Server) Penalty(id int64) (int64, error) { return s.Trigger(id, EventPenalty) }
+func (s *Server) Penalty(id paygate.ID) (paygate.ID, error) { return s.Trigger(id, EventPenalty) }
 
 // triggerLocked is Trigger with s.mu held; it returns the transaction to
 // answer with.

@@ -35,7 +35,7 @@ func ExampleServer_Chargeback() {
 		log.Fatal(err)
 	}
 
-	chargeback, err := srv.Chargeback(int64(payment.ID))
+	chargeback, err := srv.Chargeback(payment.ID)
 	if err != nil {
 		log.Fatal(err)
 	}

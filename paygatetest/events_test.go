@@ -43,10 +43,10 @@ func (s *sandbox) trigger(via, id string, e paygatetest.Event) (string, int, pay
 	if via == "go" {
 		n, err := strconv.ParseInt(id, 10, 64)
 		require.NoError(s.t, err)
-		got, err := s.srv.Trigger(n, e)
+		got, err := s.srv.Trigger(paygate.ID(n), e)
 		switch {
 		case err == nil:
-			return strconv.FormatInt(got, 10), http.StatusOK, 0
+			return got.String(), http.StatusOK, 0
 		case errors.Is(err, paygatetest.ErrEventNotApplicable):
 			return "", http.StatusConflict, 40900
 		case errors.Is(err, paygatetest.ErrTransactionNotFound):
@@ -369,15 +369,16 @@ func TestEvents_PenaltyOfARefund(t *testing.T) {
 func TestDisputeMethods_AreTriggerShorthands(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
-	pay, err := strconv.ParseInt(idOf(s.charge(s.user("buyer"), paygatetest.CardApproved, nil)), 10, 64)
+	n, err := strconv.ParseInt(idOf(s.charge(s.user("buyer"), paygatetest.CardApproved, nil)), 10, 64)
 	require.NoError(t, err)
+	pay := paygate.ID(n)
 	cb, err := s.srv.Chargeback(pay)
 	require.NoError(t, err)
 	ret, err := s.srv.Retrieve(cb)
 	require.NoError(t, err)
 	pen, err := s.srv.Penalty(cb)
 	require.NoError(t, err)
-	assert.Equal(t, []int64{pay + 1, pay + 2, pay + 3}, []int64{cb, ret, pen})
+	assert.Equal(t, []paygate.ID{pay + 1, pay + 2, pay + 3}, []paygate.ID{cb, ret, pen})
 	_, err = s.srv.Penalty(cb)
 	require.ErrorIs(t, err, paygatetest.ErrEventNotApplicable)
 }
