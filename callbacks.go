@@ -126,8 +126,10 @@ type CallbackVerifier struct {
 }
 
 // NewCallbackVerifier returns a verifier accepting callbacks signed with
-// any of privateKeys. At least one key is required and none may be empty.
-func NewCallbackVerifier(privateKeys ...string) (*CallbackVerifier, error) {
+// any of privateKeys (more than one during a key rotation; a slice, as
+// NewCallbackHandler takes them). At least one key is required and none may
+// be empty.
+func NewCallbackVerifier(privateKeys []string) (*CallbackVerifier, error) {
 	if len(privateKeys) == 0 {
 		return nil, &ValidationError{Field: "private key", Reason: "at least one private key is required"}
 	}

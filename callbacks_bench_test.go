@@ -19,7 +19,7 @@ func (*rewindBody) Close() error { return nil }
 // decoded. Its baseline is BenchmarkVerifyCallbackHMACBaseline.
 func BenchmarkVerifyCallback(b *testing.B) {
 	raw := callbackFixture(b, "extended_completed.txt")
-	v, err := NewCallbackVerifier(testSecret)
+	v, err := NewCallbackVerifier([]string{testSecret})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -53,7 +53,7 @@ func fullyRefunded(t *testing.T, sb *sandbox, orderID string) (payment paygate.I
 func TestConfirmCallback_RefusesRefundWithIDAndReferenceSwapped(t *testing.T) {
 	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
-	verifier, err := paygate.NewCallbackVerifier(sb.srv.PrivateKey)
+	verifier, err := paygate.NewCallbackVerifier([]string{sb.srv.PrivateKey})
 	require.NoError(t, err)
 	payment, refund := fullyRefunded(t, sb, "ord-swap-ref")
 
@@ -73,7 +73,7 @@ func TestConfirmCallback_RefusesRefundWithIDAndReferenceSwapped(t *testing.T) {
 func TestConfirmCallback_RefusesAmountAndUserSwapped(t *testing.T) {
 	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
-	verifier, err := paygate.NewCallbackVerifier(sb.srv.PrivateKey)
+	verifier, err := paygate.NewCallbackVerifier([]string{sb.srv.PrivateKey})
 	require.NoError(t, err)
 	pay := sb.charge(t, paygatetest.CardApproved, "25.00", "ord-swap-amount")
 
@@ -90,7 +90,7 @@ func TestConfirmCallback_RefusesAmountAndUserSwapped(t *testing.T) {
 // or type with it empties them, and the signature still verifies.
 func TestConfirmCallback_RefusesAmountOrTypeSwappedWithAnEmptyReason(t *testing.T) {
 	sb := newSandbox(t, paygate.FormExtended)
-	verifier, err := paygate.NewCallbackVerifier(sb.srv.PrivateKey)
+	verifier, err := paygate.NewCallbackVerifier([]string{sb.srv.PrivateKey})
 	require.NoError(t, err)
 	_, refund := fullyRefunded(t, sb, "ord-swap-empty")
 	genuine := sb.delivered(t, refund, paygate.CallbackRefundCompleted)
@@ -109,7 +109,7 @@ func TestConfirmCallback_RefusesAmountOrTypeSwappedWithAnEmptyReason(t *testing.
 func TestConfirmCallback_RefusesStaleCompletedAfterFullRefund(t *testing.T) {
 	t.Parallel()
 	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
-		verifier, err := paygate.NewCallbackVerifier(sb.srv.PrivateKey)
+		verifier, err := paygate.NewCallbackVerifier([]string{sb.srv.PrivateKey})
 		require.NoError(t, err)
 		payment, _ := fullyRefunded(t, sb, "ord-stale")
 

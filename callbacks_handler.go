@@ -68,7 +68,7 @@ func WithCallbackLogger(l *slog.Logger) CallbackHandlerOption {
 // privateKeys (more than one during a key rotation) and passes each one
 // once to fn.
 func NewCallbackHandler(privateKeys []string, fn CallbackFunc, opts ...CallbackHandlerOption) (*CallbackHandler, error) {
-	v, err := NewCallbackVerifier(privateKeys...)
+	v, err := NewCallbackVerifier(privateKeys)
 	if err != nil {
 		return nil, err
 	}

@@ -34,7 +34,7 @@ func TestIntegration_EveryCallbackVerifiesAndConfirms(t *testing.T) {
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		rc := newReceiver(t, paygatetest.DefaultPrivateKey)
 		sb := newSandbox(t, form, paygatetest.WithCallbackURL(rc.URL))
-		verifier, err := paygate.NewCallbackVerifier(sb.srv.PrivateKey)
+		verifier, err := paygate.NewCallbackVerifier([]string{sb.srv.PrivateKey})
 		require.NoError(t, err)
 
 		paidParams := sb.chargeParams(t, sb.user(t, "cust-paid"), paygatetest.CardApproved, "50.00", "ord-paid")

@@ -442,9 +442,9 @@ func TestMemoryDedupStore_ClaimWaitsUntilContextEnds(t *testing.T) {
 
 func TestCallbackVerifier_KeyRotation(t *testing.T) {
 	const oldKey, newKey = "sk_test_old_1f2e", "sk_test_new_9a8b"
-	both, err := NewCallbackVerifier(newKey, oldKey)
+	both, err := NewCallbackVerifier([]string{newKey, oldKey})
 	require.NoError(t, err)
-	onlyNew, err := NewCallbackVerifier(newKey)
+	onlyNew, err := NewCallbackVerifier([]string{newKey})
 	require.NoError(t, err)
 	for _, f := range []Form{FormExtended, FormBasic} {
 		t.Run(f.String(), func(t *testing.T) {
@@ -462,7 +462,7 @@ func TestCallbackVerifier_KeyRotation(t *testing.T) {
 
 func TestNewCallbackVerifier_RequiresKeys(t *testing.T) {
 	for _, keys := range [][]string{nil, {""}, {"sk_a", ""}} {
-		_, err := NewCallbackVerifier(keys...)
+		_, err := NewCallbackVerifier(keys)
 		var ve *ValidationError
 		assert.ErrorAs(t, err, &ve, "%q", keys)
 	}
@@ -563,7 +563,7 @@ func TestCallbackSecrets_NeverPrinted(t *testing.T) {
 
 func testVerifier(t testing.TB) *CallbackVerifier {
 	t.Helper()
-	v, err := NewCallbackVerifier(testSecret)
+	v, err := NewCallbackVerifier([]string{testSecret})
 	require.NoError(t, err)
 	return v
 }

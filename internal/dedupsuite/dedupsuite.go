@@ -447,7 +447,7 @@ func serve(t *testing.T, fn paygate.CallbackFunc, store paygate.CallbackDedupSto
 // parse verifies signed callback values as a handler would.
 func parse(t *testing.T, v url.Values) *paygate.Callback {
 	t.Helper()
-	verifier, err := paygate.NewCallbackVerifier(secret)
+	verifier, err := paygate.NewCallbackVerifier([]string{secret})
 	if err != nil {
 		t.Fatal(err)
 	}
