@@ -215,8 +215,9 @@ type Payout struct {
 
 // Create pays funds out (POST payout; extended form only). An answer with
 // success false is returned as a [*DeclinedError]. When the outcome is
-// unknown (errors.Is(err, ErrOutcomeUnknown)), reconcile by OrderID before
-// paying out again.
+// unknown (errors.Is(err, ErrOutcomeUnknown)), settle it with
+// [TransactionsService.Settle] (the error's SettleParams; give every payout
+// an OrderID) before paying out again.
 func (s *PayoutsService) Create(ctx context.Context, p *PayoutParams, opts ...CallOption) (*Payout, error) {
 	if p == nil {
 		p = &PayoutParams{}

@@ -64,10 +64,9 @@ func (p *ReverseParams) validate(Form) error {
 // Payment, Success false, without an error: read its Type and Status. A refusal the gateway
 // explains with a code comes back as an [*Error], for example
 // [ErrNotReversible] (40504) or [ErrTransactionNotFound] (40403). When the
-// outcome is unknown (errors.Is(err, ErrOutcomeUnknown)), read the
-// payment's status (by the error's TransactionID, or by order id) before
-// reversing again: refunded, or a refund transaction in the order's listing,
-// means the reversal went through.
+// outcome is unknown (errors.Is(err, ErrOutcomeUnknown)), settle it with
+// [TransactionsService.Settle] (the error's SettleParams) before reversing
+// again: Refunded means the reversal went through.
 func (s *TransactionsService) Reverse(ctx context.Context, p *ReverseParams, opts ...CallOption) (*Payment, error) {
 	if p == nil {
 		p = &ReverseParams{}
@@ -364,7 +363,7 @@ var (
 	// statusRules: which transaction and its status are what the look-up
 	// is for.
 	statusRules = decodeRules{required: []string{"id", "status"}}
-	// transactionRules: Reconcile also decides by the type.
+	// transactionRules: Settle also decides by the type.
 	transactionRules = decodeRules{required: []string{"id", "status"}, essential: []string{"type"}}
 	pageRules        = decodeRules{
 		required:  []string{"transactions", "transactions[].id", "transactions[].status"},

@@ -129,3 +129,41 @@ func ExampleTransactionsService_Reconcile() {
 	// 1000000000000000001 payment completed
 	// 1000000000000000002 refund completed
 }
+
+// A reversal whose answer was lost is settled by its own trace: the refund
+// transaction of the payment.
+func ExampleTransactionsService_Settle() {
+	srv := paygatetest.NewServer()
+	defer srv.Close()
+	client := srv.Client()
+	ctx := context.Background()
+	seedCustomer(srv) // paid order-1001, 29.99 EUR, yesterday
+
+	if err := srv.InjectFault("transaction/reverse", paygatetest.FaultResetAfterCommit, 1); err != nil {
+		log.Fatal(err)
+	}
+	_, err := client.Transactions.Reverse(ctx, &paygate.ReverseParams{
+		OrderID: "order-1001",
+		Amount:  decimal.RequireFromString("19.99"),
+	})
+	var unknown *paygate.OutcomeUnknownError
+	if !errors.As(err, &unknown) {
+		return
+	}
+	fmt.Println("unknown outcome of a", unknown.Kind, "for", unknown.OrderID)
+
+	rec, err := client.Transactions.Settle(ctx, unknown.SettleParams())
+	switch {
+	case err != nil:
+		fmt.Println("still unknown; keep the order pending and settle later:", err)
+	case rec.Refunded():
+		fmt.Println("refunded", rec.Refund().Price.StringFixed(2), rec.Refund().Currency, "by", rec.Refund().ID, "- in full:", rec.FullyRefunded())
+	case rec.Outcome == paygate.OutcomeNotFound:
+		fmt.Println("nothing recorded yet: settle again later before reversing again")
+	default:
+		fmt.Println("recorded:", rec.Outcome)
+	}
+	// Output:
+	// unknown outcome of a reversal for order-1001
+	// refunded 19.99 EUR by 1000000000000000002 - in full: false
+}

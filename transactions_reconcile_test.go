@@ -18,7 +18,7 @@ import (
 // TestReconcile_SettlesAChargeThatTimedOut walks the worked example of the
 // README: the gateway records a charge but answers after the merchant's
 // deadline; the charge reports ErrOutcomeUnknown with the order id, is sent
-// once, and Reconcile finds the completed payment. An order that never
+// once, and Settle finds the completed payment. An order that never
 // reached the gateway reconciles as nothing recorded.
 func TestReconcile_SettlesAChargeThatTimedOut(t *testing.T) {
 	var mu sync.Mutex
@@ -62,9 +62,10 @@ func TestReconcile_SettlesAChargeThatTimedOut(t *testing.T) {
 	require.True(t, errors.As(err, &unknown))
 	require.Equal(t, "ord-1001", unknown.OrderID)
 
-	rec, err := client.Transactions.Reconcile(ctx, unknown.OrderID)
+	rec, err := client.Transactions.Settle(ctx, unknown.SettleParams())
 	require.NoError(t, err)
 	require.True(t, rec.Found)
+	require.Equal(t, KindCharge, rec.Kind)
 	require.True(t, rec.Completed(), "the charge went through: fulfil the order")
 	require.Len(t, rec.Transactions, 1)
 	require.Equal(t, "ord-1001", rec.Transactions[0].OrderID)
@@ -73,6 +74,7 @@ func TestReconcile_SettlesAChargeThatTimedOut(t *testing.T) {
 	rec, err = client.Transactions.Reconcile(ctx, "ord-1002")
 	require.NoError(t, err)
 	require.False(t, rec.Found, "nothing recorded for an order never sent")
+	require.Equal(t, OutcomeNotFound, rec.Outcome)
 	require.False(t, rec.Completed())
 
 	mu.Lock()
