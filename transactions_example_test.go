@@ -130,21 +130,21 @@ func ExampleTransactionsService_Reconcile() {
 	// 1000000000000000002 refund completed
 }
 
-// A reversal whose answer was lost is settled by its own trace: the refund
-// transaction of the payment.
+// A manual recurring charge whose answer was lost is settled by its own
+// trace, the order's payment; a reversal, a payout or a wallet payment the
+// same way, each by its own.
 func ExampleTransactionsService_Settle() {
 	srv := paygatetest.NewServer()
 	defer srv.Close()
 	client := srv.Client()
 	ctx := context.Background()
-	seedCustomer(srv) // paid order-1001, 29.99 EUR, yesterday
+	user := seedCustomer(srv) // subscribed to recurring payments
 
-	if err := srv.InjectFault("transaction/reverse", paygatetest.FaultResetAfterCommit, 1); err != nil {
+	if err := srv.InjectFault("card/processRecurring", paygatetest.FaultResetAfterCommit, 1); err != nil {
 		log.Fatal(err)
 	}
-	_, err := client.Transactions.Reverse(ctx, &paygate.ReverseParams{
-		OrderID: "order-1001",
-		Amount:  decimal.RequireFromString("19.99"),
+	_, err := client.Cards.ChargeRecurring(ctx, &paygate.ChargeRecurringParams{
+		User: user, Price: decimal.RequireFromString("9.99"), Currency: "EUR", OrderID: "order-1002",
 	})
 	var unknown *paygate.OutcomeUnknownError
 	if !errors.As(err, &unknown) {
@@ -153,17 +153,18 @@ func ExampleTransactionsService_Settle() {
 	fmt.Println("unknown outcome of a", unknown.Kind, "for", unknown.OrderID)
 
 	rec, err := client.Transactions.Settle(ctx, unknown.SettleParams())
-	switch {
-	case err != nil:
-		fmt.Println("still unknown; keep the order pending and settle later:", err)
-	case rec.Refunded():
-		fmt.Println("refunded", rec.Refund().Price.StringFixed(2), rec.Refund().Currency, "by", rec.Refund().ID, "- in full:", rec.FullyRefunded())
-	case rec.Outcome == paygate.OutcomeNotFound:
-		fmt.Println("nothing recorded yet: settle again later before reversing again")
+	if err != nil {
+		log.Fatal(err) // still unknown: keep the order pending, settle later
+	}
+	switch rec.Outcome {
+	case paygate.OutcomeSucceeded:
+		fmt.Println("charged", rec.Transaction.Price.StringFixed(2), rec.Transaction.Currency, "by", rec.Transaction.ID, "- fulfil the order")
+	case paygate.OutcomeNotFound:
+		fmt.Println("nothing recorded yet: settle again later before charging again")
 	default:
 		fmt.Println("recorded:", rec.Outcome)
 	}
 	// Output:
-	// unknown outcome of a reversal for order-1001
-	// refunded 19.99 EUR by 1000000000000000002 - in full: false
+	// unknown outcome of a recurring_charge for order-1002
+	// charged 9.99 EUR by 1000000000000000002 - fulfil the order
 }

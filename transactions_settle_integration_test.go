@@ -88,6 +88,26 @@ func settleKinds() []settleKind {
 	}
 }
 
+// lostAnswer injects fault into the next call of path, sends with c, and
+// returns the unknown outcome that must follow.
+func lostAnswer(t *testing.T, sb *sandbox, path string, fault paygatetest.Fault, c *paygate.Client, send func(*paygate.Client) error) *paygate.OutcomeUnknownError {
+	t.Helper()
+	require.NoError(t, sb.srv.InjectFault(path, fault, 1))
+	err := send(c)
+	require.ErrorIs(t, err, paygate.ErrOutcomeUnknown)
+	var unknown *paygate.OutcomeUnknownError
+	require.ErrorAs(t, err, &unknown)
+	return unknown
+}
+
+// settled settles p, requiring the look-up to succeed.
+func settled(t *testing.T, sb *sandbox, p *paygate.SettleParams) *paygate.Reconciliation {
+	t.Helper()
+	rec, err := sb.client.Transactions.Settle(testCtx(t), p)
+	require.NoError(t, err)
+	return rec
+}
+
 // TestSettle_EveryKindAfterTheAnswerWasLost: each kind of request,
 // processed by the sandbox whose answer is then lost (a reset connection,
 // or an answer held past the client's deadline), returns ErrOutcomeUnknown
@@ -101,18 +121,11 @@ func TestSettle_EveryKindAfterTheAnswerWasLost(t *testing.T) {
 				t.Run(string(k.kind)+"/"+string(fault)+"/"+form.String(), func(t *testing.T) {
 					t.Parallel()
 					sb := newSandbox(t, form, paygatetest.WithProcessingDelay(0))
-					send := k.prepare(t, sb)
-					require.NoError(t, sb.srv.InjectFault(k.path, fault, 1))
-
-					err := send(sb.srv.Client(paygate.WithTimeout(300 * time.Millisecond)))
-					require.ErrorIs(t, err, paygate.ErrOutcomeUnknown)
-					var unknown *paygate.OutcomeUnknownError
-					require.ErrorAs(t, err, &unknown)
+					unknown := lostAnswer(t, sb, k.path, fault, sb.srv.Client(paygate.WithTimeout(300*time.Millisecond)), k.prepare(t, sb))
 					assert.Equal(t, k.kind, unknown.Kind)
 					assert.Equal(t, 1, unknown.Attempts, "sent once and never again")
 
-					rec, err := sb.client.Transactions.Settle(testCtx(t), unknown.SettleParams())
-					require.NoError(t, err)
+					rec := settled(t, sb, unknown.SettleParams())
 					assert.Equal(t, k.kind, rec.Kind)
 					assert.True(t, rec.Found)
 					k.check(t, sb, rec)
@@ -129,20 +142,17 @@ func TestSettle_NothingRecordedYet(t *testing.T) {
 	t.Parallel()
 	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
 		params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardApproved, "30.00", "ord-lost")
-		require.NoError(t, sb.srv.InjectFault("card/process", paygatetest.FaultHTML502, 1))
-		_, err := sb.client.Cards.Charge(testCtx(t), params)
-		var unknown *paygate.OutcomeUnknownError
-		require.ErrorAs(t, err, &unknown)
-
-		rec, err := sb.client.Transactions.Settle(testCtx(t), unknown.SettleParams())
-		require.NoError(t, err)
+		unknown := lostAnswer(t, sb, "card/process", paygatetest.FaultHTML502, sb.client, func(c *paygate.Client) error {
+			_, err := c.Cards.Charge(testCtx(t), params)
+			return err
+		})
+		rec := settled(t, sb, unknown.SettleParams())
 		assert.Equal(t, paygate.OutcomeNotFound, rec.Outcome, "keep the order pending and look again")
 		assert.False(t, rec.Found)
 		assert.False(t, rec.Completed())
 
 		for _, kind := range []paygate.OperationKind{paygate.KindCharge, paygate.KindRecurringCharge, paygate.KindReversal} {
-			rec, err = sb.client.Transactions.Settle(testCtx(t), &paygate.SettleParams{Kind: kind, OrderID: "ord-never-sent"})
-			require.NoError(t, err)
+			rec = settled(t, sb, &paygate.SettleParams{Kind: kind, OrderID: "ord-never-sent"})
 			assert.Equal(t, paygate.OutcomeNotFound, rec.Outcome, kind)
 		}
 	})
@@ -158,18 +168,13 @@ func TestSettle_PendingThenSettled(t *testing.T) {
 		forEachForm(t, func(t *testing.T, form paygate.Form) {
 			sb := newSandbox(t, form, paygatetest.WithProcessingDelay(0))
 			params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardProcessing, "40.00", "ord-slow")
-			require.NoError(t, sb.srv.InjectFault("card/process", paygatetest.FaultResetAfterCommit, 1))
-			_, err := sb.client.Cards.Charge(testCtx(t), params)
-			var unknown *paygate.OutcomeUnknownError
-			require.ErrorAs(t, err, &unknown)
-
-			rec, err := sb.client.Transactions.Settle(testCtx(t), unknown.SettleParams())
-			require.NoError(t, err)
-			assert.Equal(t, paygate.OutcomePending, rec.Outcome)
+			unknown := lostAnswer(t, sb, "card/process", paygatetest.FaultResetAfterCommit, sb.client, func(c *paygate.Client) error {
+				_, err := c.Cards.Charge(testCtx(t), params)
+				return err
+			})
+			assert.Equal(t, paygate.OutcomePending, settled(t, sb, unknown.SettleParams()).Outcome)
 			sb.srv.SettlePending()
-			rec, err = sb.client.Transactions.Settle(testCtx(t), unknown.SettleParams())
-			require.NoError(t, err)
-			assert.True(t, rec.Completed())
+			assert.True(t, settled(t, sb, unknown.SettleParams()).Completed())
 		})
 	})
 	t.Run("wallet payment and payout", func(t *testing.T) {
@@ -179,22 +184,17 @@ func TestSettle_PendingThenSettled(t *testing.T) {
 				continue
 			}
 			sb := newSandbox(t, paygate.FormExtended, paygatetest.WithProcessingDelay(0))
-			send := k.prepare(t, sb)
-			require.NoError(t, sb.srv.InjectFault(k.path, paygatetest.FaultResetAfterCommit, 1))
-			var unknown *paygate.OutcomeUnknownError
-			require.ErrorAs(t, send(sb.client), &unknown)
-			rec, err := sb.client.Transactions.Settle(testCtx(t), unknown.SettleParams())
-			require.NoError(t, err)
+			unknown := lostAnswer(t, sb, k.path, paygatetest.FaultResetAfterCommit, sb.client, k.prepare(t, sb))
+			rec := settled(t, sb, unknown.SettleParams())
 			require.Equal(t, paygate.OutcomePending, rec.Outcome, k.kind)
 
 			event := paygatetest.EventComplete
 			if k.kind == paygate.KindWalletPayment {
 				event = paygatetest.EventApprove // the payer approves
 			}
-			_, err = sb.srv.Trigger(rec.Transaction.ID, event)
+			_, err := sb.srv.Trigger(rec.Transaction.ID, event)
 			require.NoError(t, err)
-			rec, err = sb.client.Transactions.Settle(testCtx(t), unknown.SettleParams())
-			require.NoError(t, err)
+			rec = settled(t, sb, unknown.SettleParams())
 			assert.Equal(t, paygate.OutcomeSucceeded, rec.Outcome, k.kind)
 			assert.Equal(t, k.kind == paygate.KindPayout, rec.PayoutCompleted())
 			assert.Equal(t, k.kind == paygate.KindWalletPayment, rec.Completed())
@@ -210,15 +210,13 @@ func TestSettle_APartialReversalThenTheRest(t *testing.T) {
 	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
 		pay := sb.charge(t, paygatetest.CardApproved, "30.00", "ord-rev")
 		reverse := func(amount string) *paygate.OutcomeUnknownError {
-			require.NoError(t, sb.srv.InjectFault("transaction/reverse", paygatetest.FaultResetAfterCommit, 1))
-			_, err := sb.client.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{OrderID: "ord-rev", Amount: dec(amount)})
-			var unknown *paygate.OutcomeUnknownError
-			require.ErrorAs(t, err, &unknown)
-			return unknown
+			return lostAnswer(t, sb, "transaction/reverse", paygatetest.FaultResetAfterCommit, sb.client, func(c *paygate.Client) error {
+				_, err := c.Transactions.Reverse(testCtx(t), &paygate.ReverseParams{OrderID: "ord-rev", Amount: dec(amount)})
+				return err
+			})
 		}
 
-		first, err := sb.client.Transactions.Settle(testCtx(t), reverse("10.00").SettleParams())
-		require.NoError(t, err)
+		first := settled(t, sb, reverse("10.00").SettleParams())
 		var seen []paygate.ID
 		if sb.form == paygate.FormExtended {
 			assert.True(t, first.Refunded())
@@ -232,8 +230,7 @@ func TestSettle_APartialReversalThenTheRest(t *testing.T) {
 
 		p := reverse("20.00").SettleParams()
 		p.Seen = seen
-		rest, err := sb.client.Transactions.Settle(testCtx(t), p)
-		require.NoError(t, err)
+		rest := settled(t, sb, p)
 		assert.True(t, rest.Refunded())
 		assert.True(t, rest.FullyRefunded())
 		if sb.form == paygate.FormExtended {
