@@ -252,7 +252,10 @@ func (p AuthenticateParams) MarshalJSON() ([]byte, error) {
 // gateway's 40501 while the expected payment still waits (the return was
 // another payment's, already completed). These refusals are an
 // *ACSReturnMismatchError (errors.Is ErrACSReturnMismatch): do not change
-// the order.
+// the order. An unknown outcome of a bound Authenticate names its payment
+// and order, so that [TransactionsService.Settle] can settle it; PaRes and
+// MD name neither, so an unbound one is settled by the payment's id by
+// hand (SettleParams{Kind: KindAuthenticate, TransactionID: id}).
 func (s *CardsService) Authenticate(ctx context.Context, p *AuthenticateParams, opts ...CallOption) (*Payment, error) {
 	if p != nil && (p.PaymentID != 0 || p.OrderID != "") {
 		return s.authenticateBound(ctx, p, opts)

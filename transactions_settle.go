@@ -81,9 +81,11 @@ const (
 	// OutcomeFailed: the request was recorded and ended without effect
 	// (failed, cancelled or abandoned).
 	OutcomeFailed Outcome = "failed"
-	// OutcomeUndetermined: the look-up the form offers cannot tell. The
-	// basic form's status look-up shows a payment partly reversed exactly
-	// as one not reversed at all; wait for the refund callback.
+	// OutcomeUndetermined: the look-ups available cannot tell. The basic
+	// form's status look-up, like the extended form's for a payment without
+	// an order id (whose refunds cannot be listed), shows a payment partly
+	// reversed exactly as one not reversed at all; wait for the refund
+	// callback.
 	OutcomeUndetermined Outcome = "undetermined"
 )
 
@@ -369,6 +371,10 @@ func decideFromListing(p *SettleParams, rec *Reconciliation, named *Transaction)
 			latest(rec.Transactions, ofPayment) == nil:
 			// Reversed without a refund transaction of its own.
 			rec.Transaction, rec.Outcome = payment, OutcomeSucceeded
+		case payment != nil && rec.OrderID == "":
+			// A payment without an order id: its refunds cannot be
+			// listed, and a partial one leaves it reading completed.
+			rec.Outcome = OutcomeUndetermined
 		}
 	case KindPayout:
 		if t := latest(rec.Transactions, func(t *Transaction) bool { return t.Type == TypePayout && fresh(t) }); t != nil {

@@ -120,6 +120,11 @@ func TestSettle_DecidesByTheTraceOfEachKind(t *testing.T) {
 				assert.True(t, rec.FullyRefunded())
 				assert.Nil(t, rec.Refund())
 			}},
+		{"reversal by id: a payment without an order id cannot show a partial refund", FormExtended, SettleParams{Kind: KindReversal, TransactionID: byIDPayment},
+			map[string]settleAnswer{byID: {200, "transactions_by_id_without_order.json"}}, OutcomeUndetermined, true, func(t *testing.T, rec *Reconciliation) {
+				assert.Empty(t, rec.OrderID)
+				assert.False(t, rec.Refunded())
+			}},
 		{"payout processing", FormExtended, SettleParams{Kind: KindPayout, OrderID: order},
 			listed("transactions_list_payout_processing.json"), OutcomePending, true, func(t *testing.T, rec *Reconciliation) {
 				assert.False(t, rec.PayoutCompleted())
