@@ -152,6 +152,20 @@ func TestCheckoutURL_RefusesCredentials(t *testing.T) {
 	assert.NotContains(t, err.Error(), "s3cr3t-pass")
 }
 
+// A base URL ending in /v1 (the path the API documentation writes after
+// {base_url}) would make every call go to /v1/v1/... and answer 404.
+func TestBaseURL_EndingInV1IsRefusedNamingTheFix(t *testing.T) {
+	for _, base := range []string{"https://gateway.example.com/v1", "https://gateway.example.com/v1/", "https://gateway.example.com/pay/V1"} {
+		_, err := NewClient(testProject, testSecret, WithBaseURL(base))
+		require.ErrorContains(t, err, "base URL", base)
+		require.ErrorContains(t, err, "without the /v1", base)
+	}
+	for _, base := range []string{"https://gateway.example.com/v10", "https://gateway.example.com/pay", "https://v1.example.com"} {
+		_, err := NewClient(testProject, testSecret, WithBaseURL(base))
+		require.NoError(t, err, base)
+	}
+}
+
 func TestBaseURL_PlainHTTPRefusedUnlessLoopbackOrAllowed(t *testing.T) {
 	for _, base := range []string{"http://gateway.example.com", "http://10.0.0.7:8080", "http://sandbox:8080"} {
 		_, err := NewClient(testProject, testSecret, WithBaseURL(base))

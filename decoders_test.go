@@ -85,7 +85,7 @@ func everyResponseDecoder() []responseDecoder {
 			}, "transactions[0].status", true, []string{"transactions", "transactions[0].id", "transactions[0].status"}, "totalCount", "transactions[0].price", []string{"transactions[0].type"}, func() any { return new(TransactionPage) }},
 		{"AlternativePayment", http.MethodPost, "transaction/create", "transaction_create.json",
 			func(ctx context.Context, c *Client) (string, error) {
-				ap, err := c.Transactions.Create(ctx, &AlternativePaymentParams{User: "u", PaymentMethod: MethodPayPal, Price: decimal.RequireFromString("1"),
+				ap, err := c.Transactions.Create(ctx, &AlternativePaymentParams{UserIdentifier: "u", PaymentMethod: MethodPayPal, Price: decimal.RequireFromString("1"),
 					Currency: "EUR", Description: "d", SuccessURL: "https://s.example", FailURL: "https://f.example", OrderID: "ord-1"})
 				return textOf(ap == nil, err, func() string { return string(ap.Status) })
 			}, "status", true, []string{"id", "status"}, "", "amount", nil, func() any { return new(AlternativePayment) }},

@@ -404,7 +404,7 @@ func everyEndpointCall() []endpointCall {
 			return errOf(c.Transactions.Reverse(ctx, &ReverseParams{OrderID: order, Amount: eur}))
 		}, true},
 		{"Transactions.Create", http.MethodPost, "transaction/create", func(ctx context.Context, c *Client, order string) error {
-			return errOf(c.Transactions.Create(ctx, &AlternativePaymentParams{User: "cust-8841", PaymentMethod: MethodPayPal,
+			return errOf(c.Transactions.Create(ctx, &AlternativePaymentParams{UserIdentifier: "cust-8841", PaymentMethod: MethodPayPal,
 				Price: eur, Currency: "EUR", Description: "Order " + order, SuccessURL: "https://shop.example.com/ok",
 				FailURL: "https://shop.example.com/fail", OrderID: order}))
 		}, true},

@@ -111,10 +111,12 @@ func (m PaymentMethod) Known() bool {
 
 // AlternativePaymentParams starts a payment by an alternative method.
 type AlternativePaymentParams struct {
-	// User is the merchant's own unique and unchangeable user identifier
-	// (the external id, not the gateway's internal one); required.
-	User        string `url:"user"`
-	DisplayName string `url:"display_name,omitempty"`
+	// UserIdentifier is the merchant's own unique and unchangeable
+	// identifier of the payer (sent as "user"): the Identifier given to
+	// UsersService.Resolve, not the gateway's internal UserID that card
+	// charges take. Required.
+	UserIdentifier string `url:"user"`
+	DisplayName    string `url:"display_name,omitempty"`
 	// PaymentMethod is one of the Method constants; required.
 	PaymentMethod PaymentMethod `url:"payment_method"`
 	// Price is required and greater than zero.
@@ -141,7 +143,7 @@ type AlternativePaymentParams struct {
 
 func (p *AlternativePaymentParams) validate(Form) error {
 	err := firstError(
-		checkRequired("user", p.User),
+		checkRequired("user", p.UserIdentifier),
 		checkRequired("payment_method", string(p.PaymentMethod)),
 		checkAmount("price", p.Price),
 		checkCurrency("currency", p.Currency),
@@ -150,7 +152,7 @@ func (p *AlternativePaymentParams) validate(Form) error {
 		checkRequired("fail_url", p.FailURL),
 		checkMaxLen("ua", p.UserAgent, MaxUserAgentLength),
 		checkMaxLen("order_id", p.OrderID, MaxOrderIDLength),
-		checkUser(userFields{identifier: "user", phone: "phone", locale: "locale"}, p.User, p.Phone, p.Locale),
+		checkUser(userFields{identifier: "user", phone: "phone", locale: "locale"}, p.UserIdentifier, p.Phone, p.Locale),
 	)
 	switch {
 	case err != nil:

@@ -49,14 +49,14 @@ func ExampleTransactionsService_Create() {
 	client := srv.Client()
 
 	payment, err := client.Transactions.Create(context.Background(), &paygate.AlternativePaymentParams{
-		User:          "customer-8812",
-		PaymentMethod: paygate.MethodPayPal,
-		Price:         decimal.RequireFromString("9.90"),
-		Currency:      "EUR",
-		Description:   "Premium plan, 1 month",
-		OrderID:       "order-1002",
-		SuccessURL:    "https://shop.example.com/paid",
-		FailURL:       "https://shop.example.com/failed",
+		UserIdentifier: "customer-8812",
+		PaymentMethod:  paygate.MethodPayPal,
+		Price:          decimal.RequireFromString("9.90"),
+		Currency:       "EUR",
+		Description:    "Premium plan, 1 month",
+		OrderID:        "order-1002",
+		SuccessURL:     "https://shop.example.com/paid",
+		FailURL:        "https://shop.example.com/failed",
 	})
 	if err != nil {
 		log.Fatal(err)

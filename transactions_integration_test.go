@@ -214,7 +214,7 @@ func TestIntegration_AlternativePaymentThroughTheConfirmPage(t *testing.T) {
 			rc := newReceiver(t, paygatetest.DefaultPrivateKey)
 			sb := newSandbox(t, paygate.FormExtended, paygatetest.WithCallbackURL(rc.URL))
 			pay, err := sb.client.Transactions.Create(testCtx(t), &paygate.AlternativePaymentParams{
-				User: "customer-8812", PaymentMethod: paygate.MethodPayPal, Price: dec("9.90"), Currency: "EUR",
+				UserIdentifier: "customer-8812", PaymentMethod: paygate.MethodPayPal, Price: dec("9.90"), Currency: "EUR",
 				Description: "Premium plan", OrderID: "alt-1",
 				SuccessURL: "https://shop.example/paid", FailURL: "https://shop.example/failed",
 			})
@@ -260,7 +260,7 @@ func TestIntegration_ExtendedOnlyEndpointsFailLocallyInTheBasicForm(t *testing.T
 	calls := map[string]func() error{
 		"Transactions.Create": func() error {
 			_, err := client.Transactions.Create(ctx, &paygate.AlternativePaymentParams{
-				User: "u", PaymentMethod: paygate.MethodPayPal, Price: dec("1"), Currency: "EUR",
+				UserIdentifier: "u", PaymentMethod: paygate.MethodPayPal, Price: dec("1"), Currency: "EUR",
 				Description: "d", SuccessURL: "https://shop.example/ok", FailURL: "https://shop.example/fail",
 			})
 			return err

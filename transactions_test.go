@@ -82,7 +82,7 @@ func TestCreate_SendsSignedFieldsAndBuildsRedirectURL(t *testing.T) {
 	t.Parallel()
 	got, r := exchange(t, http.MethodPost, "transaction/create", "transaction_create.json", func(c *Client) (*AlternativePayment, error) {
 		return c.Transactions.Create(context.Background(), &AlternativePaymentParams{
-			User: "customer-8812", DisplayName: "Jane Roe", PaymentMethod: MethodQiwi,
+			UserIdentifier: "customer-8812", DisplayName: "Jane Roe", PaymentMethod: MethodQiwi,
 			Price: decimal.RequireFromString("1234.57"), Currency: "RUB", Email: "jane@example.com", IP: "203.0.113.9",
 			UserAgent: "Mozilla/5.0", Phone: "79161234567", Locale: "ru", OrderID: "ord-77",
 			Description: "Premium plan", SuccessURL: "https://shop.test/ok", FailURL: "https://shop.test/fail",
@@ -128,7 +128,7 @@ func TestCreate_MissingIDIsOutcomeUnknown(t *testing.T) {
 
 func validAlternativePayment() *AlternativePaymentParams {
 	return &AlternativePaymentParams{
-		User: "customer-8812", PaymentMethod: MethodPayPal, Price: decimal.NewFromInt(10), Currency: "USD",
+		UserIdentifier: "customer-8812", PaymentMethod: MethodPayPal, Price: decimal.NewFromInt(10), Currency: "USD",
 		Description: "Premium plan", SuccessURL: "https://shop.test/ok", FailURL: "https://shop.test/fail",
 	}
 }
@@ -136,7 +136,7 @@ func validAlternativePayment() *AlternativePaymentParams {
 func TestCreate_Validation(t *testing.T) {
 	t.Parallel()
 	tests := []editCase[AlternativePaymentParams]{
-		{"user required", func(p *AlternativePaymentParams) { p.User = "" }, "user"},
+		{"user required", func(p *AlternativePaymentParams) { p.UserIdentifier = "" }, "user"},
 		{"payment method required", func(p *AlternativePaymentParams) { p.PaymentMethod = "" }, "payment_method"},
 		{"unknown payment method", func(p *AlternativePaymentParams) { p.PaymentMethod = "bitcoin" }, "payment_method"},
 		{"price required", func(p *AlternativePaymentParams) { p.Price = decimal.Zero }, "price"},

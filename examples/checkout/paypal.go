@@ -18,16 +18,16 @@ func (a *app) startPayPal(w http.ResponseWriter, r *http.Request) {
 	a.orders.update(o.ID, func(ord *order) bool { ord.Email = email; return true })
 	base := a.cfg.PublicURL + "/orders/" + o.ID + "/paypal/"
 	payment, err := a.cfg.Client.Transactions.Create(paymentContext(r), &paygate.AlternativePaymentParams{
-		User:          email,
-		Email:         email,
-		IP:            clientIP(r),
-		PaymentMethod: paygate.MethodPayPal,
-		Price:         o.Product.Price,
-		Currency:      o.Product.Currency,
-		OrderID:       o.ID,
-		Description:   o.Product.Name,
-		SuccessURL:    base + "success",
-		FailURL:       base + "fail",
+		UserIdentifier: email,
+		Email:          email,
+		IP:             clientIP(r),
+		PaymentMethod:  paygate.MethodPayPal,
+		Price:          o.Product.Price,
+		Currency:       o.Product.Currency,
+		OrderID:        o.ID,
+		Description:    o.Product.Name,
+		SuccessURL:     base + "success",
+		FailURL:        base + "fail",
 	})
 	if err != nil {
 		// Nothing is charged before the payer approves, so the payer may

@@ -316,14 +316,14 @@ func (f *flow) callback(ctx context.Context) (string, error) {
 
 func (f *flow) payPal(ctx context.Context) (string, error) {
 	alt, err := f.client.Transactions.Create(ctx, &paygate.AlternativePaymentParams{
-		User:          "quickstart-customer-42",
-		PaymentMethod: paygate.MethodPayPal,
-		Price:         decimal.RequireFromString("30.00"),
-		Currency:      "EUR",
-		Description:   "Quickstart PayPal order",
-		OrderID:       f.orderID("paypal"),
-		SuccessURL:    f.gw.merchant.URL + "/paid",
-		FailURL:       f.gw.merchant.URL + "/not-paid",
+		UserIdentifier: "quickstart-customer-42",
+		PaymentMethod:  paygate.MethodPayPal,
+		Price:          decimal.RequireFromString("30.00"),
+		Currency:       "EUR",
+		Description:    "Quickstart PayPal order",
+		OrderID:        f.orderID("paypal"),
+		SuccessURL:     f.gw.merchant.URL + "/paid",
+		FailURL:        f.gw.merchant.URL + "/not-paid",
 	})
 	if err != nil {
 		return "", err
