@@ -152,7 +152,7 @@ func (s *CardsService) authenticateBound(ctx context.Context, p *AuthenticatePar
 	case !awaitingAuthentication(before.Status):
 		return paymentFromStatus(before), nil
 	}
-	pay, err := payment(ctx, s.client, epAuthenticate, p, opts)
+	pay, err := call[Payment](ctx, s.client, epAuthenticate, p, opts)
 	switch {
 	case errors.Is(err, ErrTransactionCompleted):
 		// A repeated return that raced the first: report where the payment

@@ -49,7 +49,7 @@ func fuzzDecoder(f *testing.F, name string) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	ep := endpoint{method: d.method, path: d.path}
+	ep := rowFor(f, d.method, d.path)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		out := d.into()
 		if _, err := c.decode(ep, http.StatusOK, body, out); err != nil {

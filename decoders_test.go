@@ -57,12 +57,12 @@ func everyResponseDecoder() []responseDecoder {
 			func(ctx context.Context, c *Client) (string, error) {
 				p, err := c.Cards.Charge(ctx, &ChargeParams{User: "1", CardToken: "tok", Price: decimal.RequireFromString("1"), Currency: "EUR", Description: "d", OrderID: "ord-1"})
 				return textOf(p == nil, err, func() string { return string(p.Status) })
-			}, "status", true, []string{"id", "success"}, "id", "price", []string{"status", "acs"}, func() any { return new(paymentResponse) }},
+			}, "status", true, []string{"id", "success"}, "id", "price", []string{"status", "acs"}, func() any { return new(Payment) }},
 		{"Payment (Reverse)", http.MethodPost, "transaction/reverse", "transaction_reverse_extended.json",
 			func(ctx context.Context, c *Client) (string, error) {
 				p, err := c.Transactions.Reverse(ctx, &ReverseParams{OrderID: "ord-1", Amount: decimal.RequireFromString("1")})
 				return textOf(p == nil, err, func() string { return string(p.Status) })
-			}, "status", true, []string{"success"}, "referenceId", "fee", []string{"id", "status", "type"}, func() any { return &paymentResponse{optionalID: true} }},
+			}, "status", true, []string{"success"}, "referenceId", "fee", []string{"id", "status", "type"}, func() any { return new(Payment) }},
 		{"Token", http.MethodGet, "card/getToken", "card_get_token.json",
 			func(ctx context.Context, c *Client) (string, error) {
 				tok, err := c.Cards.Tokenize(ctx, &TokenizeParams{Number: "4242424242424242", ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "737"})
@@ -108,7 +108,7 @@ func everyResponseDecoder() []responseDecoder {
 			func(ctx context.Context, c *Client) (string, error) {
 				b, err := c.Balance.Get(ctx, nil)
 				return textOf(b == nil, err, func() string { return b.Currency })
-			}, "currency", false, []string{"amount", "currency"}, "", "base_amount", nil, func() any { return new(balanceResponse) }},
+			}, "currency", false, []string{"amount", "currency"}, "", "base_amount", nil, func() any { return new(Balance) }},
 		{"resolve id", http.MethodPost, "user/resolve", "user_resolve.json",
 			func(ctx context.Context, c *Client) (string, error) {
 				id, err := c.Users.Resolve(ctx, &ResolveUserParams{Identifier: "cust-1", IP: "203.0.113.7"})
@@ -180,7 +180,7 @@ func TestDecoders_HostileAndBrokenAnswers(t *testing.T) {
 				_, err := try(t, body)
 				require.NoError(t, err, "an informational field never fails the call")
 				c, _ := newMockClient(t)
-				warnings, err := c.decode(endpoint{method: d.method, path: d.path}, http.StatusOK, body, d.into())
+				warnings, err := c.decode(rowFor(t, d.method, d.path), http.StatusOK, body, d.into())
 				require.NoError(t, err)
 				require.True(t, slices.ContainsFunc(warnings, func(w DecodeWarning) bool { return w.Field == field }), "warnings: %v", warnings)
 			}

@@ -29,6 +29,31 @@ func TestEveryEndpointCallCoversEndpointTable(t *testing.T) {
 	}
 }
 
+// Every row says which fields of its answer decide what happened: a row
+// without them would decode any answer, however broken, as a success.
+func TestEndpoints_EveryRowHasAnswerRules(t *testing.T) {
+	t.Parallel()
+	for _, row := range endpoints {
+		if len(row.answer.required) == 0 {
+			t.Errorf("row %s %s: no required answer field", row.method, row.path)
+		}
+	}
+}
+
+// rowFor returns the row of endpoints that serves method and path (a path
+// with a real id for {id}), with its path as given.
+func rowFor(t testing.TB, method, path string) endpoint {
+	t.Helper()
+	for _, row := range endpoints {
+		prefix, hasID := strings.CutSuffix(row.path, "{id}")
+		if row.method == method && (row.path == path || hasID && strings.HasPrefix(path, prefix) && len(path) > len(prefix)) {
+			return row.at(strings.TrimPrefix(path, prefix))
+		}
+	}
+	t.Fatalf("no endpoint row serves %s %s", method, path)
+	return endpoint{}
+}
+
 // Only a method that only reads may be sent again after it may have
 // reached the gateway: every POST moves money or changes a subscription.
 func TestOnlyGETEndpointsAreIdempotent(t *testing.T) {

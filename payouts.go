@@ -449,10 +449,6 @@ type payoutTypesResponse struct {
 	Types   []PayoutType `json:"types"`
 }
 
-var payoutTypesRules = decodeRules{required: []string{"success", "types[].id", "types[].key"}}
-
-func (r *payoutTypesResponse) rules() *decodeRules { return &payoutTypesRules }
-
 func (r *payoutTypesResponse) verifyAnswer() error {
 	if *r.Success && r.Types == nil {
 		return missing("types")
@@ -463,10 +459,6 @@ func (r *payoutTypesResponse) verifyAnswer() error {
 // payoutParameterList is the bare JSON array payout-parameters answers.
 type payoutParameterList []PayoutParameter
 
-var payoutParameterRules = decodeRules{required: []string{"[].name"}, essential: []string{"[].required"}}
-
-func (l *payoutParameterList) rules() *decodeRules { return &payoutParameterRules }
-
 // payoutResponse shadows the fields of Payout with pointers, so that an
 // absent field is told from a zero one: read as false, a broken body would
 // pass for a declined payout.
@@ -476,10 +468,6 @@ type payoutResponse struct {
 	ID      *ID             `json:"id"`
 	Status  *CallbackStatus `json:"status"`
 }
-
-var payoutRules = decodeRules{required: []string{"success"}, essential: []string{"id", "status"}}
-
-func (r *payoutResponse) rules() *decodeRules { return &payoutRules }
 
 func (r *payoutResponse) setWarnings(w []DecodeWarning) { r.Payout.Warnings = w }
 

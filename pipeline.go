@@ -356,7 +356,7 @@ func (c *Client) decode(ep endpoint, status int, body []byte, out any) ([]Decode
 	if err := verifyBody(body); err != nil {
 		return nil, &ResponseError{Method: ep.method, Path: ep.path, HTTPStatus: status, Err: err}
 	}
-	warnings, err := decodeTolerant(body, out)
+	warnings, err := decodeTolerant(body, out, &ep.answer)
 	if err == nil {
 		if v, ok := out.(answerVerifier); ok {
 			err = v.verifyAnswer()

@@ -388,13 +388,13 @@ func FuzzChargeInformationalField(f *testing.F) {
 		if verifyBody(raw) != nil {
 			return // a body-level guard (JSON null, a number of over 1000 digits), not a field
 		}
-		var out paymentResponse
+		var out Payment
 		warnings, err := c.decode(ep, http.StatusOK, editJSON(t, good, path, raw), &out)
 		if err != nil {
 			t.Fatalf("%s = %s failed the charge: %v", path, raw, err)
 		}
 		if out.ID != 4611686018427387913 || !out.Success || out.Status != StatusCompleted {
-			t.Fatalf("%s = %s changed the outcome: %+v", path, raw, out.Payment)
+			t.Fatalf("%s = %s changed the outcome: %+v", path, raw, out)
 		}
 		for _, w := range warnings {
 			if !strings.HasPrefix(w.Field, strings.Split(path, ".")[0]) {

@@ -70,18 +70,15 @@ func (p *ReverseParams) validate(Form) error {
 // reversing again: refunded, or a refund transaction in the order's listing,
 // means the reversal went through.
 func (s *TransactionsService) Reverse(ctx context.Context, p *ReverseParams, opts ...CallOption) (*Payment, error) {
-	if p == nil {
-		p = &ReverseParams{}
-	}
-	ep := endpoints[epReverse]
-	out := paymentResponse{optionalID: true} // a basic-form reversal answers only success
-	if err := s.client.do(ctx, ep, p, &out, opts); err != nil {
+	out, err := call[Payment](ctx, s.client, epReverse, p, opts)
+	if err != nil {
 		return nil, err
 	}
-	if !out.Payment.Success && (out.Status == "" || out.Status.failed()) {
+	if !out.Success && (out.Status == "" || out.Status.failed()) {
+		ep := endpoints[epReverse]
 		return nil, &DeclinedError{Method: ep.method, Path: ep.path, ID: out.ID, Status: string(out.Status)}
 	}
-	return &out.Payment, nil
+	return out, nil
 }
 
 // PaymentMethod is an alternative (non-card) payment method of
@@ -437,26 +434,9 @@ func (s *TransactionsService) Reconcile(ctx context.Context, orderID string, opt
 	return rec, nil
 }
 
-var (
-	// statusRules: which transaction and its status are what the look-up
-	// is for.
-	statusRules = decodeRules{required: []string{"id", "status"}}
-	// transactionRules: Reconcile also decides by the type.
-	transactionRules = decodeRules{required: []string{"id", "status"}, essential: []string{"type"}}
-	pageRules        = decodeRules{
-		required:  []string{"transactions", "transactions[].id", "transactions[].status"},
-		essential: []string{"transactions[].type"},
-	}
-	alternativeRules = decodeRules{required: []string{"id", "status"}}
-)
-
-func (t *TransactionStatus) rules() *decodeRules            { return &statusRules }
 func (t *TransactionStatus) setWarnings(w []DecodeWarning)  { t.Warnings = w }
-func (t *Transaction) rules() *decodeRules                  { return &transactionRules }
 func (t *Transaction) setWarnings(w []DecodeWarning)        { t.Warnings = w }
-func (p *TransactionPage) rules() *decodeRules              { return &pageRules }
 func (p *TransactionPage) setWarnings(w []DecodeWarning)    { p.Warnings = w }
-func (a *AlternativePayment) rules() *decodeRules           { return &alternativeRules }
 func (a *AlternativePayment) setWarnings(w []DecodeWarning) { a.Warnings = w }
 
 func (a *AlternativePayment) verifyAnswer() error {
