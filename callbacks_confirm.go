@@ -65,7 +65,7 @@ func (c *Client) ConfirmCallback(ctx context.Context, cb *Callback, opts ...Call
 	}
 	var conf *CallbackConfirmation
 	if c.form == FormBasic {
-		st, err := c.Transactions.Status(ctx, &StatusParams{ID: cb.ID}, opts...)
+		st, err := c.Transactions.Status(ctx, &TransactionStatusParams{ID: cb.ID}, opts...)
 		if err != nil {
 			return nil, err
 		}

@@ -57,7 +57,7 @@ func TestRedirects_NeverFollowedWithAMerchantClient(t *testing.T) {
 				return err
 			}},
 			{"GET payout-parameters", func(c *Client) error {
-				_, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: PayoutType{ID: 5, Key: "SEPA", Label: "SEPA"},
+				_, err := c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: PayoutType{ID: 5, Key: "SEPA", Label: "SEPA"},
 					Account: echoIBAN, Currency: "EUR"})
 				return err
 			}},

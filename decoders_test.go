@@ -70,7 +70,7 @@ func everyResponseDecoder() []responseDecoder {
 			}, "id", false, []string{"id"}, "card.expirationMonth", "", nil, func() any { return new(Token) }},
 		{"TransactionStatus", http.MethodGet, "transaction/status", "transaction_status.json",
 			func(ctx context.Context, c *Client) (string, error) {
-				st, err := c.Transactions.Status(ctx, &StatusParams{OrderID: "ord-1"})
+				st, err := c.Transactions.Status(ctx, &TransactionStatusParams{OrderID: "ord-1"})
 				return textOf(st == nil, err, func() string { return string(st.Status) })
 			}, "status", true, []string{"id", "status"}, "id", "price", nil, func() any { return new(TransactionStatus) }},
 		{"Transaction", http.MethodGet, "transactions/9007199254740993123", "transactions_by_id.json",
@@ -80,12 +80,12 @@ func everyResponseDecoder() []responseDecoder {
 			}, "status", true, []string{"id", "status"}, "id", "fee", []string{"type"}, func() any { return new(Transaction) }},
 		{"TransactionPage", http.MethodGet, "transactions", "transactions_list_single.json",
 			func(ctx context.Context, c *Client) (string, error) {
-				page, err := c.Transactions.List(ctx, &ListParams{OrderID: "ord-1"})
+				page, err := c.Transactions.List(ctx, &TransactionListParams{OrderID: "ord-1"})
 				return textOf(page == nil, err, func() string { return string(page.Transactions[0].Status) })
 			}, "transactions[0].status", true, []string{"transactions", "transactions[0].id", "transactions[0].status"}, "totalCount", "transactions[0].price", []string{"transactions[0].type"}, func() any { return new(TransactionPage) }},
 		{"AlternativePayment", http.MethodPost, "transaction/create", "transaction_create.json",
 			func(ctx context.Context, c *Client) (string, error) {
-				ap, err := c.Transactions.Create(ctx, &AlternativePaymentParams{UserIdentifier: "u", PaymentMethod: MethodPayPal, Price: decimal.RequireFromString("1"),
+				ap, err := c.Transactions.Create(ctx, &AlternativeCreateParams{UserIdentifier: "u", PaymentMethod: MethodPayPal, Price: decimal.RequireFromString("1"),
 					Currency: "EUR", Description: "d", SuccessURL: "https://s.example", FailURL: "https://f.example", OrderID: "ord-1"})
 				return textOf(ap == nil, err, func() string { return string(ap.Status) })
 			}, "status", true, []string{"id", "status"}, "", "amount", nil, func() any { return new(AlternativePayment) }},
@@ -96,7 +96,7 @@ func everyResponseDecoder() []responseDecoder {
 			}, "types[0].key", false, []string{"success", "types", "types[0].id", "types[0].key"}, "types[0].id", "", nil, func() any { return new(payoutTypesResponse) }},
 		{"parameter array", http.MethodGet, "payout-parameters", "payout_parameters_sepa.json",
 			func(ctx context.Context, c *Client) (string, error) {
-				params, err := c.Payouts.Parameters(ctx, &PayoutParameterParams{Type: PayoutType{ID: 4, Key: "SEPA"}, Account: "DE89370400440532013000", Currency: "EUR"})
+				params, err := c.Payouts.Parameters(ctx, &PayoutParametersParams{Type: PayoutType{ID: 4, Key: "SEPA"}, Account: "DE89370400440532013000", Currency: "EUR"})
 				return textOf(params == nil, err, func() string { return params[0].Name })
 			}, "[0].name", false, []string{"[0].name"}, "", "", []string{"[0].required"}, func() any { return new(payoutParameterList) }},
 		{"Payout", http.MethodPost, "payout", "payout.json",

@@ -340,7 +340,7 @@ func TestFaults_GetRetriedPostNeverTwice(t *testing.T) {
 
 			getOrder, postOrder := "GET "+faultNames[f], "POST "+faultNames[f]
 			getKey, postKey := "GET /v1/transaction/status "+getOrder, "POST /v1/card/process "+postOrder
-			_, err := c.Transactions.Status(context.Background(), &StatusParams{OrderID: getOrder})
+			_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{OrderID: getOrder})
 			require.Equal(t, want.getOutcome, classify(err), "GET error: %v", err)
 			require.Equal(t, want.getReceived, fs.count(getKey)+fs.resets(), "GET attempts")
 
@@ -404,18 +404,18 @@ func everyEndpointCall() []endpointCall {
 			return errOf(c.Transactions.Reverse(ctx, &ReverseParams{OrderID: order, Amount: eur}))
 		}, true},
 		{"Transactions.Create", http.MethodPost, "transaction/create", func(ctx context.Context, c *Client, order string) error {
-			return errOf(c.Transactions.Create(ctx, &AlternativePaymentParams{UserIdentifier: "cust-8841", PaymentMethod: MethodPayPal,
+			return errOf(c.Transactions.Create(ctx, &AlternativeCreateParams{UserIdentifier: "cust-8841", PaymentMethod: MethodPayPal,
 				Price: eur, Currency: "EUR", Description: "Order " + order, SuccessURL: "https://shop.example.com/ok",
 				FailURL: "https://shop.example.com/fail", OrderID: order}))
 		}, true},
 		{"Transactions.Status", http.MethodGet, "transaction/status", func(ctx context.Context, c *Client, order string) error {
-			return errOf(c.Transactions.Status(ctx, &StatusParams{OrderID: order}))
+			return errOf(c.Transactions.Status(ctx, &TransactionStatusParams{OrderID: order}))
 		}, true},
 		{"Transactions.Get", http.MethodGet, "transactions/9007199254740993107", func(ctx context.Context, c *Client, _ string) error {
 			return errOf(c.Transactions.Get(ctx, 9007199254740993107))
 		}, false},
 		{"Transactions.List", http.MethodGet, "transactions", func(ctx context.Context, c *Client, order string) error {
-			return errOf(c.Transactions.List(ctx, &ListParams{OrderID: order}))
+			return errOf(c.Transactions.List(ctx, &TransactionListParams{OrderID: order}))
 		}, true},
 		{"Transactions.Reconcile", http.MethodGet, "transactions", func(ctx context.Context, c *Client, order string) error {
 			return errOf(c.Transactions.Reconcile(ctx, order))
@@ -424,7 +424,7 @@ func everyEndpointCall() []endpointCall {
 			return errOf(c.Payouts.Types(ctx))
 		}, false},
 		{"Payouts.Parameters", http.MethodGet, "payout-parameters", func(ctx context.Context, c *Client, _ string) error {
-			return errOf(c.Payouts.Parameters(ctx, &PayoutParameterParams{Type: PayoutType{ID: 4, Key: "SEPA"}, Account: "DE89370400440532013000", Currency: "EUR"}))
+			return errOf(c.Payouts.Parameters(ctx, &PayoutParametersParams{Type: PayoutType{ID: 4, Key: "SEPA"}, Account: "DE89370400440532013000", Currency: "EUR"}))
 		}, false},
 		{"Payouts.Create", http.MethodPost, "payout", func(ctx context.Context, c *Client, order string) error {
 			return errOf(c.Payouts.Create(ctx, &PayoutParams{Type: PayoutType{ID: 4, Key: "SEPA"}, Account: "DE89370400440532013000",

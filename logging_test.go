@@ -61,7 +61,7 @@ func TestLogging_EveryEndpointLogsAttemptsButNoSecrets(t *testing.T) {
 			return err
 		}, true},
 		endpointCall{"Payouts.Parameters for a card", http.MethodGet, "payout-parameters", func(ctx context.Context, c *Client, _ string) error {
-			_, err := c.Payouts.Parameters(ctx, &PayoutParameterParams{Type: card, Account: payoutNumber, Currency: "EUR"})
+			_, err := c.Payouts.Parameters(ctx, &PayoutParametersParams{Type: card, Account: payoutNumber, Currency: "EUR"})
 			return err
 		}, false},
 		endpointCall{"Payouts.Create to a card", http.MethodPost, "payout", func(ctx context.Context, c *Client, order string) error {

@@ -88,7 +88,7 @@ func TestRetryPolicy_AttemptsAndWaitsOnA503GET(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			waits := fakeWaits(t)
 			c, mock := unavailable(t, tt.opts...)
-			_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1}, tt.call...)
+			_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 1}, tt.call...)
 
 			var apiErr *Error
 			require.ErrorAs(t, err, &apiErr, "the last 503 is returned")

@@ -50,7 +50,7 @@ func retryClient(t *testing.T, url string, p RetryPolicy, opts ...Option) *Clien
 func TestRetry_RetryAfterInSecondsIsWaitedAtLeast(t *testing.T) {
 	srv, arrivals := retryAfterServer(t, func() string { return "1" })
 	c := retryClient(t, srv.URL, RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Second})
-	_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1})
+	_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 1})
 	require.NoError(t, err)
 	got := arrivals()
 	require.Len(t, got, 2)
@@ -65,7 +65,7 @@ func TestRetry_RetryAfterAsHTTPDateIsWaitedUntil(t *testing.T) {
 		return notBefore.UTC().Format(http.TimeFormat)
 	})
 	c := retryClient(t, srv.URL, RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Second})
-	_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1})
+	_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 1})
 	require.NoError(t, err)
 	got := arrivals()
 	require.Len(t, got, 2)
@@ -76,7 +76,7 @@ func TestRetry_RetryAfterBeyondMaxDelayEndsTheRetries(t *testing.T) {
 	srv, arrivals := retryAfterServer(t, func() string { return "3600" })
 	c := retryClient(t, srv.URL, RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 10 * time.Second})
 	start := time.Now()
-	_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1})
+	_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 1})
 	require.Less(t, time.Since(start), 5*time.Second)
 	var apiErr *Error
 	require.ErrorAs(t, err, &apiErr, "the 503 is returned rather than retried sooner than asked")
@@ -106,7 +106,7 @@ func TestRetry_CancellationInterruptsTheWaitAtOnce(t *testing.T) {
 		cancelled.Store(time.Now().UnixNano())
 		cancel()
 	}()
-	_, err := c.Transactions.Status(ctx, &StatusParams{ID: 1})
+	_, err := c.Transactions.Status(ctx, &TransactionStatusParams{ID: 1})
 	returned := time.Now()
 	require.ErrorIs(t, err, context.Canceled)
 	require.Less(t, returned.Sub(time.Unix(0, cancelled.Load())), 100*time.Millisecond, "the wait ends when the context does")
@@ -131,7 +131,7 @@ func TestRetry_CallerDeadlineShorterThanTheWaitReturnsAtOnce(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	start := time.Now()
-	_, err := c.Transactions.Status(ctx, &StatusParams{ID: 1})
+	_, err := c.Transactions.Status(ctx, &TransactionStatusParams{ID: 1})
 	require.Less(t, time.Since(start), 500*time.Millisecond, "no wait that the deadline would cut anyway")
 	var apiErr *Error
 	require.ErrorAs(t, err, &apiErr)
@@ -171,7 +171,7 @@ func TestTimeouts_ResponseHeaderTimeoutCutsASilentGateway(t *testing.T) {
 		}))))
 
 	start := time.Now()
-	_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1})
+	_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 1})
 	require.Less(t, time.Since(start), 2*time.Second)
 	var netErr *NetworkError
 	require.ErrorAs(t, err, &netErr)
@@ -193,7 +193,7 @@ func TestTimeouts_CallTimeoutCutsASilentGateway(t *testing.T) {
 	c := retryClient(t, srv.URL, DefaultRetryPolicy) // default 30s header timeout, 60s call timeout
 
 	start := time.Now()
-	_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1}, WithCallTimeout(150*time.Millisecond))
+	_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 1}, WithCallTimeout(150*time.Millisecond))
 	require.Less(t, time.Since(start), 2*time.Second)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 
