@@ -373,3 +373,25 @@ func WithCallRetryPolicy(p RetryPolicy) CallOption {
 func WithCallTimeout(d time.Duration) CallOption {
 	return func(s *callSettings) { s.timeout = d }
 }
+
+// errCleartext is returned by NewClient for an http:// base URL whose host
+// is not loopback, without WithInsecureHTTP.
+var errCleartext = errors.New("paygate: base URL: plain http:// to a host that is not loopback would send card data in clear text; use https:// (or WithInsecureHTTP on a private test network)")
+
+// checkCleartext refuses a plain http:// base URL whose host is not
+// loopback, unless WithInsecureHTTP allowed it.
+func (c *Client) checkCleartext() error {
+	u, err := url.Parse(c.baseURL)
+	if err != nil || u.Scheme != "http" || c.insecure || isLoopbackHost(u.Hostname()) {
+		return nil
+	}
+	return errCleartext
+}
+
+func isLoopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") || strings.HasSuffix(strings.ToLower(h), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}
