@@ -48,28 +48,34 @@ func retryClient(t *testing.T, url string, p RetryPolicy, opts ...Option) *Clien
 }
 
 func TestRetry_RetryAfterInSecondsIsWaitedAtLeast(t *testing.T) {
+	waits := fakeWaits(t)
 	srv, arrivals := retryAfterServer(t, func() string { return "1" })
 	c := retryClient(t, srv.URL, RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Second})
 	_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 1})
 	require.NoError(t, err)
-	got := arrivals()
-	require.Len(t, got, 2)
-	require.GreaterOrEqual(t, got[1].Sub(got[0]), time.Second, "the jittered backoff (at most 1ms) gave way to Retry-After")
+	require.Len(t, arrivals(), 2)
+	require.Equal(t, []time.Duration{time.Second}, waits(), "the jittered backoff (at most 1ms) gave way to Retry-After")
 }
 
 func TestRetry_RetryAfterAsHTTPDateIsWaitedUntil(t *testing.T) {
-	var notBefore time.Time
+	waits := fakeWaits(t)
+	var notBefore, answered time.Time
 	srv, arrivals := retryAfterServer(t, func() string {
 		// HTTP dates have whole seconds: 2s ahead, truncated, is 1-2s away.
-		notBefore = time.Now().Add(2 * time.Second).Truncate(time.Second)
+		answered = time.Now()
+		notBefore = answered.Add(2 * time.Second).Truncate(time.Second)
 		return notBefore.UTC().Format(http.TimeFormat)
 	})
 	c := retryClient(t, srv.URL, RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Second})
 	_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 1})
 	require.NoError(t, err)
-	got := arrivals()
-	require.Len(t, got, 2)
-	require.False(t, got[1].Before(notBefore), "retried at %v, before the date %v", got[1], notBefore)
+	require.Len(t, arrivals(), 2)
+	got := waits()
+	require.Len(t, got, 1)
+	// The wait is counted from when the client read the date, a moment
+	// after the server wrote it.
+	require.LessOrEqual(t, got[0], notBefore.Sub(answered), "waited %v for a date %v after the answer", got[0], notBefore.Sub(answered))
+	require.Greater(t, got[0], notBefore.Sub(answered)-time.Second, "waited %v for a date %v after the answer", got[0], notBefore.Sub(answered))
 }
 
 func TestRetry_RetryAfterBeyondMaxDelayEndsTheRetries(t *testing.T) {
