@@ -6,6 +6,29 @@ import (
 	"testing"
 )
 
+// Every row of the endpoint table has its row in endpointCases, with a
+// call of its own and an answer to decode: the fault, logging, decoder,
+// nil-params and fuzz suites range over those rows.
+func TestEndpointCases_OneRowPerEndpoint(t *testing.T) {
+	t.Parallel()
+	cases := endpointCases()
+	if len(cases) != len(endpoints) {
+		t.Errorf("%d cases for %d endpoints", len(cases), len(endpoints))
+	}
+	for _, name := range endpointNames() {
+		ec, ok := cases[name]
+		row := endpoints[name]
+		switch {
+		case !ok:
+			t.Errorf("row %s %s: no endpointCase", row.method, row.path)
+		case len(ec.calls) == 0 || ec.calls[0].call == nil:
+			t.Errorf("row %s %s: no call", row.method, row.path)
+		case ec.answer.fixture == "" || ec.answer.decode == nil || ec.answer.into == nil:
+			t.Errorf("row %s %s: no answer to decode", row.method, row.path)
+		}
+	}
+}
+
 // The fault and logging suites run everyEndpointCall: a row of the
 // endpoint table that no call there reaches, with the row's method, is an
 // endpoint those suites never prove.
