@@ -128,9 +128,11 @@ type CallbackShape struct {
 //	payout_cancelled     payout: cancelled
 //	payout_abandoned     payout: abandoned
 //
-// The gateway (and the sandbox) sends the first shape of each status; the
-// others are how a gateway may report the same change on the transaction
-// acted on, and confirm too.
+// For refund_completed, chargeback_completed and retrieval_completed the
+// gateway (and the sandbox) sends the first shape, the child; the second
+// reports the same change on the transaction acted on, and confirms too.
+// A payout is processing first and may be held for approval, so those two
+// statuses are about a payout as well as a payment.
 func (s CallbackStatus) Shapes() []CallbackShape {
 	out := slices.Clone(callbackShapes[s])
 	for i := range out {
