@@ -67,6 +67,8 @@ func TestConfirmCallback_ComparesWithTheGatewaysRecord(t *testing.T) {
 		{"basic chargeback_completed whose id is a refund", FormBasic, CallbackChargebackCompleted, nil, "transaction_status_refund.json", []string{"type"}},
 		{"chargeback_completed with id and reference_id swapped", FormExtended, CallbackChargebackCompleted,
 			url.Values{"id": {"9007199254740993"}, "reference_id": {"9007199254740994"}}, "transaction_charged_back.json", []string{"reference_id"}},
+		{"basic chargeback_completed with id and reference_id swapped reads as the payment's", FormBasic, CallbackChargebackCompleted,
+			url.Values{"id": {"9007199254740993"}, "reference_id": {"9007199254740994"}}, "transaction_status_charged_back.json", nil},
 		{"chargeback_completed for a payment not charged back", FormExtended, CallbackChargebackCompleted, parentShape, "transaction_completed.json", []string{"status"}},
 		{"chargeback_completed for the chargeback without its parent", FormExtended, CallbackChargebackCompleted,
 			url.Values{"reference_id": {""}}, "transaction_chargeback.json", []string{"reference_id"}},
