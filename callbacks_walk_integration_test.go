@@ -337,8 +337,8 @@ func (w *callbackWalk) walkDisputes(t *testing.T) {
 // by the payer, and abandoned (which sends no callback).
 func (w *callbackWalk) walkWallets(t *testing.T) {
 	wallet := func(orderID string) paygate.ID {
-		pay, err := w.client.Transactions.Create(testCtx(t), &paygate.AlternativePaymentParams{
-			User: "cust-" + orderID, PaymentMethod: paygate.MethodPayPal, Price: dec("9.90"), Currency: "EUR",
+		pay, err := w.client.Transactions.Create(testCtx(t), &paygate.AlternativeCreateParams{
+			UserIdentifier: "cust-" + orderID, PaymentMethod: paygate.MethodPayPal, Price: dec("9.90"), Currency: "EUR",
 			Description: "Wallet " + orderID, OrderID: orderID,
 			SuccessURL: "https://shop.example/paid", FailURL: "https://shop.example/failed",
 		})
