@@ -151,6 +151,10 @@
 //     it; a permanent token whose card expired since is charged.
 //   - The JSONP callback name of card/getToken is a JavaScript name of at
 //     most 128 characters: anything else would let a page inject script.
+//   - The permanent token a processing charge with remember=1 answers is
+//     40402 until the charge completes, and stays so when it fails, is
+//     cancelled or abandoned: only a charge that went through remembers a
+//     card, or a declined card would stay chargeable.
 //   - payout-parameters for CREDIT_CARD takes the card's 6-digit BIN, as
 //     the spec describes, because the parameters depend on it; SEPA
 //     payouts are in EUR only (42201), to model a project's configuration.
