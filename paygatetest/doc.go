@@ -41,7 +41,9 @@
 // # Alternative methods
 //
 // transaction/create opens a payment that the payer approves or declines
-// at {URL}/confirm/{id}/; the page redirects to success_url or fail_url.
+// at {URL}/confirm/{id}/; the page redirects to success_url or fail_url. A
+// test without a browser GETs the page and posts its form back, with the
+// hidden token field.
 //
 // # Events, faults and the control plane
 //
@@ -155,6 +157,12 @@
 //     40402 until the charge completes, and stays so when it fails, is
 //     cancelled or abandoned: only a charge that went through remembers a
 //     card, or a declined card would stay chargeable.
+//   - The confirm page takes the payer's decision only from a form it
+//     served: a single-use token bound to the payment (the forms of its 8
+//     newest page views), and, when the browser sends Origin or Referer,
+//     the sandbox's own host; 403 otherwise. It is never framed
+//     (X-Frame-Options: DENY, frame-ancestors 'none'). Otherwise any page
+//     the payer visits could approve a payment in their name.
 //   - payout-parameters for CREDIT_CARD takes the card's 6-digit BIN, as
 //     the spec describes, because the parameters depend on it; SEPA
 //     payouts are in EUR only (42201), to model a project's configuration.
