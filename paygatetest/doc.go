@@ -55,8 +55,10 @@
 // among them the unknown outcome: processed, then no answer. The same
 // operations, with the clock, the delivery log, the callback URL and
 // Reset, are served as JSON under {URL}/sandbox/ to a request carrying
-// "Authorization: Bearer <private key>", and {URL}/sandbox/ in a browser
-// is a dashboard of it all.
+// "Authorization: Bearer <private key>" of any of the server's projects,
+// and act within that project only; {URL}/sandbox/ in a browser is a
+// dashboard of it all, after a sign-in with the key. The Go methods act on
+// the whole server: the test that holds it owns it.
 //
 // # Time
 //
@@ -163,6 +165,28 @@
 //     the sandbox's own host; 403 otherwise. It is never framed
 //     (X-Frame-Options: DENY, frame-ancestors 'none'). Otherwise any page
 //     the payer visits could approve a payment in their name.
+//   - The control plane and the dashboard act only within the project
+//     whose private key authorised the request: another project's
+//     transactions and callbacks are unknown (40402, 40400), faults hit
+//     that project's calls only, callback-url and reset change that
+//     project only. The clock is the server's, shared by its projects:
+//     only the key of the server's own project (WithProject) moves it
+//     (40300 otherwise); any key reads it. A sandbox shared by teams must
+//     not let one drive, or wipe, another's tests.
+//   - Key guesses are slow: wrong keys on the dashboard's key form, and
+//     wrong bearer keys or session cookies on the control plane, are
+//     counted per client address (20 at once, then 2 a second) and in all
+//     (100 at once, then 20 a second); past that every attempt, the right
+//     key included, is 42900 (HTTP 429) with Retry-After. Forwarding
+//     headers are not trusted, so clients behind one proxy share a budget.
+//   - A dashboard sign-in sets a cookie (HttpOnly, SameSite=Strict, Path
+//     /sandbox/, Secure over TLS) holding a random session id and an HMAC
+//     of it and the project under a secret the server draws at start:
+//     never the key, and useless on another server. Each sign-in starts a
+//     new session and ends the project's previous one; a session lasts 12
+//     hours. The dashboard's forms carry a token bound to the session, a
+//     request whose Origin or Referer is another host is refused, and its
+//     pages are never framed.
 //   - payout-parameters for CREDIT_CARD takes the card's 6-digit BIN, as
 //     the spec describes, because the parameters depend on it; SEPA
 //     payouts are in EUR only (42201), to model a project's configuration.
@@ -200,6 +224,6 @@
 //     A cancelled or abandoned payment gets no callback: the Events table
 //     has no status for it. An event that does not apply is 40900 (HTTP
 //     409); the control plane answers 40300 without the key, 40400 for no
-//     such operation, 40500 for another HTTP method and 41300 for a body
-//     over its bound.
+//     such operation, 40500 for another HTTP method, 41300 for a body
+//     over its bound and 42900 to a client out of key guesses.
 package paygatetest
