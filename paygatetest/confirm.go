@@ -34,7 +34,7 @@ func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request, id string)
 		return
 	}
 	if r.Method == http.MethodPost && t.status == paygate.StatusOpened {
-		if foreignOrigin(r) || !t.takeConfirmToken(r.PostFormValue("token")) {
+		if s.foreignOrigin(r) || !t.takeConfirmToken(r.PostFormValue("token")) {
 			s.mu.Unlock()
 			http.Error(w, "this form was not served by the confirm page: open the page again", http.StatusForbidden)
 			return

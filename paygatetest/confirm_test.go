@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
 )
 
 func altPayment() url.Values {
@@ -165,4 +166,21 @@ func TestCreate_Errors(t *testing.T) {
 	v.Set("phone", "79001234567")
 	out := s.ok("transaction/create", v)
 	assert.Equal(t, json.Number("12.50"), out["amount"])
+}
+
+// Behind a proxy that rewrites Host, the browser's Origin is the public
+// address (WithPublicURL): it is the sandbox's own.
+func TestConfirmPage_ThePublicAddressIsItsOwnOrigin(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, paygatetest.WithPublicURL("http://sandbox.example:8080"))
+	id := idOf(s.ok("transaction/create", altPayment()))
+	for origin, want := range map[string]int{"http://elsewhere.example:8080": http.StatusForbidden, "http://sandbox.example:8080": http.StatusSeeOther} {
+		req, err := http.NewRequest(http.MethodPost, s.srv.URL+"/confirm/"+id+"/",
+			strings.NewReader(url.Values{"action": {"approve"}, "token": {s.confirmToken(id)}}.Encode()))
+		require.NoError(t, err)
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", origin)
+		status, _ := s.exchange(req)
+		assert.Equal(t, want, status, origin)
+	}
 }

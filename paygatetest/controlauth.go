@@ -78,7 +78,7 @@ func equalSecret(got, want string) bool {
 // sends one) must be this host, and the form must carry the token of the
 // page, bound to the session.
 func (s *Server) sameOriginForm(r *http.Request, a controlAuth) bool {
-	if foreignOrigin(r) {
+	if s.foreignOrigin(r) {
 		return false
 	}
 	r.Body = http.MaxBytesReader(nil, r.Body, maxControlBody)

@@ -48,7 +48,7 @@ func (s *Server) serveLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxControlBody)
-	if foreignOrigin(r) {
+	if s.foreignOrigin(r) {
 		s.renderPage(w, http.StatusForbidden, "login.html", loginPage{Error: "cross-site sign-in refused"})
 		return
 	}

@@ -162,7 +162,8 @@
 //   - The confirm page takes the payer's decision only from a form it
 //     served: a single-use token bound to the payment (the forms of its 8
 //     newest page views), and, when the browser sends Origin or Referer,
-//     the sandbox's own host; 403 otherwise. It is never framed
+//     the sandbox's own host (the request's, or WithPublicURL's); 403
+//     otherwise. It is never framed
 //     (X-Frame-Options: DENY, frame-ancestors 'none'). Otherwise any page
 //     the payer visits could approve a payment in their name.
 //   - The control plane and the dashboard act only within the project
@@ -177,8 +178,10 @@
 //     wrong bearer keys or session cookies on the control plane, are
 //     counted per client address (20 at once, then 2 a second) and in all
 //     (100 at once, then 20 a second); past that every attempt, the right
-//     key included, is 42900 (HTTP 429) with Retry-After. Forwarding
-//     headers are not trusted, so clients behind one proxy share a budget.
+//     key included, is 42900 (HTTP 429) with Retry-After, and each one
+//     made while waiting makes the wait longer (up to 10.5 seconds).
+//     Forwarding headers are not trusted, so clients behind one proxy
+//     share a budget.
 //   - A dashboard sign-in sets a cookie (HttpOnly, SameSite=Strict, Path
 //     /sandbox/, Secure over TLS) holding a random session id and an HMAC
 //     of it and the project under a secret the server draws at start:

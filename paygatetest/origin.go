@@ -9,10 +9,11 @@ import (
 
 // foreignOrigin reports whether a browser says r comes from a page of
 // another site: its Origin, or without one its Referer, names another host
-// than the one r is sent to. "Origin: null" (a sandboxed frame, a data:
-// page) is foreign. A request with neither header (a non-browser client)
-// is not: the forms' tokens guard those.
-func foreignOrigin(r *http.Request) bool {
+// than the one r is sent to and the one browsers reach the sandbox at
+// (WithPublicURL, for a proxy that rewrites Host). "Origin: null" (a
+// sandboxed frame, a data: page) is foreign. A request with neither header
+// (a non-browser client) is not: the forms' tokens guard those.
+func (s *Server) foreignOrigin(r *http.Request) bool {
 	from := r.Header.Get("Origin")
 	if from == "" {
 		from = r.Header.Get("Referer")
@@ -21,7 +22,11 @@ func foreignOrigin(r *http.Request) bool {
 		return false
 	}
 	u, err := url.Parse(from)
-	return err != nil || u.Host == "" || u.Host != r.Host
+	if err != nil || u.Host == "" {
+		return true
+	}
+	public, err := url.Parse(s.publicURL)
+	return u.Host != r.Host && (err != nil || u.Host != public.Host)
 }
 
 // denyFraming keeps the page out of other sites' frames, where a payer or

@@ -47,13 +47,17 @@ func newGuessLimiter(now func() time.Time) *guessLimiter {
 }
 
 // wait is how long the client at addr must wait before its next guess
-// counts; 0 when it may guess now.
+// counts; 0 when it may guess now. Asking while it must wait counts
+// against its own budget, so a client that keeps hammering keeps waiting.
 func (l *guessLimiter) wait(addr string) time.Duration {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
 	w := l.global.wait(now, globalGuessRate, globalGuessBurst)
 	if b := l.byAddr[addr]; b != nil {
+		if b.wait(now, guessRate, guessBurst) > 0 {
+			b.take(now, guessRate, guessBurst)
+		}
 		w = max(w, b.wait(now, guessRate, guessBurst))
 	} else if len(l.byAddr) >= maxGuessers {
 		w = max(w, time.Second)

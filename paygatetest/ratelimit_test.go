@@ -20,13 +20,18 @@ func TestGuessLimiter_BurstThenRatePerAddress(t *testing.T) {
 		assert.Zero(t, l.wait("192.0.2.1"), "guess %d of the burst", i+1)
 		l.wrong("192.0.2.1")
 	}
-	assert.Equal(t, time.Second/guessRate, l.wait("192.0.2.1"), "then one guess per 1/rate")
 	assert.Zero(t, l.wait("192.0.2.2"), "another address has its own budget")
+	perGuess := time.Second / guessRate
+	assert.Equal(t, 2*perGuess, l.wait("192.0.2.1"), "then one guess per 1/rate; asking while waiting counts too")
+	assert.Equal(t, 3*perGuess, l.wait("192.0.2.1"))
 
-	clock.t = clock.t.Add(time.Second / guessRate)
-	assert.Zero(t, l.wait("192.0.2.1"))
+	clock.t = clock.t.Add(3 * perGuess)
+	assert.Zero(t, l.wait("192.0.2.1"), "who waited may guess again")
 	l.wrong("192.0.2.1")
-	assert.Positive(t, l.wait("192.0.2.1"))
+	for range 100 {
+		l.wait("192.0.2.1")
+	}
+	assert.Equal(t, (guessBurst+1)*perGuess, l.wait("192.0.2.1"), "the wait grows to a bound")
 }
 
 func TestGuessLimiter_GlobalCapAcrossAddresses(t *testing.T) {
