@@ -236,7 +236,13 @@ func TestIntegration_AlternativePaymentThroughTheConfirmPage(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, paygate.StatusOpened, sb.status(t, pay.ID).Status)
 
-			resp := postForm(t, action.String(), url.Values{"action": {tt.action}})
+			// The form carries the page's single-use token.
+			form := url.Values{"action": {tt.action}}
+			for k, v := range hiddenFields(string(body)) {
+				form.Set(k, v)
+			}
+			require.NotEmpty(t, form.Get("token"))
+			resp := postForm(t, action.String(), form)
 			assert.Equal(t, http.StatusSeeOther, resp.StatusCode)
 			assert.Equal(t, tt.location, resp.Header.Get("Location"))
 			assert.Equal(t, tt.status, sb.status(t, pay.ID).Status)
