@@ -174,8 +174,8 @@ func (e *OutcomeUnknownError) Error() string {
 
 // SettleParams returns what [TransactionsService.Settle] needs to settle
 // the request: its kind, order id and payment id.
-func (e *OutcomeUnknownError) SettleParams() *SettleParams {
-	return &SettleParams{Kind: e.Kind, OrderID: e.OrderID, TransactionID: e.TransactionID}
+func (e *OutcomeUnknownError) SettleParams() *TransactionSettleParams {
+	return &TransactionSettleParams{Kind: e.Kind, OrderID: e.OrderID, TransactionID: e.TransactionID}
 }
 
 // Is makes errors.Is(err, ErrOutcomeUnknown) true.

@@ -54,7 +54,7 @@ func endlessListing(t *testing.T, size int) (*Client, *atomic.Int64) {
 // walkAll ranges over All and returns how many transactions it yielded and
 // the error that ended it.
 func walkAll(ctx context.Context, c *Client, opts ...CallOption) (items int, err error) {
-	for _, err := range c.Transactions.All(ctx, &ListParams{OrderID: "ord-1"}, opts...) {
+	for _, err := range c.Transactions.All(ctx, &TransactionListParams{OrderID: "ord-1"}, opts...) {
 		if err != nil {
 			return items, err
 		}
@@ -107,7 +107,7 @@ func TestReconcile_StopsAtItsSmallerBound(t *testing.T) {
 	assert.Equal(t, int64(DefaultReconcileBound.Pages), served.Load())
 
 	served.Store(0)
-	_, err = c.Transactions.Settle(context.Background(), &SettleParams{Kind: KindPayout, OrderID: "ord-1"}, WithListBound(2, 0))
+	_, err = c.Transactions.Settle(context.Background(), &TransactionSettleParams{Kind: KindPayout, OrderID: "ord-1"}, WithListBound(2, 0))
 	require.ErrorIs(t, err, ErrListingBound)
 	assert.Equal(t, int64(2), served.Load())
 }
@@ -119,7 +119,7 @@ func TestAll_ACancelledContextStopsTheWalkBetweenPages(t *testing.T) {
 	defer cancel()
 	items := 0
 	var err error
-	for _, e := range c.Transactions.All(ctx, &ListParams{OrderID: "ord-1"}) {
+	for _, e := range c.Transactions.All(ctx, &TransactionListParams{OrderID: "ord-1"}) {
 		if e != nil {
 			err = e
 			break

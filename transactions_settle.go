@@ -89,10 +89,10 @@ const (
 	OutcomeUndetermined Outcome = "undetermined"
 )
 
-// SettleParams name the request whose outcome to settle. Build them from
-// the error with [OutcomeUnknownError.SettleParams], or by hand from what
-// was sent.
-type SettleParams struct {
+// TransactionSettleParams name the request whose outcome to settle. Build
+// them from the error with [OutcomeUnknownError.SettleParams], or by hand
+// from what was sent.
+type TransactionSettleParams struct {
 	// Kind is the kind of request; required.
 	Kind OperationKind
 	// OrderID is the order id the request carried. Required, except for
@@ -108,7 +108,7 @@ type SettleParams struct {
 	Seen []ID
 }
 
-func (p *SettleParams) validate(form Form) error {
+func (p *TransactionSettleParams) validate(form Form) error {
 	byID := (p.Kind == KindAuthenticate || p.Kind == KindReversal) && p.TransactionID != 0
 	switch {
 	case p.Kind == "":
@@ -261,9 +261,9 @@ func (r *Reconciliation) PayoutCompleted() bool {
 //			// callback, or settle again later.
 //		}
 //	}
-func (s *TransactionsService) Settle(ctx context.Context, p *SettleParams, opts ...CallOption) (*Reconciliation, error) {
+func (s *TransactionsService) Settle(ctx context.Context, p *TransactionSettleParams, opts ...CallOption) (*Reconciliation, error) {
 	if p == nil {
-		p = &SettleParams{}
+		p = &TransactionSettleParams{}
 	}
 	if err := p.validate(s.client.form); err != nil {
 		return nil, err
@@ -280,14 +280,14 @@ func (s *TransactionsService) Settle(ctx context.Context, p *SettleParams, opts 
 // for the order, Completed whether the payment went through, Outcome the
 // rest (see [TransactionsService.Settle], whose example covers every kind).
 func (s *TransactionsService) Reconcile(ctx context.Context, orderID string, opts ...CallOption) (*Reconciliation, error) {
-	return s.Settle(ctx, &SettleParams{Kind: KindCharge, OrderID: orderID}, opts...)
+	return s.Settle(ctx, &TransactionSettleParams{Kind: KindCharge, OrderID: orderID}, opts...)
 }
 
 // settleByStatus settles p in the basic form, from the status look-up.
-func (s *TransactionsService) settleByStatus(ctx context.Context, p *SettleParams, rec *Reconciliation, opts []CallOption) error {
-	q := &StatusParams{OrderID: p.OrderID}
+func (s *TransactionsService) settleByStatus(ctx context.Context, p *TransactionSettleParams, rec *Reconciliation, opts []CallOption) error {
+	q := &TransactionStatusParams{OrderID: p.OrderID}
 	if p.TransactionID != 0 && (p.Kind == KindAuthenticate || p.Kind == KindReversal) {
-		q = &StatusParams{ID: p.TransactionID}
+		q = &TransactionStatusParams{ID: p.TransactionID}
 	}
 	st, err := s.Status(ctx, q, opts...)
 	switch {
@@ -315,7 +315,7 @@ func (s *TransactionsService) settleByStatus(ctx context.Context, p *SettleParam
 
 // settleByListing settles p in the extended form, from the named payment
 // and the order's listing.
-func (s *TransactionsService) settleByListing(ctx context.Context, p *SettleParams, rec *Reconciliation, opts []CallOption) error {
+func (s *TransactionsService) settleByListing(ctx context.Context, p *TransactionSettleParams, rec *Reconciliation, opts []CallOption) error {
 	var named *Transaction
 	if p.TransactionID != 0 && (p.Kind == KindAuthenticate || p.Kind == KindReversal) {
 		t, err := s.Get(ctx, p.TransactionID, opts...)
@@ -331,7 +331,7 @@ func (s *TransactionsService) settleByListing(ctx context.Context, p *SettlePara
 		}
 	}
 	if rec.OrderID != "" && (named == nil || p.Kind == KindReversal) {
-		for t, err := range s.walk(ctx, &ListParams{OrderID: rec.OrderID}, DefaultReconcileBound, opts) {
+		for t, err := range s.walk(ctx, &TransactionListParams{OrderID: rec.OrderID}, DefaultReconcileBound, opts) {
 			switch {
 			case errors.Is(err, ErrTransactionNotFound):
 				// The gateway's way of saying the order has no transactions.
@@ -349,7 +349,7 @@ func (s *TransactionsService) settleByListing(ctx context.Context, p *SettlePara
 
 // decideFromListing sets rec's Outcome, Transaction and Payment from the
 // named payment (if any) and the order's transactions.
-func decideFromListing(p *SettleParams, rec *Reconciliation, named *Transaction) {
+func decideFromListing(p *TransactionSettleParams, rec *Reconciliation, named *Transaction) {
 	fresh := func(t *Transaction) bool { return !slices.Contains(p.Seen, t.ID) }
 	switch p.Kind {
 	case KindReversal:

@@ -68,7 +68,7 @@ func settleKinds() []settleKind {
 			}
 		}},
 		{paygate.KindWalletPayment, "transaction/create", []paygate.Form{paygate.FormExtended}, func(t *testing.T, sb *sandbox) func(*paygate.Client) error {
-			params := &paygate.AlternativePaymentParams{User: "customer-8812", PaymentMethod: paygate.MethodPayPal, Price: dec("9.90"),
+			params := &paygate.AlternativeCreateParams{UserIdentifier: "customer-8812", PaymentMethod: paygate.MethodPayPal, Price: dec("9.90"),
 				Currency: "EUR", Description: "Premium plan", OrderID: "ord-wallet",
 				SuccessURL: "https://shop.example/paid", FailURL: "https://shop.example/failed"}
 			return func(c *paygate.Client) error { _, err := c.Transactions.Create(testCtx(t), params); return err }
@@ -101,7 +101,7 @@ func lostAnswer(t *testing.T, sb *sandbox, path string, fault paygatetest.Fault,
 }
 
 // settled settles p, requiring the look-up to succeed.
-func settled(t *testing.T, sb *sandbox, p *paygate.SettleParams) *paygate.Reconciliation {
+func settled(t *testing.T, sb *sandbox, p *paygate.TransactionSettleParams) *paygate.Reconciliation {
 	t.Helper()
 	rec, err := sb.client.Transactions.Settle(testCtx(t), p)
 	require.NoError(t, err)
@@ -152,7 +152,7 @@ func TestSettle_NothingRecordedYet(t *testing.T) {
 		assert.False(t, rec.Completed())
 
 		for _, kind := range []paygate.OperationKind{paygate.KindCharge, paygate.KindRecurringCharge, paygate.KindReversal} {
-			rec = settled(t, sb, &paygate.SettleParams{Kind: kind, OrderID: "ord-never-sent"})
+			rec = settled(t, sb, &paygate.TransactionSettleParams{Kind: kind, OrderID: "ord-never-sent"})
 			assert.Equal(t, paygate.OutcomeNotFound, rec.Outcome, kind)
 		}
 	})

@@ -38,53 +38,53 @@ func TestSettle_DecidesByTheTraceOfEachKind(t *testing.T) {
 	tests := []struct {
 		name    string
 		form    Form
-		params  SettleParams
+		params  TransactionSettleParams
 		answers map[string]settleAnswer
 		outcome Outcome
 		found   bool
 		check   func(t *testing.T, rec *Reconciliation)
 	}{
-		{"charge completed", FormExtended, SettleParams{Kind: KindCharge, OrderID: order},
+		{"charge completed", FormExtended, TransactionSettleParams{Kind: KindCharge, OrderID: order},
 			listed("transactions_list_single.json"), OutcomeSucceeded, true, func(t *testing.T, rec *Reconciliation) {
 				assert.True(t, rec.Completed())
 				assert.Equal(t, ID(9007199254740993107), rec.Transaction.ID)
 			}},
-		{"charge needs 3-D Secure", FormExtended, SettleParams{Kind: KindCharge, OrderID: order},
+		{"charge needs 3-D Secure", FormExtended, TransactionSettleParams{Kind: KindCharge, OrderID: order},
 			listed("transactions_list_3ds.json"), OutcomeNeedsAuthentication, true, func(t *testing.T, rec *Reconciliation) {
 				assert.True(t, rec.NeedsAuthentication())
 				assert.False(t, rec.Completed())
 			}},
-		{"charge: only a payment known before is recorded", FormExtended, SettleParams{Kind: KindCharge, OrderID: order, Seen: []ID{9007199254740993107}},
+		{"charge: only a payment known before is recorded", FormExtended, TransactionSettleParams{Kind: KindCharge, OrderID: order, Seen: []ID{9007199254740993107}},
 			listed("transactions_list_single.json"), OutcomeNotFound, true, func(t *testing.T, rec *Reconciliation) {
 				assert.Nil(t, rec.Transaction)
 				assert.False(t, rec.Completed())
 			}},
-		{"charge: an empty listing", FormExtended, SettleParams{Kind: KindCharge, OrderID: order},
+		{"charge: an empty listing", FormExtended, TransactionSettleParams{Kind: KindCharge, OrderID: order},
 			listed("transactions_list_empty.json"), OutcomeNotFound, false, nil},
-		{"charge: 40403", FormExtended, SettleParams{Kind: KindCharge, OrderID: order},
+		{"charge: 40403", FormExtended, TransactionSettleParams{Kind: KindCharge, OrderID: order},
 			map[string]settleAnswer{"transactions": {404, "error_transaction_not_found.json"}}, OutcomeNotFound, false, nil},
-		{"recurring charge completed", FormExtended, SettleParams{Kind: KindRecurringCharge, OrderID: order},
+		{"recurring charge completed", FormExtended, TransactionSettleParams{Kind: KindRecurringCharge, OrderID: order},
 			listed("transactions_list_single.json"), OutcomeSucceeded, true, func(t *testing.T, rec *Reconciliation) {
 				assert.True(t, rec.Completed())
 			}},
-		{"wallet payment waiting for its payer", FormExtended, SettleParams{Kind: KindWalletPayment, OrderID: order},
+		{"wallet payment waiting for its payer", FormExtended, TransactionSettleParams{Kind: KindWalletPayment, OrderID: order},
 			listed("transactions_list_wallet_opened.json"), OutcomePending, true, func(t *testing.T, rec *Reconciliation) {
 				assert.Equal(t, StatusOpened, rec.Transaction.Status)
 				assert.Equal(t, "paypal", rec.Transaction.Method)
 			}},
-		{"authenticate by id: the payment completed (since refunded)", FormExtended, SettleParams{Kind: KindAuthenticate, TransactionID: byIDPayment},
+		{"authenticate by id: the payment completed (since refunded)", FormExtended, TransactionSettleParams{Kind: KindAuthenticate, TransactionID: byIDPayment},
 			map[string]settleAnswer{byID: {200, "transactions_by_id.json"}}, OutcomeSucceeded, true, func(t *testing.T, rec *Reconciliation) {
 				assert.True(t, rec.Completed())
 				assert.Equal(t, order, rec.OrderID, "the payment's order")
 				assert.Empty(t, rec.Transactions, "the payment alone decides")
 			}},
-		{"authenticate by id: not recorded, the payment still waits", FormExtended, SettleParams{Kind: KindAuthenticate, TransactionID: byIDPayment},
+		{"authenticate by id: not recorded, the payment still waits", FormExtended, TransactionSettleParams{Kind: KindAuthenticate, TransactionID: byIDPayment},
 			map[string]settleAnswer{byID: {200, "transactions_by_id_authenticating.json"}}, OutcomeNeedsAuthentication, true, nil},
-		{"authenticate by id: no such payment", FormExtended, SettleParams{Kind: KindAuthenticate, TransactionID: byIDPayment},
+		{"authenticate by id: no such payment", FormExtended, TransactionSettleParams{Kind: KindAuthenticate, TransactionID: byIDPayment},
 			map[string]settleAnswer{byID: {404, "error_transaction_not_found.json"}}, OutcomeNotFound, false, nil},
-		{"authenticate by order", FormExtended, SettleParams{Kind: KindAuthenticate, OrderID: order},
+		{"authenticate by order", FormExtended, TransactionSettleParams{Kind: KindAuthenticate, OrderID: order},
 			listed("transactions_list_3ds.json"), OutcomeNeedsAuthentication, true, nil},
-		{"reversal: partial refund", FormExtended, SettleParams{Kind: KindReversal, OrderID: order},
+		{"reversal: partial refund", FormExtended, TransactionSettleParams{Kind: KindReversal, OrderID: order},
 			listed("transactions_list_refund_partial.json"), OutcomeSucceeded, true, func(t *testing.T, rec *Reconciliation) {
 				assert.True(t, rec.Refunded())
 				assert.False(t, rec.FullyRefunded())
@@ -94,77 +94,77 @@ func TestSettle_DecidesByTheTraceOfEachKind(t *testing.T) {
 				assert.Equal(t, settlePayment, rec.Payment.ID)
 				assert.False(t, rec.Completed(), "Completed is about payments")
 			}},
-		{"reversal: full refund", FormExtended, SettleParams{Kind: KindReversal, OrderID: order},
+		{"reversal: full refund", FormExtended, TransactionSettleParams{Kind: KindReversal, OrderID: order},
 			listed("transactions_list_refund_full.json"), OutcomeSucceeded, true, func(t *testing.T, rec *Reconciliation) {
 				assert.True(t, rec.Refunded())
 				assert.True(t, rec.FullyRefunded())
 				assert.Equal(t, settleRefund, rec.Refund().ID)
 			}},
-		{"reversal: only a refund known before", FormExtended, SettleParams{Kind: KindReversal, OrderID: order, Seen: []ID{settleRefund}},
+		{"reversal: only a refund known before", FormExtended, TransactionSettleParams{Kind: KindReversal, OrderID: order, Seen: []ID{settleRefund}},
 			listed("transactions_list_refund_partial.json"), OutcomeNotFound, true, func(t *testing.T, rec *Reconciliation) {
 				assert.False(t, rec.Refunded())
 				assert.Nil(t, rec.Refund())
 				assert.Equal(t, settlePayment, rec.Payment.ID)
 			}},
-		{"reversal: the payment is not refunded", FormExtended, SettleParams{Kind: KindReversal, OrderID: order},
+		{"reversal: the payment is not refunded", FormExtended, TransactionSettleParams{Kind: KindReversal, OrderID: order},
 			listed("transactions_list_single.json"), OutcomeNotFound, true, nil},
-		{"reversal by id: the refund of another payment of the order is not its", FormExtended, SettleParams{Kind: KindReversal, TransactionID: byIDPayment},
+		{"reversal by id: the refund of another payment of the order is not its", FormExtended, TransactionSettleParams{Kind: KindReversal, TransactionID: byIDPayment},
 			map[string]settleAnswer{byID: {200, "transactions_by_id_authenticating.json"}, "transactions": {200, "transactions_list_refund_partial.json"}},
 			OutcomeNotFound, true, func(t *testing.T, rec *Reconciliation) {
 				assert.Equal(t, byIDPayment, rec.Payment.ID)
 				assert.Len(t, rec.Transactions, 2)
 			}},
-		{"reversal by id: the payment reads refunded", FormExtended, SettleParams{Kind: KindReversal, TransactionID: byIDPayment},
+		{"reversal by id: the payment reads refunded", FormExtended, TransactionSettleParams{Kind: KindReversal, TransactionID: byIDPayment},
 			map[string]settleAnswer{byID: {200, "transactions_by_id.json"}, "transactions": {200, "transactions_list_empty.json"}},
 			OutcomeSucceeded, true, func(t *testing.T, rec *Reconciliation) {
 				assert.True(t, rec.FullyRefunded())
 				assert.Nil(t, rec.Refund())
 			}},
-		{"reversal by id: a payment without an order id cannot show a partial refund", FormExtended, SettleParams{Kind: KindReversal, TransactionID: byIDPayment},
+		{"reversal by id: a payment without an order id cannot show a partial refund", FormExtended, TransactionSettleParams{Kind: KindReversal, TransactionID: byIDPayment},
 			map[string]settleAnswer{byID: {200, "transactions_by_id_without_order.json"}}, OutcomeUndetermined, true, func(t *testing.T, rec *Reconciliation) {
 				assert.Empty(t, rec.OrderID)
 				assert.False(t, rec.Refunded())
 			}},
-		{"payout processing", FormExtended, SettleParams{Kind: KindPayout, OrderID: order},
+		{"payout processing", FormExtended, TransactionSettleParams{Kind: KindPayout, OrderID: order},
 			listed("transactions_list_payout_processing.json"), OutcomePending, true, func(t *testing.T, rec *Reconciliation) {
 				assert.False(t, rec.PayoutCompleted())
 				assert.Equal(t, settlePayout, rec.Transaction.ID)
 			}},
-		{"payout completed", FormExtended, SettleParams{Kind: KindPayout, OrderID: order},
+		{"payout completed", FormExtended, TransactionSettleParams{Kind: KindPayout, OrderID: order},
 			listed("transactions_list_payout_completed.json"), OutcomeSucceeded, true, func(t *testing.T, rec *Reconciliation) {
 				assert.True(t, rec.PayoutCompleted())
 				assert.False(t, rec.Completed())
 			}},
-		{"payout failed", FormExtended, SettleParams{Kind: KindPayout, OrderID: order},
+		{"payout failed", FormExtended, TransactionSettleParams{Kind: KindPayout, OrderID: order},
 			listed("transactions_list_payout_failed.json"), OutcomeFailed, true, nil},
-		{"payout: the order has only a payment", FormExtended, SettleParams{Kind: KindPayout, OrderID: order},
+		{"payout: the order has only a payment", FormExtended, TransactionSettleParams{Kind: KindPayout, OrderID: order},
 			listed("transactions_list_single.json"), OutcomeNotFound, true, nil},
 
-		{"basic charge completed", FormBasic, SettleParams{Kind: KindCharge, OrderID: order},
+		{"basic charge completed", FormBasic, TransactionSettleParams{Kind: KindCharge, OrderID: order},
 			map[string]settleAnswer{"transaction/status": {200, "transaction_status.json"}}, OutcomeSucceeded, true, func(t *testing.T, rec *Reconciliation) {
 				assert.True(t, rec.Completed())
 				assert.Equal(t, byIDPayment, rec.Status.ID)
 			}},
-		{"basic charge needs 3-D Secure", FormBasic, SettleParams{Kind: KindCharge, OrderID: order},
+		{"basic charge needs 3-D Secure", FormBasic, TransactionSettleParams{Kind: KindCharge, OrderID: order},
 			map[string]settleAnswer{"transaction/status": {200, "transaction_status_authenticating.json"}}, OutcomeNeedsAuthentication, true, nil},
-		{"basic charge: 40403", FormBasic, SettleParams{Kind: KindCharge, OrderID: order},
+		{"basic charge: 40403", FormBasic, TransactionSettleParams{Kind: KindCharge, OrderID: order},
 			map[string]settleAnswer{"transaction/status": {404, "error_transaction_not_found.json"}}, OutcomeNotFound, false, nil},
-		{"basic charge: only a payment known before", FormBasic, SettleParams{Kind: KindRecurringCharge, OrderID: order, Seen: []ID{byIDPayment}},
+		{"basic charge: only a payment known before", FormBasic, TransactionSettleParams{Kind: KindRecurringCharge, OrderID: order, Seen: []ID{byIDPayment}},
 			map[string]settleAnswer{"transaction/status": {200, "transaction_status.json"}}, OutcomeNotFound, true, nil},
-		{"basic authenticate by id", FormBasic, SettleParams{Kind: KindAuthenticate, TransactionID: byIDPayment},
+		{"basic authenticate by id", FormBasic, TransactionSettleParams{Kind: KindAuthenticate, TransactionID: byIDPayment},
 			map[string]settleAnswer{"transaction/status": {200, "transaction_status_authenticating.json"}}, OutcomeNeedsAuthentication, true, func(t *testing.T, rec *Reconciliation) {
 				assert.Equal(t, order, rec.OrderID)
 			}},
-		{"basic reversal: the payment reads refunded", FormBasic, SettleParams{Kind: KindReversal, TransactionID: byIDPayment},
+		{"basic reversal: the payment reads refunded", FormBasic, TransactionSettleParams{Kind: KindReversal, TransactionID: byIDPayment},
 			map[string]settleAnswer{"transaction/status": {200, "transaction_status_refunded.json"}}, OutcomeSucceeded, true, func(t *testing.T, rec *Reconciliation) {
 				assert.True(t, rec.Refunded())
 				assert.True(t, rec.FullyRefunded())
 			}},
-		{"basic reversal: a partial reversal cannot be told from none", FormBasic, SettleParams{Kind: KindReversal, OrderID: order},
+		{"basic reversal: a partial reversal cannot be told from none", FormBasic, TransactionSettleParams{Kind: KindReversal, OrderID: order},
 			map[string]settleAnswer{"transaction/status": {200, "transaction_status.json"}}, OutcomeUndetermined, true, func(t *testing.T, rec *Reconciliation) {
 				assert.False(t, rec.Refunded())
 			}},
-		{"basic reversal: a payment waiting for 3-D Secure was not reversed", FormBasic, SettleParams{Kind: KindReversal, OrderID: order},
+		{"basic reversal: a payment waiting for 3-D Secure was not reversed", FormBasic, TransactionSettleParams{Kind: KindReversal, OrderID: order},
 			map[string]settleAnswer{"transaction/status": {200, "transaction_status_authenticating.json"}}, OutcomeNotFound, true, nil},
 	}
 	for _, tt := range tests {
@@ -205,16 +205,16 @@ func TestSettle_RejectsWhatItCannotSettleBeforeSending(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
-		params *SettleParams
+		params *TransactionSettleParams
 		field  string
 	}{
 		{"nil", nil, "kind"},
-		{"no kind", &SettleParams{OrderID: "o-1"}, "kind"},
-		{"unknown kind", &SettleParams{Kind: "resolve_user", OrderID: "o-1"}, "kind"},
-		{"charge without order", &SettleParams{Kind: KindCharge, TransactionID: 42}, "order_id"},
-		{"payout without order", &SettleParams{Kind: KindPayout}, "order_id"},
-		{"reversal with neither order nor id", &SettleParams{Kind: KindReversal}, "order_id"},
-		{"order id too long", &SettleParams{Kind: KindCharge, OrderID: strings.Repeat("o", 65)}, "order_id"},
+		{"no kind", &TransactionSettleParams{OrderID: "o-1"}, "kind"},
+		{"unknown kind", &TransactionSettleParams{Kind: "resolve_user", OrderID: "o-1"}, "kind"},
+		{"charge without order", &TransactionSettleParams{Kind: KindCharge, TransactionID: 42}, "order_id"},
+		{"payout without order", &TransactionSettleParams{Kind: KindPayout}, "order_id"},
+		{"reversal with neither order nor id", &TransactionSettleParams{Kind: KindReversal}, "order_id"},
+		{"order id too long", &TransactionSettleParams{Kind: KindCharge, OrderID: strings.Repeat("o", 65)}, "order_id"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			requireRejectedLocally(t, tc.field, func(c *Client) error { return errOf(c.Transactions.Settle(context.Background(), tc.params)) })
@@ -226,7 +226,7 @@ func TestSettle_BasicFormHasNoWalletPaymentsOrPayouts(t *testing.T) {
 	t.Parallel()
 	for _, kind := range []OperationKind{KindWalletPayment, KindPayout} {
 		c, mock := newSilentMock(t, WithForm(FormBasic))
-		_, err := c.Transactions.Settle(context.Background(), &SettleParams{Kind: kind, OrderID: "o-1"})
+		_, err := c.Transactions.Settle(context.Background(), &TransactionSettleParams{Kind: kind, OrderID: "o-1"})
 		require.ErrorIs(t, err, ErrBasicForm)
 		assert.Zero(t, mock.GetTotalCallCount())
 	}
@@ -241,26 +241,26 @@ func TestSettle_TheErrorOfEveryPaymentRequestNamesItsKind(t *testing.T) {
 		path string
 		kind OperationKind
 		call func(c *Client) error
-		want SettleParams
+		want TransactionSettleParams
 	}{
 		{"card/process", KindCharge, func(c *Client) error {
 			return errOf(c.Cards.Charge(context.Background(), edit(validCharge(), func(p *ChargeParams) { p.OrderID = "o-6" })))
-		}, SettleParams{Kind: KindCharge, OrderID: "o-6"}},
+		}, TransactionSettleParams{Kind: KindCharge, OrderID: "o-6"}},
 		{"card/authenticate", KindAuthenticate, func(c *Client) error {
 			return errOf(c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: "pares", MD: "md"}))
-		}, SettleParams{Kind: KindAuthenticate}},
+		}, TransactionSettleParams{Kind: KindAuthenticate}},
 		{"card/processRecurring", KindRecurringCharge, func(c *Client) error {
 			return errOf(c.Cards.ChargeRecurring(context.Background(), edit(validChargeRecurring(), func(p *ChargeRecurringParams) { p.OrderID = "o-7" })))
-		}, SettleParams{Kind: KindRecurringCharge, OrderID: "o-7"}},
+		}, TransactionSettleParams{Kind: KindRecurringCharge, OrderID: "o-7"}},
 		{"transaction/reverse", KindReversal, func(c *Client) error {
 			return errOf(c.Transactions.Reverse(context.Background(), &ReverseParams{ID: 77, Amount: decimal.NewFromInt(5)}))
-		}, SettleParams{Kind: KindReversal, TransactionID: 77}},
+		}, TransactionSettleParams{Kind: KindReversal, TransactionID: 77}},
 		{"transaction/create", KindWalletPayment, func(c *Client) error {
-			return errOf(c.Transactions.Create(context.Background(), edit(validAlternativePayment(), func(p *AlternativePaymentParams) { p.OrderID = "o-8" })))
-		}, SettleParams{Kind: KindWalletPayment, OrderID: "o-8"}},
+			return errOf(c.Transactions.Create(context.Background(), edit(validAlternativePayment(), func(p *AlternativeCreateParams) { p.OrderID = "o-8" })))
+		}, TransactionSettleParams{Kind: KindWalletPayment, OrderID: "o-8"}},
 		{"payout", KindPayout, func(c *Client) error {
 			return errOf(c.Payouts.Create(context.Background(), validSEPAPayout()))
-		}, SettleParams{Kind: KindPayout, OrderID: validSEPAPayout().OrderID}},
+		}, TransactionSettleParams{Kind: KindPayout, OrderID: validSEPAPayout().OrderID}},
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			c, mock := newMockClient(t)
