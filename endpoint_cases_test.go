@@ -343,6 +343,16 @@ func endpointCases() map[endpointName]endpointCase {
 					},
 					carriesOrder: true,
 				},
+				{name: "Transactions.Settle",
+					call: func(ctx context.Context, c *Client, order string) error {
+						return errOf(c.Transactions.Settle(ctx, &TransactionSettleParams{Kind: KindPayout, OrderID: order}))
+					},
+					carriesOrder: true,
+					withNil:      func(ctx context.Context, c *Client) error { return errOf(c.Transactions.Settle(ctx, nil)) },
+					withEmpty: func(ctx context.Context, c *Client) error {
+						return errOf(c.Transactions.Settle(ctx, &TransactionSettleParams{}))
+					},
+				},
 				{name: "Transactions.All",
 					call: func(ctx context.Context, c *Client, order string) error {
 						return firstOf(c.Transactions.All(ctx, &TransactionListParams{OrderID: order}))
