@@ -239,3 +239,25 @@ func TestSettle_APartialReversalThenTheRest(t *testing.T) {
 		}
 	})
 }
+
+// TestSettle_AnUnboundAuthenticationBySettlingItsPaymentByHand: PaRes and
+// MD name no payment, so an unbound Authenticate's unknown outcome carries
+// nothing to settle by; the payment's id, known from the charge, settles it.
+func TestSettle_AnUnboundAuthenticationBySettlingItsPaymentByHand(t *testing.T) {
+	t.Parallel()
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
+		pay := sb.charge3DS(t, "ord-3ds")
+		unknown := lostAnswer(t, sb, "card/authenticate", paygatetest.FaultResetAfterCommit, sb.client, func(c *paygate.Client) error {
+			_, err := c.Cards.Authenticate(testCtx(t), sb.returnOf(pay))
+			return err
+		})
+		assert.Equal(t, paygate.KindAuthenticate, unknown.Kind)
+		_, err := sb.client.Transactions.Settle(testCtx(t), unknown.SettleParams())
+		var invalid *paygate.ValidationError
+		require.ErrorAs(t, err, &invalid, "nothing to settle by")
+
+		rec := settled(t, sb, &paygate.TransactionSettleParams{Kind: paygate.KindAuthenticate, TransactionID: pay.ID})
+		assert.True(t, rec.Completed())
+		assert.Equal(t, "ord-3ds", rec.OrderID)
+	})
+}
