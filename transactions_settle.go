@@ -211,10 +211,11 @@ func (r *Reconciliation) PayoutCompleted() bool {
 // In the extended form it reads the named payment (GET transactions/{id})
 // when p.TransactionID is given, and lists the order's transactions (GET
 // transactions, every page, bounded by [DefaultReconcileBound] or
-// [WithListBound]). The request's trace is the order's latest payment for a
-// charge, recurring charge or wallet payment (a completed one first); the payment itself for an
-// authentication by id; the latest refund of the payment for a reversal;
-// the latest payout for a payout; transactions in p.Seen are skipped. In
+// [WithListBound]). The request's trace is the order's latest payment for
+// a charge, recurring charge or wallet payment (a completed one first); the
+// payment itself for an authentication by id; the latest refund of the
+// payment for a reversal; the latest payout for a payout; transactions in
+// p.Seen are skipped. In
 // the basic form, which has no listing and no wallet payments or payouts,
 // it reads the status by id or order id (GET transaction/status).
 //
@@ -269,10 +270,14 @@ func (s *TransactionsService) Settle(ctx context.Context, p *TransactionSettlePa
 		return nil, err
 	}
 	rec := &Reconciliation{OrderID: p.OrderID, Kind: p.Kind, Outcome: OutcomeNotFound}
+	settle := s.settleByListing
 	if s.client.form == FormBasic {
-		return rec, s.settleByStatus(ctx, p, rec, opts)
+		settle = s.settleByStatus
 	}
-	return rec, s.settleByListing(ctx, p, rec, opts)
+	if err := settle(ctx, p, rec, opts); err != nil {
+		return nil, err
+	}
+	return rec, nil
 }
 
 // Reconcile settles an unknown outcome of a charge for order orderID: it

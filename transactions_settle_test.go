@@ -273,3 +273,14 @@ func TestSettle_TheErrorOfEveryPaymentRequestNamesItsKind(t *testing.T) {
 		})
 	}
 }
+
+func TestSettle_AFailedLookUpReturnsNoReconciliation(t *testing.T) {
+	t.Parallel()
+	for _, form := range []Form{FormExtended, FormBasic} {
+		path := map[Form]string{FormExtended: "transactions", FormBasic: "transaction/status"}[form]
+		c, _ := stubFixture(t, http.MethodGet, path, 403, "error_signature_invalid.json", WithForm(form))
+		rec, err := c.Transactions.Settle(context.Background(), &TransactionSettleParams{Kind: KindCharge, OrderID: "o-1"})
+		require.ErrorIs(t, err, ErrSignatureInvalid)
+		assert.Nil(t, rec)
+	}
+}
