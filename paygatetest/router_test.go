@@ -57,7 +57,7 @@ func readEndpointTable(t *testing.T) []sdkEndpoint {
 				row.unsigned = fmt.Sprint(v) == "true"
 			case "extendedOnly":
 				row.extendedOnly = fmt.Sprint(v) == "true"
-			case "idempotent", "answer":
+			case "idempotent", "answer", "kind":
 				// the SDK's own rules, tested beside the table
 			default:
 				t.Fatalf("row %s: unknown column %s", row.name, key)
