@@ -111,25 +111,16 @@ type attemptRow struct {
 
 // dashboardData reads what the dashboard shows.
 func (s *Server) dashboardData() dashboardPage {
-	deliveries := s.Deliveries()
-	byTxn := make(map[string][]callbackRow)
-	for _, d := range deliveries {
-		row := callbackRow{Seq: d.Seq, Status: d.Values.Get("status"), URL: d.URL, Delivered: d.Delivered, Done: d.Done}
-		for _, a := range d.History {
-			row.Attempts = append(row.Attempts, attemptRow{At: shortTime(a.At), Error: a.Error, Status: a.Status, Manual: a.Manual})
-		}
-		id := d.Values.Get("id")
-		byTxn[id] = append(byTxn[id], row)
-	}
-
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.st.projects[s.ProjectKey]
 	page := dashboardPage{
 		Now: s.clock.Now().Format(time.RFC3339), CSRF: s.controlToken(controlCSRFLabel),
 		ProjectKey: p.Key, Form: p.Form.String(), CallbackURL: p.CallbackURL,
-		Total: len(s.st.order), Faults: Faults, Count: len(deliveries),
+		Total: len(s.st.txns), Faults: Faults, Count: s.deliveries.log.count(),
 	}
+	shown := s.newestTransactions(dashboardLimit)
+	byTxn := s.callbackRows(shown)
 	for cur, amount := range s.st.balances[p.Key] {
 		page.Balances = append(page.Balances, balanceRow{Currency: cur, Amount: amount.StringFixed(2), RollingReserve: "0.00"})
 	}
@@ -138,13 +129,12 @@ func (s *Server) dashboardData() dashboardPage {
 		page.Methods = append(page.Methods, name)
 	}
 	slices.Sort(page.Methods)
-	for i := len(s.st.order) - 1; i >= 0 && len(page.Transactions) < dashboardLimit; i-- {
-		t := s.st.order[i]
+	for _, t := range shown {
 		row := txnRow{
 			ID: idString(t.id), Type: string(wireType(t)), Status: string(t.effectiveStatus()),
 			OriginalStatus: string(t.status), Amount: t.price.StringFixed(2), Currency: t.currency,
 			OrderID: t.orderID, Method: t.method, Created: shortTime(t.createdAt), Reason: t.reason,
-			ProjectKey: t.project.Key, Callbacks: byTxn[idString(t.id)], Events: s.applicableEvents(t),
+			ProjectKey: t.project.Key, Callbacks: byTxn[t.id], Events: s.applicableEvents(t),
 		}
 		if c := cardJSON(t.card, false); c != nil {
 			row.Card = c["mask"].(string)
@@ -164,6 +154,36 @@ func (s *Server) dashboardData() dashboardPage {
 	}
 	page.Shown = len(page.Transactions)
 	return page
+}
+
+// newestTransactions returns the newest n transactions kept, newest first.
+// The caller holds s.mu.
+func (s *Server) newestTransactions(n int) []*txn {
+	var out []*txn
+	for i := len(s.st.order) - 1; i >= 0 && len(out) < n; i-- {
+		if t := s.st.order[i]; t != nil {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// callbackRows are the callbacks of the transactions in list, by
+// transaction id, oldest first.
+func (s *Server) callbackRows(list []*txn) map[int64][]callbackRow {
+	ids := make(map[int64]bool, len(list))
+	for _, t := range list {
+		ids[t.id] = true
+	}
+	out := make(map[int64][]callbackRow)
+	for _, d := range s.deliveries.log.ofTransactions(ids) {
+		row := callbackRow{Seq: d.seq, Status: string(d.status), URL: d.url, Delivered: d.delivered, Done: d.done}
+		for _, a := range d.history {
+			row.Attempts = append(row.Attempts, attemptRow{At: shortTime(a.at), Error: a.err, Status: int(a.status), Manual: a.manual})
+		}
+		out[d.txn.id] = append(out[d.txn.id], row)
+	}
+	return out
 }
 
 func shortTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") }

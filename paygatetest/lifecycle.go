@@ -115,7 +115,9 @@ func (s *Server) settleAll() {
 
 func (s *Server) settleLocked() {
 	for _, t := range s.st.order {
-		s.settle(t)
+		if t != nil {
+			s.settle(t)
+		}
 	}
 }
 

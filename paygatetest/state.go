@@ -2,6 +2,7 @@ package paygatetest
 
 import (
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -22,7 +23,10 @@ type state struct {
 	tempHead    int
 	maxTokens   int // of temporary tokens kept; 0 is maxTemporaryTokens
 	txns        map[int64]*txn
-	order       []*txn            // in creation order
+	order       []*txn            // in creation order; nil where one was dropped (see makeRoom)
+	head, holes int               // order's first index that may be kept; how many nils it holds
+	retention   int               // of transactions kept; see WithRetention
+	log         *deliveryLog      // drops the callbacks of dropped transactions
 	orders      map[string][]*txn // by project key + "\x00" + order id, in creation order; see byOrderID
 	indexed     int               // how much of order is in orders
 	byMD        map[string]*txn   // 3-D Secure merchant data to payment
@@ -30,8 +34,10 @@ type state struct {
 	recurring   map[string]*subscription // by internal user id
 }
 
-func newState() *state {
+func newState(retention int, log *deliveryLog) *state {
 	return &state{
+		retention:   retention,
+		log:         log,
 		projects:    make(map[string]*Project),
 		nextTxn:     firstTransactionID,
 		nextUser:    1,
@@ -86,6 +92,13 @@ type txn struct {
 	chargebackID, retrievalID, penaltyID int64
 	// history is every status change, oldest first, for the dashboard
 	history []statusChange
+
+	// the callbacks of the transaction in the delivery log, which guards
+	// callbacks and forgotten: how many were made, whether the log dropped
+	// them with the transaction
+	callbacks int32
+	forgotten bool
+	sending   atomic.Int32 // callbacks not done, which keep the transaction; see inFlight
 }
 
 // effectiveStatus is the status including later effects of other
@@ -97,7 +110,9 @@ func (t *txn) effectiveStatus() paygate.Status {
 	return t.status
 }
 
+// newTxn makes a transaction, dropping the oldest beyond the retention.
 func (s *state) newTxn(p *Project, typ paygate.TransactionType, now time.Time) *txn {
+	s.makeRoom()
 	t := &txn{id: s.nextTxn, project: p, typ: typ, createdAt: now, updatedAt: now, status: paygate.StatusOpened}
 	s.nextTxn++
 	s.txns[t.id] = t
@@ -142,14 +157,20 @@ var followsPayment = map[paygate.TransactionType]bool{
 // it and never changes, so every transaction a look-up can see is
 // complete.
 func (s *state) byOrderID(p *Project, orderID string) []*txn {
+	s.indexOrders()
+	return s.orders[p.Key+"\x00"+orderID]
+}
+
+// indexOrders adds the transactions made since the last call to the order
+// id index.
+func (s *state) indexOrders() {
 	for _, t := range s.order[s.indexed:] {
-		if t.orderID != "" {
+		if t != nil && t.orderID != "" {
 			k := t.project.Key + "\x00" + t.orderID
 			s.orders[k] = append(s.orders[k], t)
 		}
 	}
 	s.indexed = len(s.order)
-	return s.orders[p.Key+"\x00"+orderID]
 }
 
 func idString(n int64) string { return strconv.FormatInt(n, 10) }

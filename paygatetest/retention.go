@@ -1,0 +1,89 @@
+package paygatetest
+
+import (
+	"slices"
+
+	"github.com/paygate/paygate-go"
+)
+
+// DefaultRetention is how many transactions a server keeps by default; see
+// WithRetention.
+const DefaultRetention = 100000
+
+// WithRetention sets how many transactions the server keeps (default
+// DefaultRetention), so that a sandbox serving for weeks holds bounded
+// memory. Beyond n, the oldest transactions in a final state are dropped
+// with their callbacks; a transaction still in flight (opened,
+// authenticating, processing, waiting for approval, or with a callback
+// not yet done) is never dropped, and counts towards n. A dropped
+// transaction is answered as one never made: 40403. n below 1 leaves the
+// default.
+func WithRetention(n int) Option {
+	return func(c *config) {
+		if n >= 1 {
+			c.retention = n
+		}
+	}
+}
+
+// makeRoom drops the oldest transactions in a final state until one more
+// fits within the retention. It is called before a transaction is made, so
+// that every transaction it sees is complete. Dropped ones leave holes in
+// s.order, skipped by a head that moves over them, and compacted once they
+// are half of it: each transaction costs O(1), plus a pass over the
+// in-flight ones older than every final one.
+func (s *state) makeRoom() {
+	excess := len(s.txns) + 1 - s.retention
+	if excess <= 0 {
+		return
+	}
+	s.indexOrders()
+	for i := s.head; i < len(s.order) && excess > 0; i++ {
+		if t := s.order[i]; t != nil && !t.inFlight() {
+			s.drop(t)
+			s.order[i] = nil
+			s.holes++
+			excess--
+		}
+	}
+	for s.head < len(s.order) && s.order[s.head] == nil {
+		s.head++
+	}
+	if s.holes > len(s.order)/2 {
+		s.order = slices.DeleteFunc(s.order, func(t *txn) bool { return t == nil })
+		s.head, s.holes, s.indexed = 0, 0, len(s.order)
+	}
+}
+
+// drop forgets t and everything indexed by it: its id, its place among
+// the transactions of its order id, its 3-D Secure merchant data and its
+// callbacks.
+func (s *state) drop(t *txn) {
+	delete(s.txns, t.id)
+	if t.orderID != "" {
+		k := t.project.Key + "\x00" + t.orderID
+		list := slices.DeleteFunc(s.orders[k], func(o *txn) bool { return o == t })
+		if len(list) == 0 {
+			delete(s.orders, k)
+		} else {
+			s.orders[k] = list
+		}
+	}
+	if t.md != "" && s.byMD[t.md] == t {
+		delete(s.byMD, t.md)
+	}
+	if s.log != nil {
+		s.log.forget(t)
+	}
+}
+
+// inFlight reports whether t may still change by itself or through the
+// payer, or has a callback still being sent: such a transaction is never
+// dropped.
+func (t *txn) inFlight() bool {
+	switch t.status {
+	case paygate.StatusOpened, paygate.StatusAuthenticating, paygate.StatusProcessing, paygate.StatusWaitingApproval:
+		return true
+	}
+	return t.sending.Load() > 0
+}
