@@ -2,7 +2,7 @@
 // as a standalone gateway, for merchants whose tests are not written in Go.
 //
 //	paygate-sandbox -addr 127.0.0.1:8080 -project KEY -secret KEY [-callback-url URL]
-//	    [-form extended|basic] [-public-url URL]
+//	    [-form extended|basic] [-public-url URL] [-retain N]
 //
 // It serves the API under /v1/, the 3-D Secure and confirm pages, and the
 // control plane and dashboard under /sandbox/ (authorised with
@@ -11,8 +11,10 @@
 // and the line "listening on http://ADDR" to standard output once it
 // accepts connections, and shuts down gracefully on SIGINT or SIGTERM.
 // -public-url is the address browsers reach it at, written into acs.url,
-// for a sandbox listening on 0.0.0.0 or behind a proxy. -h prints the
-// usage and exits 0.
+// for a sandbox listening on 0.0.0.0 or behind a proxy. -retain is how many
+// transactions it keeps (default 100,000): beyond them the oldest in a final
+// state are dropped with their callbacks, so that a sandbox serving CI for
+// weeks holds bounded memory. -h prints the usage and exits 0.
 package main
 
 import (
@@ -53,8 +55,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	callbackURL := fs.String("callback-url", "", "URL that receives the signed callbacks")
 	formName := fs.String("form", "extended", "form of the interface: extended or basic")
 	publicURL := fs.String("public-url", "", "address browsers reach the sandbox at, written into acs.url (default: the listening address)")
+	retain := fs.Int("retain", paygatetest.DefaultRetention, "how many transactions to keep; beyond them the oldest in a final state are dropped with their callbacks")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *retain < 1 {
+		return fmt.Errorf("-retain must be at least 1, not %d", *retain)
 	}
 	var form paygate.Form
 	switch *formName {
@@ -78,6 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		paygatetest.WithCallbackURL(*callbackURL),
 		paygatetest.WithForm(form),
 		paygatetest.WithPublicURL(*publicURL),
+		paygatetest.WithRetention(*retain),
 	)
 	if err != nil {
 		return err

@@ -19,6 +19,7 @@ import (
 
 	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/internal/cmdtest"
+	"github.com/paygate/paygate-go/paygatetest"
 )
 
 func TestRun_ServesTheSandboxUntilCancelled(t *testing.T) {
@@ -74,6 +75,28 @@ func TestRun_PublicURLIsTheACSAddress(t *testing.T) {
 	assert.Equal(t, "http://sandbox.example:8080/acs", pay.ACS.URL)
 }
 
+func TestRun_RetainKeepsTheNewestTransactions(t *testing.T) {
+	base, _ := startRun(t, io.Discard, "-retain", "1")
+	client, err := paygate.NewClient(paygatetest.DefaultProjectKey, paygatetest.DefaultPrivateKey, paygate.WithBaseURL(base))
+	require.NoError(t, err)
+	ctx := context.Background()
+	charge := func() paygate.ID {
+		pay, err := client.Cards.Charge(ctx, &paygate.ChargeParams{
+			UserDetails: &paygate.UserDetails{Identifier: "u", IP: "192.0.2.1"},
+			Card: &paygate.CardDetails{Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2099,
+				SecurityCode: "123"},
+			Price: decimal.RequireFromString("5.00"), Currency: "EUR", Description: "retained",
+		})
+		require.NoError(t, err)
+		return pay.ID
+	}
+	first, second := charge(), charge()
+	_, err = client.Transactions.Get(ctx, first)
+	require.ErrorIs(t, err, paygate.ErrTransactionNotFound, "dropped beyond -retain 1")
+	_, err = client.Transactions.Get(ctx, second)
+	require.NoError(t, err)
+}
+
 func TestRun_ServesTheControlPlane(t *testing.T) {
 	base, _ := startRun(t, io.Discard, "-secret", "demo-secret")
 	resp := advanceClock(t, base, "")
@@ -108,7 +131,7 @@ func TestRun_HelpPrintsTheUsage(t *testing.T) {
 	err := run(context.Background(), []string{"-h"}, &stdout, &stderr)
 	require.ErrorIs(t, err, flag.ErrHelp)
 	assert.Empty(t, stdout.String())
-	for _, name := range []string{"-addr", "-project", "-secret", "-callback-url", "-form", "-public-url"} {
+	for _, name := range []string{"-addr", "-project", "-secret", "-callback-url", "-form", "-public-url", "-retain"} {
 		assert.Contains(t, stderr.String(), name)
 	}
 }
@@ -134,6 +157,8 @@ func TestRun_RejectsBadFlags(t *testing.T) {
 		{"-addr", "256.0.0.1:0"},
 		{"-nope"},
 		{"-public-url", "sandbox.example:8080"},
+		{"-retain", "0"},
+		{"-retain", "many"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			var stdout, stderr strings.Builder
