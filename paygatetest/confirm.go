@@ -18,7 +18,7 @@ func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request, id string)
 	n, err := strconv.ParseInt(id, 10, 64)
 	s.mu.Lock()
 	t := s.st.txns[n]
-	if err != nil || t == nil || t.successURL == "" {
+	if err != nil || t == nil || t.extra().successURL == "" {
 		s.mu.Unlock()
 		http.Error(w, "payment not found", http.StatusNotFound)
 		return
@@ -36,7 +36,7 @@ func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request, id string)
 			return
 		}
 	}
-	status, success, fail := t.status, t.successURL, t.failURL
+	status, success, fail := t.status, t.extra().successURL, t.extra().failURL
 	page := confirmPage{ID: id, Amount: t.price.StringFixed(2), Currency: t.currency, Method: t.method}
 	s.mu.Unlock()
 	switch status {

@@ -151,21 +151,21 @@ func (r eventRule) appliesTo(t *txn) bool {
 var eventRules = map[Event]eventRule{
 	EventChargeback: {
 		applies: func(t *txn) bool {
-			return t.typ == paygate.TypePayment && t.status == paygate.StatusCompleted && t.chargebackID == 0 &&
-				t.price.GreaterThan(t.reversed)
+			return t.typ == paygate.TypePayment && t.status == paygate.StatusCompleted && t.extra().chargebackID == 0 &&
+				t.price.GreaterThan(t.extra().reversed)
 		},
 		apply: (*Server).chargeback,
 	},
 	EventRetrieval: {
 		applies: func(t *txn) bool {
-			return t.typ == paygate.TypeChargeback && t.status == paygate.StatusCompleted && t.retrievalID == 0
+			return t.typ == paygate.TypeChargeback && t.status == paygate.StatusCompleted && t.extra().retrievalID == 0
 		},
 		apply: (*Server).retrieve,
 	},
 	EventPenalty: {
 		applies: func(t *txn) bool {
 			return (t.typ == paygate.TypeChargeback || t.typ == paygate.TypeRefund) &&
-				t.status == paygate.StatusCompleted && t.penaltyID == 0
+				t.status == paygate.StatusCompleted && t.extra().penaltyID == 0
 		},
 		apply: (*Server).penalize,
 	},
@@ -187,7 +187,7 @@ func pending(t *txn) bool {
 
 // openedWallet: an alternative-method payment whose payer has not decided.
 func openedWallet(t *txn) bool {
-	return t.typ == paygate.TypePayment && t.successURL != "" && t.status == paygate.StatusOpened
+	return t.typ == paygate.TypePayment && t.extra().successURL != "" && t.status == paygate.StatusOpened
 }
 
 // awaitingPayer: an opened wallet payment, or a payment waiting for
@@ -230,9 +230,10 @@ func (s *Server) dispute(ref *txn, typ paygate.TransactionType, amount, delta de
 // chargeback takes what is left of payment p (its price less what was
 // reversed); nothing is left to reverse afterwards.
 func (s *Server) chargeback(p *txn) *txn {
-	amount := p.price.Sub(p.reversed)
+	x := p.more()
+	amount := p.price.Sub(x.reversed)
 	c := s.dispute(p, paygate.TypeChargeback, amount, amount.Neg(), "dispute opened by the cardholder")
-	p.chargebackID, p.reversed, p.reversedTo = c.id, p.price, paygate.StatusChargedBack
+	x.chargebackID, x.reversed, x.reversedTo = c.id, p.price, paygate.StatusChargedBack
 	p.noteEffect(paygate.StatusChargedBack, c)
 	return c
 }
@@ -240,9 +241,9 @@ func (s *Server) chargeback(p *txn) *txn {
 // retrieve gives chargeback c's amount back; the payment reads retrieved.
 func (s *Server) retrieve(c *txn) *txn {
 	r := s.dispute(c, paygate.TypeRetrieval, c.price, c.price, "dispute won by the merchant")
-	c.retrievalID = r.id
+	c.more().retrievalID = r.id
 	if p := s.st.txns[c.referenceID]; p != nil {
-		p.reversedTo = paygate.StatusRetrieved
+		p.more().reversedTo = paygate.StatusRetrieved
 		p.noteEffect(paygate.StatusRetrieved, r)
 	}
 	return r
@@ -252,7 +253,7 @@ func (s *Server) retrieve(c *txn) *txn {
 func (s *Server) penalize(t *txn) *txn {
 	amount := decimal.RequireFromString(PenaltyAmount)
 	pen := s.dispute(t, paygate.TypePenalty, amount, amount.Neg(), "penalty for the "+string(t.typ))
-	t.penaltyID = pen.id
+	t.more().penaltyID = pen.id
 	return pen
 }
 

@@ -43,11 +43,12 @@ func (s *Server) applyCardEffects(t *txn) {
 	if t.card == nil || t.method != "card" {
 		return
 	}
-	if t.remember && t.permanentToken == "" {
-		t.permanentToken = s.st.newToken(t.project, t.card, true).id
+	x := t.extra()
+	if x.remember && x.permanentToken == "" {
+		t.more().permanentToken = s.st.newToken(t.project, t.card, true).id
 	}
-	if t.recurring && !t.subscribed && t.user != nil {
-		t.subscribed = true
+	if x.recurring && !x.subscribed && t.user != nil {
+		t.more().subscribed = true
 		s.st.subscribe(t, s.clock.Now())
 	}
 }
@@ -56,13 +57,13 @@ func (s *Server) applyCardEffects(t *txn) {
 // processing: a charge that ends unpaid subscribes nobody, and no
 // automatic payment may follow it.
 func (s *Server) dropSubscription(t *txn) {
-	if !t.subscribed || t.user == nil {
+	if !t.extra().subscribed || t.user == nil {
 		return
 	}
 	if sub := s.st.recurring[t.user.id]; sub != nil && sub.referenceID == t.id {
 		delete(s.st.recurring, t.user.id)
 	}
-	t.subscribed = false
+	t.more().subscribed = false
 }
 
 // schedule settles t after the processing delay. The caller holds s.mu.

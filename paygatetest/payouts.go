@@ -92,7 +92,7 @@ func (s *Server) createPayout(c *call) (any, *apiError) {
 			if !cardnum.Valid(account) {
 				return nil, newError(paygate.CodeCardNumberInvalid, "")
 			}
-			cd = &cardData{number: account}
+			cd = &cardData{number: strings.Clone(account)}
 		default:
 			return nil, newError(paygate.CodeCardDataMissing, "")
 		}
@@ -113,7 +113,7 @@ func (s *Server) createPayout(c *call) (any, *apiError) {
 		}
 	}
 	t := s.st.newTxn(c.project, paygate.TypePayout, now)
-	t.method, t.orderID, t.card = payoutKey(typ), c.get("orderId"), cd
+	t.method, t.orderID, t.card = payoutKey(typ), c.keep("orderId"), cd
 	t.price, t.currency, t.fee = amount, currency, decimal.Zero
 	s.st.credit(c.project, currency, amount.Neg())
 	s.transition(t, paygate.StatusProcessing)

@@ -65,10 +65,11 @@ const maxDays = int(math.MaxInt64/int64(day)) - 1
 
 // subscribe starts (or restarts) the subscription of t's user.
 func (s *state) subscribe(t *txn, now time.Time) {
+	x := t.extra()
 	sub := &subscription{
-		user: t.user, card: t.card, referenceID: t.id, orderID: t.orderID, interval: t.recurInterval,
+		user: t.user, card: t.card, referenceID: t.id, orderID: t.orderID, interval: x.recurInterval,
 		price: t.price, currency: t.currency,
-		nextAuto: addDays(now, max(t.recurTrial, t.recurInterval)),
+		nextAuto: addDays(now, max(x.recurTrial, x.recurInterval)),
 		endsAt:   now.Add(recurringLifetime),
 	}
 	if t.typ == paygate.TypeVerification {

@@ -69,8 +69,8 @@ func (s *state) drop(t *txn) {
 			s.orders[k] = list
 		}
 	}
-	if t.md != "" && s.byMD[t.md] == t {
-		delete(s.byMD, t.md)
+	if md := t.extra().md; md != "" && s.byMD[md] == t {
+		delete(s.byMD, md)
 	}
 	if s.log != nil {
 		s.log.forget(t)

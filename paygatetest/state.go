@@ -2,6 +2,7 @@ package paygatetest
 
 import (
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -71,25 +72,8 @@ type txn struct {
 	user        *user
 	card        *cardData
 	attrs       map[string]string
-	reversed    decimal.Decimal // sum of reversals of a payment
-	reversedTo  paygate.Status  // refunded or (basic form) reversed, once fully reversed
+	x           *txnExtra // what only some transactions have; see extra and more
 
-	// card payments
-	md             string
-	remember       bool
-	recurring      bool
-	recurInterval  int
-	recurTrial     int
-	permanentToken string
-	subscribed     bool
-	threeDSOutcome paygate.Status // the status the payment takes after the ACS
-
-	// alternative-method payments
-	successURL, failURL string
-
-	// disputes (see events.go): the chargeback of a payment, the retrieval
-	// of a chargeback, the penalty of a chargeback or refund
-	chargebackID, retrievalID, penaltyID int64
 	// history is every status change, oldest first, for the dashboard
 	history []statusChange
 
@@ -101,11 +85,52 @@ type txn struct {
 	sending   atomic.Int32 // callbacks not done, which keep the transaction; see inFlight
 }
 
+// txnExtra holds the fields only some transactions set: most are plain
+// charges that never need them, and a transaction kept for weeks should
+// not carry them empty.
+type txnExtra struct {
+	reversed   decimal.Decimal // sum of reversals of a payment
+	reversedTo paygate.Status  // refunded or (basic form) reversed, once fully reversed
+
+	// card payments
+	md             string
+	remember       bool
+	recurring      bool
+	subscribed     bool
+	recurInterval  int
+	recurTrial     int
+	permanentToken string
+	threeDSOutcome paygate.Status // the status the payment takes after the ACS
+
+	// alternative-method payments
+	successURL, failURL string
+
+	// disputes (see events.go): the chargeback of a payment, the retrieval
+	// of a chargeback, the penalty of a chargeback or refund
+	chargebackID, retrievalID, penaltyID int64
+}
+
+// extra returns t's rarely set fields, zero when none was set.
+func (t *txn) extra() txnExtra {
+	if t.x == nil {
+		return txnExtra{}
+	}
+	return *t.x
+}
+
+// more returns t's rarely set fields to be set, made on first use.
+func (t *txn) more() *txnExtra {
+	if t.x == nil {
+		t.x = new(txnExtra)
+	}
+	return t.x
+}
+
 // effectiveStatus is the status including later effects of other
 // transactions: a fully reversed payment reads refunded (basic: reversed).
 func (t *txn) effectiveStatus() paygate.Status {
-	if t.reversedTo != "" {
-		return t.reversedTo
+	if t.x != nil && t.x.reversedTo != "" {
+		return t.x.reversedTo
 	}
 	return t.status
 }
@@ -172,6 +197,10 @@ func (s *state) indexOrders() {
 	}
 	s.indexed = len(s.order)
 }
+
+// keep is get for a value the sandbox keeps: a string of its own, since
+// the parsed value may share the memory of the whole request body.
+func (c *call) keep(name string) string { return strings.Clone(c.get(name)) }
 
 func idString(n int64) string { return strconv.FormatInt(n, 10) }
 

@@ -227,9 +227,9 @@ func (s *Server) createAlternative(c *call) (any, *apiError) {
 		phone: c.get("phone"), ip: c.get("ip"), locale: c.get("locale"),
 	})
 	t := s.st.newTxn(c.project, paygate.TypePayment, s.clock.Now())
-	t.method, t.user, t.orderID = method, u, c.get("order_id")
+	t.method, t.user, t.orderID = c.keep("payment_method"), u, c.keep("order_id")
 	t.price, t.currency, t.fee = price, currency, fee(price)
-	t.successURL, t.failURL = c.get("success_url"), c.get("fail_url")
+	t.more().successURL, t.more().failURL = c.keep("success_url"), c.keep("fail_url")
 	t.attrs = attributes(c.params)
 	return map[string]any{
 		"id": idString(t.id), "amount": json.Number(price.StringFixed(2)), "currency": currency, "status": t.status,
@@ -253,24 +253,25 @@ func (s *Server) reverse(c *call) (any, *apiError) {
 	if aerr != nil {
 		return nil, aerr
 	}
-	left := t.price.Sub(t.reversed)
+	left := t.price.Sub(t.extra().reversed)
 	if t.typ != paygate.TypePayment || t.status != paygate.StatusCompleted || amount.GreaterThan(left) {
 		return nil, newError(paygate.CodeNotReversible, "")
 	}
 	now := s.clock.Now()
 	r := s.st.newTxn(c.project, paygate.TypeRefund, now)
 	r.method, r.user, r.card, r.orderID, r.referenceID = t.method, t.user, t.card, t.orderID, t.id
-	r.price, r.currency, r.fee, r.reason = amount, t.currency, decimal.Zero, c.get("comment")
-	t.reversed = t.reversed.Add(amount)
+	r.price, r.currency, r.fee, r.reason = amount, t.currency, decimal.Zero, c.keep("comment")
+	x := t.more()
+	x.reversed = x.reversed.Add(amount)
 	s.st.credit(c.project, t.currency, amount.Neg())
-	full := t.reversed.Equal(t.price)
+	full := x.reversed.Equal(t.price)
 	if full && c.basic() {
-		t.reversedTo = paygate.StatusReversed
+		x.reversedTo = paygate.StatusReversed
 		r.status, r.updatedAt = paygate.StatusCompleted, now
 		s.notify(t, paygate.CallbackReversed)
 	} else {
 		if full {
-			t.reversedTo = paygate.StatusRefunded
+			x.reversedTo = paygate.StatusRefunded
 		}
 		s.transition(r, paygate.StatusCompleted)
 	}
