@@ -133,7 +133,7 @@ func (s *Server) Redeliver(seq int) error { return s.deliveries.redeliver(seq) }
 func earned(t *txn) decimal.Decimal {
 	switch t.typ {
 	case paygate.TypePayment:
-		return t.price.Sub(t.fee)
+		return t.price.Sub(t.fee())
 	case paygate.TypeRefund, paygate.TypePayout, paygate.TypeChargeback, paygate.TypePenalty:
 		return t.price.Neg()
 	case paygate.TypeRetrieval:

@@ -60,15 +60,15 @@ func (s *Server) processCard(c *call) (any, *apiError) {
 	}
 
 	t := s.st.newTxn(c.project, paygate.TypePayment, now)
-	t.method, t.user, t.card, t.orderID = "card", u, cd, c.keep("order_id")
-	t.price, t.currency, t.fee = price, currency, fee(price)
+	t.method, t.user, t.card, t.orderID = "card", u, s.st.sameCard(cd), c.keep("order_id")
+	t.price, t.currency = s.st.sameAmount(price), currency
 	if remember || recurring {
 		x := t.more()
 		x.remember, x.recurring, x.recurInterval, x.recurTrial = remember, recurring, interval, trial
 	}
 	t.attrs = attributes(c.params)
 	if verify {
-		t.typ, t.price, t.currency, t.fee = paygate.TypeVerification, decimal.RequireFromString(verificationPrice), "EUR", decimal.Zero
+		t.typ, t.price, t.currency = paygate.TypeVerification, decimal.RequireFromString(verificationPrice), "EUR"
 	}
 	outcome := cardOutcome(cd.number)
 	needs3DS := cd.number == Card3DSecure || c.project.Forced3DS || c.get("3ds") == "1"
@@ -266,7 +266,7 @@ func (s *Server) processRecurring(c *call) (any, *apiError) {
 	}
 	t := s.st.newTxn(c.project, paygate.TypePayment, now)
 	t.method, t.user, t.card, t.orderID, t.referenceID = "card", u, sub.card, c.keep("order_id"), sub.referenceID
-	t.price, t.currency, t.fee = price, currency, fee(price)
+	t.price, t.currency = price, currency
 	t.attrs = attributes(c.params)
 	s.transition(t, cardOutcome(sub.card.number))
 	if t.status != paygate.StatusFailed {

@@ -221,7 +221,7 @@ func settleAs(status paygate.Status, reason string) func(*Server, *txn) *txn {
 func (s *Server) dispute(ref *txn, typ paygate.TransactionType, amount, delta decimal.Decimal, reason string) *txn {
 	d := s.st.newTxn(ref.project, typ, s.clock.Now())
 	d.method, d.user, d.card, d.orderID, d.referenceID = ref.method, ref.user, ref.card, ref.orderID, ref.id
-	d.price, d.currency, d.fee, d.reason, d.attrs = amount, ref.currency, decimal.Zero, reason, ref.attrs
+	d.price, d.currency, d.reason, d.attrs = amount, ref.currency, reason, ref.attrs
 	s.st.credit(ref.project, ref.currency, delta)
 	s.transition(d, paygate.StatusCompleted)
 	return d

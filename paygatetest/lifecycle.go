@@ -19,7 +19,7 @@ func (s *Server) transition(t *txn, status paygate.Status) {
 	t.history = append(t.history, statusChange{Status: status, At: t.updatedAt})
 	switch {
 	case status == paygate.StatusCompleted && (t.typ == paygate.TypePayment):
-		s.st.credit(t.project, t.currency, t.price.Sub(t.fee))
+		s.st.credit(t.project, t.currency, t.price.Sub(t.fee()))
 	case payoutReturns(status) && t.typ == paygate.TypePayout:
 		s.st.credit(t.project, t.currency, t.price) // the reserved amount returns
 	}

@@ -92,7 +92,7 @@ func (s *Server) chargeDueRecurring() {
 			!sub.nextAuto.After(now) && !sub.nextAuto.After(sub.endsAt) {
 			t := s.st.newTxn(sub.user.project, paygate.TypePayment, now)
 			t.method, t.user, t.card, t.orderID, t.referenceID = "card", sub.user, sub.card, sub.orderID, sub.referenceID
-			t.price, t.currency, t.fee = sub.price, sub.currency, fee(sub.price)
+			t.price, t.currency = sub.price, sub.currency
 			s.transition(t, cardOutcome(sub.card.number))
 			sub.nextAuto = addDays(sub.nextAuto, sub.interval)
 		}

@@ -61,7 +61,7 @@ func (s *state) makeRoom() {
 func (s *state) drop(t *txn) {
 	delete(s.txns, t.id)
 	if t.orderID != "" {
-		k := t.project.Key + "\x00" + t.orderID
+		k := orderKey{t.project, t.orderID}
 		list := slices.DeleteFunc(s.orders[k], func(o *txn) bool { return o == t })
 		if len(list) == 0 {
 			delete(s.orders, k)

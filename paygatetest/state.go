@@ -24,15 +24,17 @@ type state struct {
 	tempHead    int
 	maxTokens   int // of temporary tokens kept; 0 is maxTemporaryTokens
 	txns        map[int64]*txn
-	order       []*txn            // in creation order; nil where one was dropped (see makeRoom)
-	head, holes int               // order's first index that may be kept; how many nils it holds
-	retention   int               // of transactions kept; see WithRetention
-	log         *deliveryLog      // drops the callbacks of dropped transactions
-	orders      map[string][]*txn // by project key + "\x00" + order id, in creation order; see byOrderID
-	indexed     int               // how much of order is in orders
-	byMD        map[string]*txn   // 3-D Secure merchant data to payment
+	order       []*txn              // in creation order; nil where one was dropped (see makeRoom)
+	head, holes int                 // order's first index that may be kept; how many nils it holds
+	retention   int                 // of transactions kept; see WithRetention
+	log         *deliveryLog        // drops the callbacks of dropped transactions
+	orders      map[orderKey][]*txn // in creation order; see byOrderID
+	indexed     int                 // how much of order is in orders
+	byMD        map[string]*txn     // 3-D Secure merchant data to payment
 	balances    map[string]map[string]decimal.Decimal
 	recurring   map[string]*subscription // by internal user id
+	cards       map[cardData]*cardData   // see sameCard
+	amounts     map[amountKey]decimal.Decimal
 }
 
 func newState(retention int, log *deliveryLog) *state {
@@ -47,10 +49,12 @@ func newState(retention int, log *deliveryLog) *state {
 		identifiers: make(map[string]*user),
 		tokens:      make(map[string]*token),
 		txns:        make(map[int64]*txn),
-		orders:      make(map[string][]*txn),
+		orders:      make(map[orderKey][]*txn),
 		byMD:        make(map[string]*txn),
 		balances:    make(map[string]map[string]decimal.Decimal),
 		recurring:   make(map[string]*subscription),
+		cards:       make(map[cardData]*cardData),
+		amounts:     make(map[amountKey]decimal.Decimal),
 	}
 }
 
@@ -61,7 +65,6 @@ type txn struct {
 	orderID     string
 	referenceID int64
 	price       decimal.Decimal
-	fee         decimal.Decimal
 	currency    string
 	typ         paygate.TransactionType
 	method      string
@@ -126,6 +129,16 @@ func (t *txn) more() *txnExtra {
 	return t.x
 }
 
+// fee is the merchant's fee of t: a payment's (see fee), none for any other
+// type. It is worked out when asked for rather than kept: a kept
+// transaction is smaller without it.
+func (t *txn) fee() decimal.Decimal {
+	if t.typ == paygate.TypePayment {
+		return fee(t.price)
+	}
+	return decimal.Zero
+}
+
 // effectiveStatus is the status including later effects of other
 // transactions: a fully reversed payment reads refunded (basic: reversed).
 func (t *txn) effectiveStatus() paygate.Status {
@@ -183,7 +196,13 @@ var followsPayment = map[paygate.TransactionType]bool{
 // complete.
 func (s *state) byOrderID(p *Project, orderID string) []*txn {
 	s.indexOrders()
-	return s.orders[p.Key+"\x00"+orderID]
+	return s.orders[orderKey{p, orderID}]
+}
+
+// orderKey names the transactions of one order id of a project.
+type orderKey struct {
+	project *Project
+	orderID string
 }
 
 // indexOrders adds the transactions made since the last call to the order
@@ -191,7 +210,7 @@ func (s *state) byOrderID(p *Project, orderID string) []*txn {
 func (s *state) indexOrders() {
 	for _, t := range s.order[s.indexed:] {
 		if t != nil && t.orderID != "" {
-			k := t.project.Key + "\x00" + t.orderID
+			k := orderKey{t.project, t.orderID}
 			s.orders[k] = append(s.orders[k], t)
 		}
 	}

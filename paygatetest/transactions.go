@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/internal/jsonscalar"
 )
@@ -35,7 +33,7 @@ func (s *Server) transactionStatus(c *call) (any, *apiError) {
 		orderID = t.orderID
 	}
 	return map[string]any{
-		"id": t.id, "order_id": orderID, "price": t.price.StringFixed(2), "fee": t.fee.StringFixed(4),
+		"id": t.id, "order_id": orderID, "price": t.price.StringFixed(2), "fee": t.fee().StringFixed(4),
 		"currency": t.currency, "type": wireType(t), "status": t.effectiveStatus(), "original_status": t.status,
 		"created_at": formatTime(t.createdAt), "updated_at": formatTime(t.updatedAt),
 	}, nil
@@ -141,7 +139,7 @@ func transactionFields(t *txn, listing bool) map[string]any {
 	}
 	out := map[string]any{
 		"id": t.id, "orderId": orderID, "referenceId": ref, "price": t.price.StringFixed(2),
-		"fee": t.fee.StringFixed(4), "currency": t.currency, "type": t.typ, "status": t.status,
+		"fee": t.fee().StringFixed(4), "currency": t.currency, "type": t.typ, "status": t.status,
 		"user": userJSON(t.user), "createdAt": formatTime(t.createdAt), "updatedAt": formatTime(t.updatedAt),
 	}
 	if listing {
@@ -228,7 +226,7 @@ func (s *Server) createAlternative(c *call) (any, *apiError) {
 	})
 	t := s.st.newTxn(c.project, paygate.TypePayment, s.clock.Now())
 	t.method, t.user, t.orderID = c.keep("payment_method"), u, c.keep("order_id")
-	t.price, t.currency, t.fee = price, currency, fee(price)
+	t.price, t.currency = s.st.sameAmount(price), currency
 	t.more().successURL, t.more().failURL = c.keep("success_url"), c.keep("fail_url")
 	t.attrs = attributes(c.params)
 	return map[string]any{
@@ -260,7 +258,7 @@ func (s *Server) reverse(c *call) (any, *apiError) {
 	now := s.clock.Now()
 	r := s.st.newTxn(c.project, paygate.TypeRefund, now)
 	r.method, r.user, r.card, r.orderID, r.referenceID = t.method, t.user, t.card, t.orderID, t.id
-	r.price, r.currency, r.fee, r.reason = amount, t.currency, decimal.Zero, c.keep("comment")
+	r.price, r.currency, r.reason = amount, t.currency, c.keep("comment")
 	x := t.more()
 	x.reversed = x.reversed.Add(amount)
 	s.st.credit(c.project, t.currency, amount.Neg())

@@ -30,6 +30,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,7 +50,7 @@ func main() {
 	bin := flag.String("bin", "", "the built cmd/paygate-sandbox binary (required)")
 	charges := flag.Int("charges", 500000, "charges to make")
 	every := flag.Int("every", 50000, "charges between two RSS samples")
-	clients := flag.Int("clients", 8, "concurrent clients")
+	clients := flag.Int("clients", 2, "concurrent clients (more outrun the sandbox's 4 callback connections, whose queue then fills)")
 	retain := flag.Int("retain", 0, "the sandbox's -retain (0: its default)")
 	timeout := flag.Duration("timeout", 30*time.Minute, "stop after this long whatever the count")
 	flag.Parse()
@@ -57,7 +58,9 @@ func main() {
 		flag.Usage()
 		os.Exit(2)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	if err := run(ctx, *bin, *charges, *every, *clients, *retain); err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
@@ -127,6 +130,7 @@ func startSandbox(bin, callbackURL string, retain int) (*exec.Cmd, string, error
 	}
 	cmd := exec.Command(bin, args...)
 	cmd.Stderr = os.Stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM} // never outlives this program
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return nil, "", err
