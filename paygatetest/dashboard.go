@@ -177,9 +177,9 @@ func (s *Server) callbackRows(list []*txn) map[int64][]callbackRow {
 	}
 	out := make(map[int64][]callbackRow)
 	for _, d := range s.deliveries.log.ofTransactions(ids) {
-		row := callbackRow{Seq: d.seq, Status: string(d.status), URL: d.url, Delivered: d.delivered, Done: d.done}
+		row := callbackRow{Seq: d.seq, Status: string(*d.status), URL: d.url, Delivered: d.delivered, Done: d.done}
 		for _, a := range d.history {
-			row.Attempts = append(row.Attempts, attemptRow{At: shortTime(a.at), Error: a.err, Status: int(a.status), Manual: a.manual})
+			row.Attempts = append(row.Attempts, attemptRow{At: shortTime(a.at()), Error: a.err, Status: int(a.status), Manual: a.manual})
 		}
 		out[d.txn.id] = append(out[d.txn.id], row)
 	}

@@ -210,11 +210,7 @@ func (d *deliverer) finish(seq int, manual bool, status int, err error) {
 	// A failed redelivery leaves the schedule alone: its automatic attempt
 	// may already be queued.
 	next := d.log.record(seq, !manual || ok, func(x *delivery) {
-		a := attempt{at: now, status: int32(status), manual: manual}
-		if err != nil {
-			a.err = err.Error()
-		}
-		x.history = append(x.history, a)
+		x.history = append(x.history, newAttempt(now, status, err, manual))
 		if len(x.history) > maxHistory {
 			x.history = append(x.history[:0:0], x.history[len(x.history)-maxHistory:]...)
 		}

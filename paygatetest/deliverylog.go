@@ -1,6 +1,7 @@
 package paygatetest
 
 import (
+	"math"
 	"net/url"
 	"slices"
 	"sync"
@@ -16,11 +17,16 @@ import (
 type deliveryLog struct {
 	mu      sync.Mutex
 	limit   int
-	list    []delivery // by seq, ascending; the records of forgotten transactions are holes until compacted
-	holes   int        // records in list whose transaction is forgotten, at most
+	list    []delivery // by seq, ascending; a record without txn is a hole, left by a dropped transaction
+	holes   int        // in list
 	lastSeq int
 	retries map[int]retry // scheduled automatic attempts, by seq
 	changed chan struct{}
+	// statuses holds the callback statuses in the order first seen, so that
+	// a record points to one instead of holding a string; an entry never
+	// changes once written.
+	statuses [32]paygate.CallbackStatus
+	nStatus  int
 }
 
 // delivery is one callback as the log keeps it: what it reports, not its
@@ -32,23 +38,37 @@ type delivery struct {
 	seq       int
 	txn       *txn
 	url       string
-	status    paygate.CallbackStatus
 	reason    string
 	next      time.Time // of the next automatic attempt; zero when none is scheduled
 	history   []attempt // the last maxHistory attempts, oldest first
+	status    *paygate.CallbackStatus
 	attempts  int32
 	automatic int32 // attempts made by the retry schedule
 	delivered bool
 	done      bool
 }
 
-// attempt is one POST of a callback; see DeliveryAttempt.
+// attempt is one POST of a callback; see DeliveryAttempt. Its time is
+// kept as Unix seconds and nanoseconds, which hold any time a Clock
+// reaches, in half the room of a time.Time.
 type attempt struct {
-	at     time.Time
+	sec    int64
 	err    string
-	status int32
+	nsec   int32
+	status int16 // HTTP status
 	manual bool
 }
+
+func newAttempt(at time.Time, status int, err error, manual bool) attempt {
+	a := attempt{sec: at.Unix(), nsec: int32(at.Nanosecond()), status: int16(status), manual: manual}
+	if err != nil {
+		a.err = err.Error()
+	}
+	return a
+}
+
+// at is when the attempt was made, in UTC as the Clock reads.
+func (a attempt) at() time.Time { return time.Unix(a.sec, int64(a.nsec)).UTC() }
 
 // retry is a scheduled attempt.
 type retry struct {
@@ -66,8 +86,16 @@ func (l *deliveryLog) add(t *txn, target string, status paygate.CallbackStatus) 
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.lastSeq++
-	t.callbacks++
-	d := delivery{seq: l.lastSeq, txn: t, url: target, status: status, reason: t.reason, done: true}
+	if t.callbacks == 0 {
+		t.firstSeq = l.lastSeq
+	}
+	t.callbacks = min(t.callbacks+1, math.MaxUint16) // a handful at most in practice
+	if worthCompacting(len(l.list), cap(l.list), l.holes) {
+		// Compacting rather than growing, as state.compactOrder does.
+		l.list = slices.DeleteFunc(l.list, func(d delivery) bool { return d.txn == nil })
+		l.holes = 0
+	}
+	d := delivery{seq: l.lastSeq, txn: t, url: target, status: l.status(status), reason: t.reason, done: true}
 	l.list = append(l.list, d)
 	l.setDone(&l.list[len(l.list)-1], target == "")
 	if drop := len(l.list) - l.holes - l.limit; drop >= max(l.limit/10, 1) {
@@ -77,40 +105,65 @@ func (l *deliveryLog) add(t *txn, target string, status paygate.CallbackStatus) 
 	return d.seq
 }
 
+// status returns the log's entry of status, adding it when new. The
+// sandbox sends 14 statuses; were there ever more than the table holds,
+// each further one would get a copy of its own per record. The caller
+// holds l.mu.
+func (l *deliveryLog) status(status paygate.CallbackStatus) *paygate.CallbackStatus {
+	for i := range l.nStatus {
+		if l.statuses[i] == status {
+			return &l.statuses[i]
+		}
+	}
+	if l.nStatus == len(l.statuses) {
+		return &status
+	}
+	l.statuses[l.nStatus] = status
+	l.nStatus++
+	return &l.statuses[l.nStatus-1]
+}
+
 // dropOldest removes the n oldest records of transactions still kept,
 // with the holes among them.
 func (l *deliveryLog) dropOldest(n int) {
 	i := 0
 	for ; i < len(l.list) && n > 0; i++ {
 		d := &l.list[i]
-		if d.txn.forgotten {
+		if d.txn == nil {
 			l.holes--
 			continue
 		}
 		l.setDone(d, true)
 		delete(l.retries, d.seq)
+		d.txn.callbacks--
 		n--
 	}
-	l.list = append(l.list[:0:0], l.list[i:]...)
-	l.holes = max(l.holes, 0)
+	l.list = slices.Delete(l.list, 0, i)
 }
 
-// forget drops the callbacks of t, which the state no longer keeps.
+// forget drops the callbacks of t, which the state no longer keeps: their
+// records become holes at once, so that nothing holds t any more. They
+// follow t's first one, mostly at once.
 func (l *deliveryLog) forget(t *txn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	t.forgotten = true
-	l.holes += int(t.callbacks)
-	if l.holes > len(l.list)/2 {
-		l.list = slices.DeleteFunc(l.list, func(d delivery) bool { return d.txn.forgotten })
-		l.holes = 0
+	i, _ := slices.BinarySearchFunc(l.list, t.firstSeq, bySeq)
+	for ; i < len(l.list) && t.callbacks > 0; i++ {
+		if d := &l.list[i]; d.txn == t {
+			delete(l.retries, d.seq)
+			*d = delivery{seq: d.seq}
+			t.callbacks--
+			l.holes++
+		}
 	}
 }
 
+func bySeq(d delivery, seq int) int { return d.seq - seq }
+
 // at returns the record of seq; the caller holds l.mu.
 func (l *deliveryLog) at(seq int) (*delivery, bool) {
-	i, ok := slices.BinarySearchFunc(l.list, seq, func(d delivery, seq int) int { return d.seq - seq })
-	if !ok || l.list[i].txn.forgotten {
+	i, ok := slices.BinarySearchFunc(l.list, seq, bySeq)
+	if !ok || l.list[i].txn == nil {
 		return nil, false
 	}
 	return &l.list[i], true
@@ -128,11 +181,11 @@ func (l *deliveryLog) get(seq int) (delivery, bool) {
 	return *d, true
 }
 
-// public returns callback seq as Delivery shows it.
+// public returns callback seq as Delivery shows it. The copy get returns
+// can be read without l.mu: a record's attempts are only ever appended or
+// replaced, never changed in place.
 func (l *deliveryLog) public(seq int) (Delivery, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	d, ok := l.at(seq)
+	d, ok := l.get(seq)
 	if !ok {
 		return Delivery{}, false
 	}
@@ -205,8 +258,10 @@ func (l *deliveryLog) closeAll() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for i := range l.list {
-		l.setDone(&l.list[i], true)
-		l.list[i].next = time.Time{}
+		if d := &l.list[i]; d.txn != nil {
+			l.setDone(d, true)
+			d.next = time.Time{}
+		}
 	}
 	clear(l.retries)
 	l.broadcast()
@@ -218,7 +273,7 @@ func (l *deliveryLog) snapshot() []Delivery {
 	defer l.mu.Unlock()
 	out := make([]Delivery, 0, len(l.list)-l.holes)
 	for i := range l.list {
-		if d := &l.list[i]; !d.txn.forgotten {
+		if d := &l.list[i]; d.txn != nil {
 			out = append(out, d.public())
 		}
 	}
@@ -232,7 +287,7 @@ func (l *deliveryLog) ofTransactions(ids map[int64]bool) []delivery {
 	defer l.mu.Unlock()
 	var out []delivery
 	for _, d := range l.list {
-		if ids[d.txn.id] && !d.txn.forgotten {
+		if d.txn != nil && ids[d.txn.id] {
 			d.history = slices.Clone(d.history)
 			out = append(out, d)
 		}
@@ -246,7 +301,7 @@ func (l *deliveryLog) count() int {
 	defer l.mu.Unlock()
 	n := 0
 	for i := range l.list {
-		if !l.list[i].txn.forgotten {
+		if l.list[i].txn != nil {
 			n++
 		}
 	}
@@ -273,7 +328,7 @@ func (d *delivery) public() Delivery {
 		Done: d.done, NextAttempt: d.next, History: make([]DeliveryAttempt, len(d.history)),
 	}
 	for i, a := range d.history {
-		out.History[i] = DeliveryAttempt{At: a.at, Status: int(a.status), Error: a.err, Manual: a.manual}
+		out.History[i] = DeliveryAttempt{At: a.at(), Status: int(a.status), Error: a.err, Manual: a.manual}
 	}
 	if n := len(d.history); n > 0 {
 		out.LastStatus, out.LastError = int(d.history[n-1].status), d.history[n-1].err
@@ -284,7 +339,7 @@ func (d *delivery) public() Delivery {
 // values are the form fields of the callback, signed with the project's
 // private key.
 func (d *delivery) values() url.Values {
-	v := callbackValues(d.txn, d.status, d.reason)
+	v := callbackValues(d.txn, *d.status, d.reason)
 	v.Set(paygate.SignatureParam, paygate.Sign(v, d.txn.project.Secret))
 	return v
 }

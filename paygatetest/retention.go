@@ -29,30 +29,38 @@ func WithRetention(n int) Option {
 // makeRoom drops the oldest transactions in a final state until one more
 // fits within the retention. It is called before a transaction is made, so
 // that every transaction it sees is complete. Dropped ones leave holes in
-// s.order, skipped by a head that moves over them, and compacted once they
-// are half of it: each transaction costs O(1), plus a pass over the
-// in-flight ones older than every final one.
+// s.order, skipped by a head that moves over them; see compactOrder. Each
+// transaction costs O(1), plus a pass over the in-flight ones older than
+// every final one.
 func (s *state) makeRoom() {
-	excess := len(s.txns) + 1 - s.retention
-	if excess <= 0 {
-		return
-	}
-	s.indexOrders()
-	for i := s.head; i < len(s.order) && excess > 0; i++ {
-		if t := s.order[i]; t != nil && !t.inFlight() {
-			s.drop(t)
-			s.order[i] = nil
-			s.holes++
-			excess--
+	if excess := len(s.txns) + 1 - s.retention; excess > 0 {
+		s.indexOrders()
+		for i := s.head; i < len(s.order) && excess > 0; i++ {
+			if t := s.order[i]; t != nil && !t.inFlight() {
+				s.drop(t)
+				s.order[i] = nil
+				s.holes++
+				excess--
+			}
+		}
+		for s.head < len(s.order) && s.order[s.head] == nil {
+			s.head++
 		}
 	}
-	for s.head < len(s.order) && s.order[s.head] == nil {
-		s.head++
+	s.compactOrder()
+}
+
+// compactOrder removes the holes of s.order when it is full and an eighth
+// of it or more are holes, instead of letting append grow it: once the
+// bound is reached, the slice keeps its size. A compaction costs O(len) and
+// removes len/8 holes or more, so O(1) per dropped transaction.
+func (s *state) compactOrder() {
+	if !worthCompacting(len(s.order), cap(s.order), s.holes) {
+		return
 	}
-	if s.holes > len(s.order)/2 {
-		s.order = slices.DeleteFunc(s.order, func(t *txn) bool { return t == nil })
-		s.head, s.holes, s.indexed = 0, 0, len(s.order)
-	}
+	s.indexOrders() // positions move
+	s.order = slices.DeleteFunc(s.order, func(t *txn) bool { return t == nil })
+	s.head, s.holes, s.indexed = 0, 0, len(s.order)
 }
 
 // drop forgets t and everything indexed by it: its id, its place among
@@ -75,6 +83,13 @@ func (s *state) drop(t *txn) {
 	if s.log != nil {
 		s.log.forget(t)
 	}
+}
+
+// worthCompacting reports whether a slice of length n and capacity c with
+// holes holes should be compacted rather than grown by the next append;
+// see compactOrder.
+func worthCompacting(n, c, holes int) bool {
+	return n == c && holes > 0 && holes >= n/8
 }
 
 // inFlight reports whether t may still change by itself or through the

@@ -81,10 +81,9 @@ type txn struct {
 	history []statusChange
 
 	// the callbacks of the transaction in the delivery log, which guards
-	// callbacks and forgotten: how many were made, whether the log dropped
-	// them with the transaction
-	callbacks int32
-	forgotten bool
+	// firstSeq and callbacks: the seq of the first, how many the log holds
+	firstSeq  int
+	callbacks uint16
 	sending   atomic.Int32 // callbacks not done, which keep the transaction; see inFlight
 }
 
