@@ -106,7 +106,7 @@ func (s *Server) authenticate(c *call) (any, *apiError) {
 	if paRes == acsPaRes(md, true) {
 		s.transition(t, t.extra().threeDSOutcome)
 	} else {
-		t.reason = "3-D Secure authentication failed"
+		t.more().reason = "3-D Secure authentication failed"
 		s.transition(t, paygate.StatusFailed)
 	}
 	return s.paymentJSON(t, c.basic(), ""), nil

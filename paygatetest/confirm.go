@@ -28,7 +28,7 @@ func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request, id string)
 		case "approve":
 			s.transition(t, paygate.StatusCompleted)
 		case "decline":
-			t.reason = "declined by the payer"
+			t.more().reason = "declined by the payer"
 			s.transition(t, paygate.StatusFailed)
 		default:
 			s.mu.Unlock()

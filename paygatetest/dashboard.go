@@ -133,7 +133,7 @@ func (s *Server) dashboardData() dashboardPage {
 		row := txnRow{
 			ID: idString(t.id), Type: string(wireType(t)), Status: string(t.effectiveStatus()),
 			OriginalStatus: string(t.status), Amount: t.price.StringFixed(2), Currency: t.currency,
-			OrderID: t.orderID, Method: t.method, Created: shortTime(t.createdAt), Reason: t.reason,
+			OrderID: t.orderID, Method: t.method, Created: shortTime(t.createdAt), Reason: t.reason(),
 			ProjectKey: t.project.Key, Callbacks: byTxn[t.id], Events: s.applicableEvents(t),
 		}
 		if c := cardJSON(t.card, false); c != nil {
@@ -143,7 +143,7 @@ func (s *Server) dashboardData() dashboardPage {
 			row.Reference = idString(t.referenceID)
 		}
 		row.History = append(row.History, historyRow{Status: string(paygate.StatusOpened), At: shortTime(t.createdAt)})
-		for _, h := range t.history {
+		for _, h := range t.history() {
 			hr := historyRow{Status: string(h.Status), At: shortTime(h.At)}
 			if h.By != 0 {
 				hr.By = idString(h.By)

@@ -129,7 +129,7 @@ func (d *deliverer) redeliver(seq int) error {
 	}
 	d.log.update(seq, func(x *delivery) { d.log.setDone(x, false) })
 	if err := d.enqueue(job{seq: seq, target: dl.url, manual: true}); err != nil {
-		d.log.update(seq, func(x *delivery) { d.log.setDone(x, x.delivered || x.next.IsZero()) })
+		d.log.update(seq, func(x *delivery) { d.log.setDone(x, x.delivered || !x.hasNext) })
 		return err
 	}
 	return nil
@@ -219,13 +219,13 @@ func (d *deliverer) finish(seq int, manual bool, status int, err error) {
 		x.delivered = x.delivered || ok
 		switch {
 		case x.delivered:
-			x.next = time.Time{}
+			x.setNext(time.Time{})
 		case !manual && int(x.automatic) <= len(d.waits):
-			x.next = now.Add(d.waits[x.automatic-1])
+			x.setNext(now.Add(d.waits[x.automatic-1]))
 		case !manual:
-			x.next = time.Time{}
+			x.setNext(time.Time{})
 		}
-		d.log.setDone(x, x.delivered || x.next.IsZero())
+		d.log.setDone(x, x.delivered || !x.hasNext)
 	})
 	if !next.IsZero() && d.clock.followsRealTime() {
 		d.wakeAt(seq, next.Sub(now))

@@ -39,13 +39,31 @@ type delivery struct {
 	txn       *txn
 	url       string
 	reason    string
-	next      time.Time // of the next automatic attempt; zero when none is scheduled
 	history   []attempt // the last maxHistory attempts, oldest first
 	status    *paygate.CallbackStatus
+	nextSec   int64 // with nextNsec, when the next automatic attempt is due, if hasNext; see nextAt
 	attempts  int32
 	automatic int32 // attempts made by the retry schedule
+	nextNsec  int32
+	hasNext   bool
 	delivered bool
 	done      bool
+}
+
+// nextAt is when the next automatic attempt is due; zero when none is
+// scheduled.
+func (d *delivery) nextAt() time.Time {
+	if !d.hasNext {
+		return time.Time{}
+	}
+	return time.Unix(d.nextSec, int64(d.nextNsec)).UTC()
+}
+
+// setNext schedules the next automatic attempt at t; zero for none. The
+// time is kept as Unix seconds and nanoseconds, as an attempt's is.
+func (d *delivery) setNext(t time.Time) {
+	d.hasNext = !t.IsZero()
+	d.nextSec, d.nextNsec = t.Unix(), int32(t.Nanosecond())
 }
 
 // attempt is one POST of a callback; see DeliveryAttempt. Its time is
@@ -95,7 +113,7 @@ func (l *deliveryLog) add(t *txn, target string, status paygate.CallbackStatus) 
 		l.list = slices.DeleteFunc(l.list, func(d delivery) bool { return d.txn == nil })
 		l.holes = 0
 	}
-	d := delivery{seq: l.lastSeq, txn: t, url: target, status: l.status(status), reason: t.reason, done: true}
+	d := delivery{seq: l.lastSeq, txn: t, url: target, status: l.status(status), reason: t.reason(), done: true}
 	l.list = append(l.list, d)
 	l.setDone(&l.list[len(l.list)-1], target == "")
 	if drop := len(l.list) - l.holes - l.limit; drop >= max(l.limit/10, 1) {
@@ -216,13 +234,13 @@ func (l *deliveryLog) record(seq int, reschedule bool, f func(*delivery)) time.T
 	f(d)
 	switch {
 	case !reschedule:
-	case d.next.IsZero():
+	case !d.hasNext:
 		delete(l.retries, seq)
 	default:
-		l.retries[seq] = retry{seq: seq, target: d.url, at: d.next}
+		l.retries[seq] = retry{seq: seq, target: d.url, at: d.nextAt()}
 	}
 	l.broadcast()
-	return d.next
+	return d.nextAt()
 }
 
 // setDone sets d.done, counting on its transaction the callbacks not done,
@@ -260,7 +278,7 @@ func (l *deliveryLog) closeAll() {
 	for i := range l.list {
 		if d := &l.list[i]; d.txn != nil {
 			l.setDone(d, true)
-			d.next = time.Time{}
+			d.setNext(time.Time{})
 		}
 	}
 	clear(l.retries)
@@ -325,7 +343,7 @@ func (l *deliveryLog) broadcast() {
 func (d *delivery) public() Delivery {
 	out := Delivery{
 		Seq: d.seq, URL: d.url, Values: d.values(), Attempts: int(d.attempts), Delivered: d.delivered,
-		Done: d.done, NextAttempt: d.next, History: make([]DeliveryAttempt, len(d.history)),
+		Done: d.done, NextAttempt: d.nextAt(), History: make([]DeliveryAttempt, len(d.history)),
 	}
 	for i, a := range d.history {
 		out.History[i] = DeliveryAttempt{At: a.at(), Status: int(a.status), Error: a.err, Manual: a.manual}

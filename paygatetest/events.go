@@ -3,6 +3,7 @@ package paygatetest
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -208,7 +209,7 @@ func holdable(t *txn) bool {
 func settleAs(status paygate.Status, reason string) func(*Server, *txn) *txn {
 	return func(s *Server, t *txn) *txn {
 		if reason != "" {
-			t.reason = reason
+			t.more().reason = reason
 		}
 		s.transition(t, status)
 		return t
@@ -221,7 +222,8 @@ func settleAs(status paygate.Status, reason string) func(*Server, *txn) *txn {
 func (s *Server) dispute(ref *txn, typ paygate.TransactionType, amount, delta decimal.Decimal, reason string) *txn {
 	d := s.st.newTxn(ref.project, typ, s.clock.Now())
 	d.method, d.user, d.card, d.orderID, d.referenceID = ref.method, ref.user, ref.card, ref.orderID, ref.id
-	d.price, d.currency, d.reason, d.attrs = amount, ref.currency, reason, ref.attrs
+	d.price, d.currency, d.attrs = amount, ref.currency, ref.attrs
+	d.more().reason = reason
 	s.st.credit(ref.project, ref.currency, delta)
 	s.transition(d, paygate.StatusCompleted)
 	return d
@@ -278,5 +280,26 @@ type statusChange struct {
 // noteEffect records in t's history a status that another transaction,
 // by, gave it.
 func (t *txn) noteEffect(status paygate.Status, by *txn) {
-	t.history = append(t.history, statusChange{Status: status, At: by.createdAt, By: by.id})
+	t.keepLastChange()
+	t.earlier = append(t.earlier, statusChange{Status: status, At: by.createdAt, By: by.id})
+}
+
+// history is every status change of t, oldest first. Its own last change
+// is its status and updatedAt, so it is kept in t.earlier only once
+// something follows it: a transaction that changed once, as most do, keeps
+// no list at all.
+func (t *txn) history() []statusChange {
+	if t.lastKept || t.status == paygate.StatusOpened {
+		return t.earlier
+	}
+	return append(slices.Clip(t.earlier), statusChange{Status: t.status, At: t.updatedAt})
+}
+
+// keepLastChange adds t's own last change to t.earlier before something
+// follows it.
+func (t *txn) keepLastChange() {
+	if !t.lastKept && t.status != paygate.StatusOpened {
+		t.earlier = append(t.earlier, statusChange{Status: t.status, At: t.updatedAt})
+	}
+	t.lastKept = true
 }

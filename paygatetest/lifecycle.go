@@ -15,8 +15,8 @@ func (s *Server) transition(t *txn, status paygate.Status) {
 	if t.typ == paygate.TypeVerification && status == paygate.StatusCompleted {
 		status = paygate.StatusVerified
 	}
-	t.status, t.updatedAt = status, s.clock.Now()
-	t.history = append(t.history, statusChange{Status: status, At: t.updatedAt})
+	t.keepLastChange()
+	t.status, t.updatedAt, t.lastKept = status, s.clock.Now(), false
 	switch {
 	case status == paygate.StatusCompleted && (t.typ == paygate.TypePayment):
 		s.st.credit(t.project, t.currency, t.price.Sub(t.fee()))
@@ -130,7 +130,7 @@ func (s *Server) settle(t *txn) {
 	}
 	s.stopTimer(t)
 	if t.typ == paygate.TypePayout && t.card != nil && t.card.number == CardDeclined {
-		t.reason = "payout declined by the card issuer"
+		t.more().reason = "payout declined by the card issuer"
 		s.transition(t, paygate.StatusFailed)
 		return
 	}

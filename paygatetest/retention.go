@@ -48,7 +48,34 @@ func (s *state) makeRoom() {
 		}
 	}
 	s.compactOrder()
+	s.rebuildIndexes()
 }
+
+// rebuildIndexes makes the maps by id and by order id anew once half as
+// many transactions as they hold were dropped from them. A Go map does not
+// shrink, and under the steady churn of a full sandbox (one key in, one
+// out) its deleted slots make it double: rebuilt this often, it keeps the
+// size its entries need. A rebuild costs O(n) for n/2 drops.
+func (s *state) rebuildIndexes() {
+	if s.dropped < max(len(s.txns)/2, minRebuild) {
+		return
+	}
+	s.dropped = 0
+	txns := make(map[int64]*txn, len(s.txns))
+	for id, t := range s.txns {
+		txns[id] = t
+	}
+	s.txns = txns
+	orders := make(map[orderKey][]*txn, len(s.orders))
+	for k, list := range s.orders {
+		orders[k] = list
+	}
+	s.orders = orders
+}
+
+// minRebuild is the fewest drops worth a rebuild: below it the maps are
+// small whatever they waste.
+const minRebuild = 1024
 
 // compactOrder removes the holes of s.order when it is full and an eighth
 // of it or more are holes, instead of letting append grow it: once the
@@ -67,6 +94,7 @@ func (s *state) compactOrder() {
 // the transactions of its order id, its 3-D Secure merchant data and its
 // callbacks.
 func (s *state) drop(t *txn) {
+	s.dropped++
 	delete(s.txns, t.id)
 	if t.orderID != "" {
 		k := orderKey{t.project, t.orderID}

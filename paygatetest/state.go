@@ -26,6 +26,7 @@ type state struct {
 	txns        map[int64]*txn
 	order       []*txn              // in creation order; nil where one was dropped (see makeRoom)
 	head, holes int                 // order's first index that may be kept; how many nils it holds
+	dropped     int                 // transactions dropped since the maps were last rebuilt; see rebuildIndexes
 	retention   int                 // of transactions kept; see WithRetention
 	log         *deliveryLog        // drops the callbacks of dropped transactions
 	orders      map[orderKey][]*txn // in creation order; see byOrderID
@@ -69,7 +70,6 @@ type txn struct {
 	typ         paygate.TransactionType
 	method      string
 	status      paygate.Status // the last status applied to the transaction itself
-	reason      string
 	createdAt   time.Time
 	updatedAt   time.Time
 	user        *user
@@ -77,13 +77,15 @@ type txn struct {
 	attrs       map[string]string
 	x           *txnExtra // what only some transactions have; see extra and more
 
-	// history is every status change, oldest first, for the dashboard
-	history []statusChange
+	// earlier and lastKept hold the status changes for the dashboard; see
+	// history
+	earlier []statusChange
 
 	// the callbacks of the transaction in the delivery log, which guards
 	// firstSeq and callbacks: the seq of the first, how many the log holds
 	firstSeq  int
 	callbacks uint16
+	lastKept  bool         // see history; here, where it takes no room of its own
 	sending   atomic.Int32 // callbacks not done, which keep the transaction; see inFlight
 }
 
@@ -91,6 +93,8 @@ type txn struct {
 // charges that never need them, and a transaction kept for weeks should
 // not carry them empty.
 type txnExtra struct {
+	reason string // why it failed, or a refund's comment
+
 	reversed   decimal.Decimal // sum of reversals of a payment
 	reversedTo paygate.Status  // refunded or (basic form) reversed, once fully reversed
 
@@ -118,6 +122,14 @@ func (t *txn) extra() txnExtra {
 		return txnExtra{}
 	}
 	return *t.x
+}
+
+// reason is why t failed, or a refund's comment; empty for most.
+func (t *txn) reason() string {
+	if t.x == nil {
+		return ""
+	}
+	return t.x.reason
 }
 
 // more returns t's rarely set fields to be set, made on first use.

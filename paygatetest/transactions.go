@@ -144,8 +144,8 @@ func transactionFields(t *txn, listing bool) map[string]any {
 	}
 	if listing {
 		var reason any
-		if t.reason != "" {
-			reason = t.reason
+		if r := t.reason(); r != "" {
+			reason = r
 		}
 		out["status"] = t.effectiveStatus()
 		out["method"] = t.method
@@ -258,7 +258,10 @@ func (s *Server) reverse(c *call) (any, *apiError) {
 	now := s.clock.Now()
 	r := s.st.newTxn(c.project, paygate.TypeRefund, now)
 	r.method, r.user, r.card, r.orderID, r.referenceID = t.method, t.user, t.card, t.orderID, t.id
-	r.price, r.currency, r.reason = amount, t.currency, c.keep("comment")
+	r.price, r.currency = amount, t.currency
+	if comment := c.keep("comment"); comment != "" {
+		r.more().reason = comment
+	}
 	x := t.more()
 	x.reversed = x.reversed.Add(amount)
 	s.st.credit(c.project, t.currency, amount.Neg())
