@@ -222,7 +222,8 @@ func settleAs(status paygate.Status, reason string) func(*Server, *txn) *txn {
 func (s *Server) dispute(ref *txn, typ paygate.TransactionType, amount, delta decimal.Decimal, reason string) *txn {
 	d := s.st.newTxn(ref.project, typ, s.clock.Now())
 	d.method, d.user, d.card, d.orderID, d.referenceID = ref.method, ref.user, ref.card, ref.orderID, ref.id
-	d.price, d.currency, d.attrs = amount, ref.currency, ref.attrs
+	d.price, d.currency = amount, ref.currency
+	d.setAttrs(ref.attrs())
 	d.more().reason = reason
 	s.st.credit(ref.project, ref.currency, delta)
 	s.transition(d, paygate.StatusCompleted)

@@ -66,9 +66,9 @@ func (s *state) rebuildIndexes() {
 		txns[id] = t
 	}
 	s.txns = txns
-	orders := make(map[orderKey][]*txn, len(s.orders))
-	for k, list := range s.orders {
-		orders[k] = list
+	orders := make(map[orderKey]*txn, len(s.orders))
+	for k, t := range s.orders {
+		orders[k] = t
 	}
 	s.orders = orders
 }
@@ -97,13 +97,7 @@ func (s *state) drop(t *txn) {
 	s.dropped++
 	delete(s.txns, t.id)
 	if t.orderID != "" {
-		k := orderKey{t.project, t.orderID}
-		list := slices.DeleteFunc(s.orders[k], func(o *txn) bool { return o == t })
-		if len(list) == 0 {
-			delete(s.orders, k)
-		} else {
-			s.orders[k] = list
-		}
+		s.unlinkOrder(t)
 	}
 	if md := t.extra().md; md != "" && s.byMD[md] == t {
 		delete(s.byMD, md)
@@ -118,6 +112,28 @@ func (s *state) drop(t *txn) {
 // see compactOrder.
 func worthCompacting(n, c, holes int) bool {
 	return n == c && holes > 0 && holes >= n/8
+}
+
+// unlinkOrder takes t out of the index by order id: the entry moves to the
+// one before t when t is the newest, otherwise the one after t links past
+// it. The chains are short: the transactions of one order.
+func (s *state) unlinkOrder(t *txn) {
+	k := orderKey{t.project, t.orderID}
+	newest := s.orders[k]
+	switch {
+	case newest == t && t.prevOrder == nil:
+		delete(s.orders, k)
+	case newest == t:
+		s.orders[k] = t.prevOrder
+	default:
+		for n := newest; n != nil; n = n.prevOrder {
+			if n.prevOrder == t {
+				n.prevOrder = t.prevOrder
+				break
+			}
+		}
+	}
+	t.prevOrder = nil
 }
 
 // inFlight reports whether t may still change by itself or through the

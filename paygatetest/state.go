@@ -1,6 +1,7 @@
 package paygatetest
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -24,14 +25,14 @@ type state struct {
 	tempHead    int
 	maxTokens   int // of temporary tokens kept; 0 is maxTemporaryTokens
 	txns        map[int64]*txn
-	order       []*txn              // in creation order; nil where one was dropped (see makeRoom)
-	head, holes int                 // order's first index that may be kept; how many nils it holds
-	dropped     int                 // transactions dropped since the maps were last rebuilt; see rebuildIndexes
-	retention   int                 // of transactions kept; see WithRetention
-	log         *deliveryLog        // drops the callbacks of dropped transactions
-	orders      map[orderKey][]*txn // in creation order; see byOrderID
-	indexed     int                 // how much of order is in orders
-	byMD        map[string]*txn     // 3-D Secure merchant data to payment
+	order       []*txn            // in creation order; nil where one was dropped (see makeRoom)
+	head, holes int               // order's first index that may be kept; how many nils it holds
+	dropped     int               // transactions dropped since the maps were last rebuilt; see rebuildIndexes
+	retention   int               // of transactions kept; see WithRetention
+	log         *deliveryLog      // drops the callbacks of dropped transactions
+	orders      map[orderKey]*txn // the newest of each; see byOrderID
+	indexed     int               // how much of order is in orders
+	byMD        map[string]*txn   // 3-D Secure merchant data to payment
 	balances    map[string]map[string]decimal.Decimal
 	recurring   map[string]*subscription // by internal user id
 	cards       map[cardData]*cardData   // see sameCard
@@ -50,7 +51,7 @@ func newState(retention int, log *deliveryLog) *state {
 		identifiers: make(map[string]*user),
 		tokens:      make(map[string]*token),
 		txns:        make(map[int64]*txn),
-		orders:      make(map[orderKey][]*txn),
+		orders:      make(map[orderKey]*txn),
 		byMD:        make(map[string]*txn),
 		balances:    make(map[string]map[string]decimal.Decimal),
 		recurring:   make(map[string]*subscription),
@@ -74,7 +75,7 @@ type txn struct {
 	updatedAt   time.Time
 	user        *user
 	card        *cardData
-	attrs       map[string]string
+	prevOrder   *txn      // the one before it with the same project and order id; see byOrderID
 	x           *txnExtra // what only some transactions have; see extra and more
 
 	// earlier and lastKept hold the status changes for the dashboard; see
@@ -93,7 +94,8 @@ type txn struct {
 // charges that never need them, and a transaction kept for weeks should
 // not carry them empty.
 type txnExtra struct {
-	reason string // why it failed, or a refund's comment
+	reason string            // why it failed, or a refund's comment
+	attrs  map[string]string // the attr_* parameters, which callbacks carry
 
 	reversed   decimal.Decimal // sum of reversals of a payment
 	reversedTo paygate.Status  // refunded or (basic form) reversed, once fully reversed
@@ -130,6 +132,21 @@ func (t *txn) reason() string {
 		return ""
 	}
 	return t.x.reason
+}
+
+// attrs are the attr_* parameters of t, which its callbacks carry.
+func (t *txn) attrs() map[string]string {
+	if t.x == nil {
+		return nil
+	}
+	return t.x.attrs
+}
+
+// setAttrs sets t's attr_* parameters; none leaves its extra fields alone.
+func (t *txn) setAttrs(attrs map[string]string) {
+	if attrs != nil {
+		t.more().attrs = attrs
+	}
 }
 
 // more returns t's rarely set fields to be set, made on first use.
@@ -201,13 +218,19 @@ var followsPayment = map[paygate.TransactionType]bool{
 }
 
 // byOrderID returns project p's transactions with orderID, oldest first.
-// The index catches up with the transactions made since the last look-up:
-// a transaction's order id is set in the same critical section that makes
-// it and never changes, so every transaction a look-up can see is
-// complete.
+// The index holds the newest, each linked to the one before (prevOrder):
+// one map entry per order id, and no list to keep. It catches up with the
+// transactions made since the last look-up: a transaction's order id is
+// set in the same critical section that makes it and never changes, so
+// every transaction a look-up can see is complete.
 func (s *state) byOrderID(p *Project, orderID string) []*txn {
 	s.indexOrders()
-	return s.orders[orderKey{p, orderID}]
+	var list []*txn
+	for t := s.orders[orderKey{p, orderID}]; t != nil; t = t.prevOrder {
+		list = append(list, t)
+	}
+	slices.Reverse(list)
+	return list
 }
 
 // orderKey names the transactions of one order id of a project.
@@ -222,7 +245,7 @@ func (s *state) indexOrders() {
 	for _, t := range s.order[s.indexed:] {
 		if t != nil && t.orderID != "" {
 			k := orderKey{t.project, t.orderID}
-			s.orders[k] = append(s.orders[k], t)
+			t.prevOrder, s.orders[k] = s.orders[k], t
 		}
 	}
 	s.indexed = len(s.order)

@@ -36,9 +36,9 @@ import (
 // gcPercent is the garbage collector's target unless GOGC says otherwise:
 // what the sandbox keeps lives for weeks and what a request makes dies with
 // it, so a heap allowed to grow to twice what is kept (the default, 100)
-// would be mostly garbage. At 50 the process stays within about 1.5 times
+// would be mostly garbage. At 40 the process stays within about 1.4 times
 // what it keeps, for a little more collection work.
-const gcPercent = 50
+const gcPercent = 40
 
 func main() {
 	if os.Getenv("GOGC") == "" {

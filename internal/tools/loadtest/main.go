@@ -13,9 +13,10 @@
 //	go run ./internal/tools/loadtest -bin /tmp/paygate-sandbox [-charges 500000] [-every 50000] [-retain N]
 //
 // Without -retain the sandbox runs at its default retention. It prints one
-// line per sample: charges made, callbacks received, RSS, the growth over
-// the first sample per charge the sandbox keeps, and the charges per
-// second since the last sample.
+// line per sample: charges made, callbacks received, RSS, the growth of
+// RSS since the first charge per charge made and per charge kept (at most
+// the retention; a sandbox without retention keeps every charge, so read
+// the former), and the charges per second since the last sample.
 package main
 
 import (
@@ -101,8 +102,8 @@ func run(ctx context.Context, bin string, charges, every, clients, retain int) e
 		return err
 	}
 	fmt.Printf("sandbox pid %d, %d clients, retention %d, RSS %.1f MiB after one charge\n", sb.Process.Pid, clients, kept, mib(first))
-	fmt.Println("| charges | callbacks received | RSS (MiB) | RSS growth per kept charge | charges/s |")
-	fmt.Println("|---:|---:|---:|---:|---:|")
+	fmt.Println("| charges | callbacks received | RSS (MiB) | RSS growth per charge made | per charge kept | charges/s |")
+	fmt.Println("|---:|---:|---:|---:|---:|---:|")
 	var next atomic.Int64
 	last, lastAt := 0, time.Now()
 	for done := every; done <= charges; done += every {
@@ -113,9 +114,10 @@ func run(ctx context.Context, bin string, charges, every, clients, retain int) e
 		if err != nil {
 			return err
 		}
-		perCharge := float64(n-first) / float64(min(done, kept))
+		grown := float64(n - first)
 		rate := float64(done-last) / time.Since(lastAt).Seconds()
-		fmt.Printf("| %d | %d | %.1f | %.0f B | %.0f |\n", done, received.Load(), mib(n), perCharge, rate)
+		fmt.Printf("| %d | %d | %.1f | %.0f B | %.0f B | %.0f |\n",
+			done, received.Load(), mib(n), grown/float64(done), grown/float64(min(done, kept)), rate)
 		last, lastAt = done, time.Now()
 	}
 	return nil
