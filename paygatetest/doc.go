@@ -139,8 +139,8 @@
 //
 // A sandbox serving CI for weeks keeps the newest transactions, 100,000 by
 // default (WithRetention; -retain for cmd/paygate-sandbox), so that its
-// memory stays bounded: each kept charge costs well under a kilobyte, its
-// callbacks included. Making a transaction beyond the bound drops the
+// memory stays bounded: each kept charge costs under a kilobyte of the
+// process's memory, its callbacks included. Making a transaction beyond the bound drops the
 // oldest one in a final state, with everything that names it: its
 // callbacks in the delivery log, its place in the order id index, its 3-D
 // Secure merchant data. A transaction still in flight is never dropped and
