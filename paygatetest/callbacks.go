@@ -64,8 +64,8 @@ func (s *Server) Deliveries() []Delivery { return s.deliveries.log.snapshot() }
 func (s *Server) WaitForDelivery(ctx context.Context, match func(Delivery) bool) (Delivery, error) {
 	for {
 		changed := s.deliveries.log.changedChan()
-		for _, d := range s.deliveries.log.snapshot() {
-			if match(d) {
+		for _, r := range s.deliveries.log.records() {
+			if d := r.public(); match(d) {
 				return d, nil
 			}
 		}

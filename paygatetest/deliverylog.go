@@ -287,12 +287,24 @@ func (l *deliveryLog) closeAll() {
 
 // snapshot returns every callback kept, as Delivery shows it.
 func (l *deliveryLog) snapshot() []Delivery {
+	records := l.records()
+	out := make([]Delivery, len(records))
+	for i := range records {
+		out[i] = records[i].public()
+	}
+	return out
+}
+
+// records returns copies of the records kept, in seq order, which can be
+// read without l.mu (see public): a caller builds the Delivery of each
+// only as it needs it, and without holding the log.
+func (l *deliveryLog) records() []delivery {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := make([]Delivery, 0, len(l.list)-l.holes)
-	for i := range l.list {
-		if d := &l.list[i]; d.txn != nil {
-			out = append(out, d.public())
+	out := make([]delivery, 0, len(l.list)-l.holes)
+	for _, d := range l.list {
+		if d.txn != nil {
+			out = append(out, d)
 		}
 	}
 	return out

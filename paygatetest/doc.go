@@ -148,9 +148,10 @@
 // has not decided), authenticating, processing (payments and payouts),
 // waiting_approval, or with a callback not yet done (still retried, or
 // queued). Each transaction is dropped by its own age: a refund,
-// chargeback, retrieval or penalty may outlive the payment it names, and a
-// subscription outlives the charge that started it (its automatic payments
-// keep that charge's id as referenceId).
+// chargeback, retrieval or penalty may outlive the payment it names (though
+// making one never drops the transaction it follows), and a subscription
+// outlives the charge that started it (its automatic payments keep that
+// charge's id as referenceId).
 //
 // A dropped transaction is answered as one never made: transaction/status
 // by id or order_id, transactions/{id}, transaction/reverse and the

@@ -220,7 +220,7 @@ func settleAs(status paygate.Status, reason string) func(*Server, *txn) *txn {
 // amount in ref's currency, with ref's order, user, card, method and
 // attributes (which the callback carries), and moves the balance by delta.
 func (s *Server) dispute(ref *txn, typ paygate.TransactionType, amount, delta decimal.Decimal, reason string) *txn {
-	d := s.st.newTxn(ref.project, typ, s.clock.Now())
+	d := s.st.followTxn(ref, typ, s.clock.Now())
 	d.method, d.user, d.card, d.orderID, d.referenceID = ref.method, ref.user, ref.card, ref.orderID, ref.id
 	d.price, d.currency = amount, ref.currency
 	d.setAttrs(ref.attrs())

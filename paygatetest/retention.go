@@ -26,17 +26,17 @@ func WithRetention(n int) Option {
 	}
 }
 
-// makeRoom drops the oldest transactions in a final state until one more
-// fits within the retention. It is called before a transaction is made, so
+// makeRoom drops the oldest transactions in a final state, other than
+// keep, until one more fits within the retention. It is called before a transaction is made, so
 // that every transaction it sees is complete. Dropped ones leave holes in
 // s.order, skipped by a head that moves over them; see compactOrder. Each
 // transaction costs O(1), plus a pass over the in-flight ones older than
 // every final one.
-func (s *state) makeRoom() {
+func (s *state) makeRoom(keep *txn) {
 	if excess := len(s.txns) + 1 - s.retention; excess > 0 {
 		s.indexOrders()
 		for i := s.head; i < len(s.order) && excess > 0; i++ {
-			if t := s.order[i]; t != nil && !t.inFlight() {
+			if t := s.order[i]; t != nil && t != keep && !t.inFlight() {
 				s.drop(t)
 				s.order[i] = nil
 				s.holes++

@@ -96,6 +96,23 @@ func TestRetention_KeepsATransactionWhoseCallbackIsStillRetried(t *testing.T) {
 	assert.Empty(t, retained(s, first), "delivered at last, it is dropped like any other")
 }
 
+func TestRetention_ARefundOrDisputeNeverDropsTheTransactionItFollows(t *testing.T) {
+	s := newSandbox(t, paygatetest.WithRetention(1), paygatetest.WithForm(paygate.FormBasic))
+	uid := s.user("u")
+	pay := idOf(s.charge(uid, paygatetest.CardApproved, nil))
+	s.ok("transaction/reverse", url.Values{"id": {pay}, "amount": {"10"}})
+	assert.Equal(t, "reversed", s.ok("transaction/status", url.Values{"id": {pay}})["status"],
+		"the refund made no room by dropping its payment")
+	assert.Equal(t, []string{"completed", "reversed"}, statuses(s, pay), "the payment's callbacks are kept with it")
+
+	other := idOf(s.charge(uid, paygatetest.CardApproved, nil))
+	chargeback, err := s.srv.Chargeback(paygate.ID(mustID(t, other)))
+	require.NoError(t, err)
+	assert.Equal(t, []string{other}, retained(s, pay, other), "the chargeback kept its payment")
+	assert.Equal(t, "charged_back", s.ok("transaction/status", url.Values{"id": {other}})["status"])
+	assert.NotZero(t, chargeback)
+}
+
 func TestRetention_DefaultsAndBelowOne(t *testing.T) {
 	s := newSandbox(t, paygatetest.WithRetention(0))
 	uid := s.user("u")

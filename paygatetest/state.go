@@ -178,7 +178,18 @@ func (t *txn) effectiveStatus() paygate.Status {
 
 // newTxn makes a transaction, dropping the oldest beyond the retention.
 func (s *state) newTxn(p *Project, typ paygate.TransactionType, now time.Time) *txn {
-	s.makeRoom()
+	return s.makeTxn(p, typ, now, nil)
+}
+
+// followTxn makes a transaction that follows ref (a refund, a chargeback,
+// a retrieval, a penalty). ref is never dropped to make room for it: the
+// caller goes on with ref, and the answer and the callbacks name it.
+func (s *state) followTxn(ref *txn, typ paygate.TransactionType, now time.Time) *txn {
+	return s.makeTxn(ref.project, typ, now, ref)
+}
+
+func (s *state) makeTxn(p *Project, typ paygate.TransactionType, now time.Time, keep *txn) *txn {
+	s.makeRoom(keep)
 	t := &txn{id: s.nextTxn, project: p, typ: typ, createdAt: now, updatedAt: now, status: paygate.StatusOpened}
 	s.nextTxn++
 	s.txns[t.id] = t

@@ -256,7 +256,7 @@ func (s *Server) reverse(c *call) (any, *apiError) {
 		return nil, newError(paygate.CodeNotReversible, "")
 	}
 	now := s.clock.Now()
-	r := s.st.newTxn(c.project, paygate.TypeRefund, now)
+	r := s.st.followTxn(t, paygate.TypeRefund, now)
 	r.method, r.user, r.card, r.orderID, r.referenceID = t.method, t.user, t.card, t.orderID, t.id
 	r.price, r.currency = amount, t.currency
 	if comment := c.keep("comment"); comment != "" {
