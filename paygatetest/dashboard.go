@@ -176,7 +176,10 @@ func (s *Server) callbackRows(list []*txn) map[int64][]callbackRow {
 		ids[t.id] = true
 	}
 	out := make(map[int64][]callbackRow)
-	for _, d := range s.deliveries.log.ofTransactions(ids) {
+	for _, d := range s.deliveries.log.records() {
+		if !ids[d.txn.id] {
+			continue
+		}
 		row := callbackRow{Seq: d.seq, Status: string(*d.status), URL: d.url, Delivered: d.delivered, Done: d.done}
 		for _, a := range d.history {
 			row.Attempts = append(row.Attempts, attemptRow{At: shortTime(a.at()), Error: a.err, Status: int(a.status), Manual: a.manual})

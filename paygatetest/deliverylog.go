@@ -107,7 +107,9 @@ func (l *deliveryLog) add(t *txn, target string, status paygate.CallbackStatus) 
 	if t.callbacks == 0 {
 		t.firstSeq = l.lastSeq
 	}
-	t.callbacks = min(t.callbacks+1, math.MaxUint16) // a handful at most in practice
+	if t.callbacks < math.MaxUint16 { // a handful in practice
+		t.callbacks++
+	}
 	if worthCompacting(len(l.list), cap(l.list), l.holes) {
 		// Compacting rather than growing, as state.compactOrder does.
 		l.list = slices.DeleteFunc(l.list, func(d delivery) bool { return d.txn == nil })
@@ -310,32 +312,11 @@ func (l *deliveryLog) records() []delivery {
 	return out
 }
 
-// ofTransactions returns the records of the transactions in ids, oldest
-// first, with copies of their histories.
-func (l *deliveryLog) ofTransactions(ids map[int64]bool) []delivery {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var out []delivery
-	for _, d := range l.list {
-		if d.txn != nil && ids[d.txn.id] {
-			d.history = slices.Clone(d.history)
-			out = append(out, d)
-		}
-	}
-	return out
-}
-
 // count is how many callbacks the log keeps.
 func (l *deliveryLog) count() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n := 0
-	for i := range l.list {
-		if l.list[i].txn != nil {
-			n++
-		}
-	}
-	return n
+	return len(l.list) - l.holes
 }
 
 func (l *deliveryLog) changedChan() <-chan struct{} {

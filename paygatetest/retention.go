@@ -27,11 +27,11 @@ func WithRetention(n int) Option {
 }
 
 // makeRoom drops the oldest transactions in a final state, other than
-// keep, until one more fits within the retention. It is called before a transaction is made, so
-// that every transaction it sees is complete. Dropped ones leave holes in
-// s.order, skipped by a head that moves over them; see compactOrder. Each
-// transaction costs O(1), plus a pass over the in-flight ones older than
-// every final one.
+// keep, until one more fits within the retention. It is called before a
+// transaction is made, so that every transaction it sees is complete.
+// Dropped ones leave holes in s.order, skipped by a head that moves over
+// them; see compactOrder. Each transaction costs O(1), plus a pass over the
+// in-flight ones older than every final one.
 func (s *state) makeRoom(keep *txn) {
 	if excess := len(s.txns) + 1 - s.retention; excess > 0 {
 		s.indexOrders()
@@ -102,9 +102,7 @@ func (s *state) drop(t *txn) {
 	if md := t.extra().md; md != "" && s.byMD[md] == t {
 		delete(s.byMD, md)
 	}
-	if s.log != nil {
-		s.log.forget(t)
-	}
+	s.log.forget(t)
 }
 
 // worthCompacting reports whether a slice of length n and capacity c with
