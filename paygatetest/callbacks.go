@@ -99,7 +99,7 @@ func callbackValues(t *txn, status paygate.CallbackStatus, reason string) url.Va
 		Status:      string(status),
 		Reason:      reason,
 		Sandbox:     t.project.Sandbox,
-		Attrs:       t.attrs(),
+		Attrs:       t.attrs,
 	})
 }
 

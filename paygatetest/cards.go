@@ -66,7 +66,7 @@ func (s *Server) processCard(c *call) (any, *apiError) {
 		x := t.more()
 		x.remember, x.recurring, x.recurInterval, x.recurTrial = remember, recurring, interval, trial
 	}
-	t.setAttrs(attributes(c.params))
+	t.attrs = attributes(c.params)
 	if verify {
 		t.typ, t.price, t.currency = paygate.TypeVerification, decimal.RequireFromString(verificationPrice), "EUR"
 	}
@@ -267,7 +267,7 @@ func (s *Server) processRecurring(c *call) (any, *apiError) {
 	t := s.st.newTxn(c.project, paygate.TypePayment, now)
 	t.method, t.user, t.card, t.orderID, t.referenceID = "card", u, sub.card, c.keep("order_id"), sub.referenceID
 	t.price, t.currency = price, currency
-	t.setAttrs(attributes(c.params))
+	t.attrs = attributes(c.params)
 	s.transition(t, cardOutcome(sub.card.number))
 	if t.status != paygate.StatusFailed {
 		sub.lastManual = now

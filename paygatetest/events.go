@@ -222,8 +222,7 @@ func settleAs(status paygate.Status, reason string) func(*Server, *txn) *txn {
 func (s *Server) dispute(ref *txn, typ paygate.TransactionType, amount, delta decimal.Decimal, reason string) *txn {
 	d := s.st.followTxn(ref, typ, s.clock.Now())
 	d.method, d.user, d.card, d.orderID, d.referenceID = ref.method, ref.user, ref.card, ref.orderID, ref.id
-	d.price, d.currency = amount, ref.currency
-	d.setAttrs(ref.attrs())
+	d.price, d.currency, d.attrs = amount, ref.currency, ref.attrs
 	d.more().reason = reason
 	s.st.credit(ref.project, ref.currency, delta)
 	s.transition(d, paygate.StatusCompleted)
@@ -282,25 +281,28 @@ type statusChange struct {
 // by, gave it.
 func (t *txn) noteEffect(status paygate.Status, by *txn) {
 	t.keepLastChange()
-	t.earlier = append(t.earlier, statusChange{Status: status, At: by.createdAt, By: by.id})
+	x := t.more()
+	x.earlier = append(x.earlier, statusChange{Status: status, At: by.createdAt, By: by.id})
 }
 
 // history is every status change of t, oldest first. Its own last change
-// is its status and updatedAt, so it is kept in t.earlier only once
-// something follows it: a transaction that changed once, as most do, keeps
-// no list at all.
+// is its status and updatedAt, so it is kept in the list of earlier ones
+// only once something follows it: a transaction that changed once, as most
+// do, keeps no list at all.
 func (t *txn) history() []statusChange {
+	earlier := t.extra().earlier
 	if t.lastKept || t.status == paygate.StatusOpened {
-		return t.earlier
+		return earlier
 	}
-	return append(slices.Clip(t.earlier), statusChange{Status: t.status, At: t.updatedAt})
+	return append(slices.Clip(earlier), statusChange{Status: t.status, At: t.updatedAt})
 }
 
-// keepLastChange adds t's own last change to t.earlier before something
-// follows it.
+// keepLastChange adds t's own last change to the earlier ones before
+// something follows it.
 func (t *txn) keepLastChange() {
 	if !t.lastKept && t.status != paygate.StatusOpened {
-		t.earlier = append(t.earlier, statusChange{Status: t.status, At: t.updatedAt})
+		x := t.more()
+		x.earlier = append(x.earlier, statusChange{Status: t.status, At: t.updatedAt})
 	}
 	t.lastKept = true
 }

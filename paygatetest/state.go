@@ -75,12 +75,12 @@ type txn struct {
 	updatedAt   time.Time
 	user        *user
 	card        *cardData
-	prevOrder   *txn      // the one before it with the same project and order id; see byOrderID
-	x           *txnExtra // what only some transactions have; see extra and more
-
-	// earlier and lastKept hold the status changes for the dashboard; see
-	// history
-	earlier []statusChange
+	// attrs are the attr_* parameters, which callbacks carry. Like every
+	// field a callback reads, it never changes once the transaction is made:
+	// callbacks are built without Server.mu (see delivery).
+	attrs     map[string]string
+	prevOrder *txn      // the one before it with the same project and order id; see byOrderID
+	x         *txnExtra // what only some transactions have, set later; see extra and more
 
 	// the callbacks of the transaction in the delivery log, which guards
 	// firstSeq and callbacks: the seq of the first, how many the log holds
@@ -94,8 +94,8 @@ type txn struct {
 // charges that never need them, and a transaction kept for weeks should
 // not carry them empty.
 type txnExtra struct {
-	reason string            // why it failed, or a refund's comment
-	attrs  map[string]string // the attr_* parameters, which callbacks carry
+	reason  string         // why it failed, or a refund's comment
+	earlier []statusChange // with txn.lastKept, the status changes for the dashboard; see history
 
 	reversed   decimal.Decimal // sum of reversals of a payment
 	reversedTo paygate.Status  // refunded or (basic form) reversed, once fully reversed
@@ -132,21 +132,6 @@ func (t *txn) reason() string {
 		return ""
 	}
 	return t.x.reason
-}
-
-// attrs are the attr_* parameters of t, which its callbacks carry.
-func (t *txn) attrs() map[string]string {
-	if t.x == nil {
-		return nil
-	}
-	return t.x.attrs
-}
-
-// setAttrs sets t's attr_* parameters; none leaves its extra fields alone.
-func (t *txn) setAttrs(attrs map[string]string) {
-	if attrs != nil {
-		t.more().attrs = attrs
-	}
 }
 
 // more returns t's rarely set fields to be set, made on first use.

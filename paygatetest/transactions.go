@@ -228,7 +228,7 @@ func (s *Server) createAlternative(c *call) (any, *apiError) {
 	t.method, t.user, t.orderID = c.keep("payment_method"), u, c.keep("order_id")
 	t.price, t.currency = s.st.sameAmount(price), currency
 	t.more().successURL, t.more().failURL = c.keep("success_url"), c.keep("fail_url")
-	t.setAttrs(attributes(c.params))
+	t.attrs = attributes(c.params)
 	return map[string]any{
 		"id": idString(t.id), "amount": json.Number(price.StringFixed(2)), "currency": currency, "status": t.status,
 	}, nil
