@@ -3,9 +3,7 @@ package paygatetest
 import (
 	"context"
 	"net/url"
-	"slices"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -43,8 +41,7 @@ type Delivery struct {
 	// History lists the attempts, oldest first (the last 50 at most).
 	History []DeliveryAttempt
 
-	automatic int    // attempts made by the retry schedule
-	project   string // key of the project whose transaction it is about
+	project string // key of the project whose transaction it is about
 }
 
 // DeliveryAttempt is one POST of a callback.
@@ -69,8 +66,8 @@ func (s *Server) Deliveries() []Delivery { return s.deliveries.log.snapshot() }
 func (s *Server) WaitForDelivery(ctx context.Context, match func(Delivery) bool) (Delivery, error) {
 	for {
 		changed := s.deliveries.log.changedChan()
-		for _, d := range s.deliveries.log.snapshot() {
-			if match(d) {
+		for _, r := range s.deliveries.log.records() {
+			if d := r.public(); match(d) {
 				return d, nil
 			}
 		}
@@ -82,10 +79,10 @@ func (s *Server) WaitForDelivery(ctx context.Context, match func(Delivery) bool)
 	}
 }
 
-// callbackValues builds the callback for t's status change with the one
-// builder of callbacks, which paygatetest.CallbackSigner uses too. It does
-// not sign.
-func callbackValues(t *txn, status paygate.CallbackStatus) url.Values {
+// callbackValues builds the callback for t's status change, when t had
+// reason, with the one builder of callbacks, which
+// paygatetest.CallbackSigner uses too. It does not sign.
+func callbackValues(t *txn, status paygate.CallbackStatus, reason string) url.Values {
 	ref := ""
 	if t.referenceID != 0 {
 		ref = idString(t.referenceID)
@@ -102,7 +99,7 @@ func callbackValues(t *txn, status paygate.CallbackStatus) url.Values {
 		Earned:      earned(t),
 		Currency:    t.currency,
 		Status:      string(status),
-		Reason:      t.reason,
+		Reason:      reason,
 		Sandbox:     t.project.Sandbox,
 		Attrs:       t.attrs,
 	})
@@ -122,9 +119,7 @@ func (s *Server) notify(t *txn, status paygate.CallbackStatus) {
 	if t.project.Form == paygate.FormBasic && !basicCallbackStatuses[status] {
 		return // the basic form has no callback for this change
 	}
-	v := callbackValues(t, status)
-	v.Set(paygate.SignatureParam, paygate.Sign(v, t.project.Secret))
-	s.deliveries.send(t.project.Key, t.project.CallbackURL, v)
+	s.deliveries.send(t, status)
 }
 
 // Redeliver sends callback seq (a Delivery's Seq) once more, at once, to
@@ -140,158 +135,11 @@ func (s *Server) Redeliver(seq int) error { return s.deliveries.redeliver(seq) }
 func earned(t *txn) decimal.Decimal {
 	switch t.typ {
 	case paygate.TypePayment:
-		return t.price.Sub(t.fee)
+		return t.price.Sub(t.fee())
 	case paygate.TypeRefund, paygate.TypePayout, paygate.TypeChargeback, paygate.TypePenalty:
 		return t.price.Neg()
 	case paygate.TypeRetrieval:
 		return t.price
 	}
 	return decimal.Zero
-}
-
-// deliveryLog records callbacks and wakes waiters on every change. Once it
-// holds limit and a tenth more, it drops the oldest tenth.
-type deliveryLog struct {
-	mu      sync.Mutex
-	limit   int
-	list    []Delivery // Seq base+1, base+2, ...
-	base    int
-	retries map[int]retry // scheduled automatic attempts, by Seq
-	changed chan struct{}
-}
-
-// retry is a scheduled attempt.
-type retry struct {
-	seq    int
-	target string
-	at     time.Time
-}
-
-func newDeliveryLog(limit int) *deliveryLog {
-	return &deliveryLog{limit: limit, changed: make(chan struct{}), retries: make(map[int]retry)}
-}
-
-func (l *deliveryLog) add(d Delivery) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	d.Seq = l.base + len(l.list) + 1
-	l.list = append(l.list, d)
-	if drop := len(l.list) - l.limit; drop >= max(l.limit/10, 1) {
-		for _, old := range l.list[:drop] {
-			delete(l.retries, old.Seq)
-		}
-		l.list = append([]Delivery(nil), l.list[drop:]...)
-		l.base += drop
-	}
-	l.broadcast()
-	return d.Seq
-}
-
-// at returns the index of seq in l.list; the caller holds l.mu.
-func (l *deliveryLog) at(seq int) (int, bool) {
-	i := seq - l.base - 1
-	return i, i >= 0 && i < len(l.list)
-}
-
-func (l *deliveryLog) get(seq int) (Delivery, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	i, ok := l.at(seq)
-	if !ok {
-		return Delivery{}, false
-	}
-	return l.list[i], true
-}
-
-// update applies f to callback seq, when it is still in the log.
-func (l *deliveryLog) update(seq int, f func(*Delivery)) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if i, ok := l.at(seq); ok {
-		f(&l.list[i])
-		l.broadcast()
-	}
-}
-
-// record applies f to callback seq and, when reschedule, schedules its
-// next automatic attempt at the NextAttempt f left (none when zero), in one
-// step, so that whoever sees NextAttempt can advance the clock past it. It
-// returns that time.
-func (l *deliveryLog) record(seq int, reschedule bool, f func(*Delivery)) time.Time {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	i, ok := l.at(seq)
-	if !ok {
-		return time.Time{}
-	}
-	d := &l.list[i]
-	f(d)
-	switch {
-	case !reschedule:
-	case d.NextAttempt.IsZero():
-		delete(l.retries, seq)
-	default:
-		l.retries[seq] = retry{seq: seq, target: d.URL, at: d.NextAttempt}
-	}
-	l.broadcast()
-	return d.NextAttempt
-}
-
-// takeDue removes and returns the retries due at now, oldest callback
-// first.
-func (l *deliveryLog) takeDue(now time.Time) []retry {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	var due []retry
-	for seq, r := range l.retries {
-		if !r.at.After(now) {
-			due = append(due, r)
-			delete(l.retries, seq)
-		}
-	}
-	slices.SortFunc(due, func(a, b retry) int { return a.seq - b.seq })
-	return due
-}
-
-// closeAll marks every callback done: nothing more will be sent.
-func (l *deliveryLog) closeAll() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for i := range l.list {
-		l.list[i].Done, l.list[i].NextAttempt = true, time.Time{}
-	}
-	clear(l.retries)
-	l.broadcast()
-}
-
-func (l *deliveryLog) snapshot() []Delivery {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	out := make([]Delivery, len(l.list))
-	for i, d := range l.list {
-		d.Values = cloneValues(d.Values)
-		d.History = slices.Clone(d.History)
-		out[i] = d
-	}
-	return out
-}
-
-func (l *deliveryLog) changedChan() <-chan struct{} {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.changed
-}
-
-// broadcast wakes every waiter; the caller holds l.mu.
-func (l *deliveryLog) broadcast() {
-	close(l.changed)
-	l.changed = make(chan struct{})
-}
-
-func cloneValues(v url.Values) url.Values {
-	out := make(url.Values, len(v))
-	for k, vs := range v {
-		out[k] = append([]string(nil), vs...)
-	}
-	return out
 }

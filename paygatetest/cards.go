@@ -60,19 +60,22 @@ func (s *Server) processCard(c *call) (any, *apiError) {
 	}
 
 	t := s.st.newTxn(c.project, paygate.TypePayment, now)
-	t.method, t.user, t.card, t.orderID = "card", u, cd, c.get("order_id")
-	t.price, t.currency, t.fee = price, currency, fee(price)
-	t.remember, t.recurring, t.recurInterval, t.recurTrial = remember, recurring, interval, trial
+	t.method, t.user, t.card, t.orderID = "card", u, s.st.sameCard(cd), c.keep("order_id")
+	t.price, t.currency = s.st.sameAmount(price), currency
+	if remember || recurring {
+		x := t.more()
+		x.remember, x.recurring, x.recurInterval, x.recurTrial = remember, recurring, interval, trial
+	}
 	t.attrs = attributes(c.params)
 	if verify {
-		t.typ, t.price, t.currency, t.fee = paygate.TypeVerification, decimal.RequireFromString(verificationPrice), "EUR", decimal.Zero
+		t.typ, t.price, t.currency = paygate.TypeVerification, decimal.RequireFromString(verificationPrice), "EUR"
 	}
 	outcome := cardOutcome(cd.number)
 	needs3DS := cd.number == Card3DSecure || c.project.Forced3DS || c.get("3ds") == "1"
 	if needs3DS && outcome != paygate.StatusFailed {
-		t.md = "MD" + idString(t.id)
-		t.threeDSOutcome = outcome
-		s.st.byMD[t.md] = t
+		x := t.more()
+		x.md, x.threeDSOutcome = "MD"+idString(t.id), outcome
+		s.st.byMD[x.md] = t
 		s.transition(t, paygate.StatusAuthenticating)
 		return s.paymentJSON(t, c.basic(), c.get("acs_return_url")), nil
 	}
@@ -101,9 +104,9 @@ func (s *Server) authenticate(c *call) (any, *apiError) {
 		return nil, newError(paygate.CodeTransactionCompleted, "")
 	}
 	if paRes == acsPaRes(md, true) {
-		s.transition(t, t.threeDSOutcome)
+		s.transition(t, t.extra().threeDSOutcome)
 	} else {
-		t.reason = "3-D Secure authentication failed"
+		t.more().reason = "3-D Secure authentication failed"
 		s.transition(t, paygate.StatusFailed)
 	}
 	return s.paymentJSON(t, c.basic(), ""), nil
@@ -156,9 +159,10 @@ func cardOutcome(number string) paygate.Status {
 // paymentJSON is the charge / authenticate / recurring response: the basic
 // form has only id, success, card, acs, permanentToken and recurring.
 func (s *Server) paymentJSON(t *txn, basic bool, acsReturnURL string) map[string]any {
+	x := t.extra()
 	var permanent any
-	if t.permanentToken != "" {
-		permanent = t.permanentToken
+	if x.permanentToken != "" {
+		permanent = x.permanentToken
 	}
 	out := map[string]any{
 		"id":             t.id,
@@ -169,10 +173,10 @@ func (s *Server) paymentJSON(t *txn, basic bool, acsReturnURL string) map[string
 	if t.status == paygate.StatusAuthenticating {
 		out["acs"] = map[string]any{
 			"url":        s.publicURL + "/acs",
-			"parameters": map[string]any{"PaReq": "PAREQ-" + t.md, "MD": t.md, "TermUrl": acsReturnURL},
+			"parameters": map[string]any{"PaReq": "PAREQ-" + x.md, "MD": x.md, "TermUrl": acsReturnURL},
 		}
 	}
-	if sub := s.st.recurring[userID(t.user)]; t.recurring && sub != nil {
+	if sub := s.st.recurring[userID(t.user)]; x.recurring && sub != nil {
 		out["recurring"] = map[string]any{"frequency": sub.frequency(), "endsAt": formatTime(sub.endsAt)}
 	}
 	if basic {
@@ -189,12 +193,17 @@ func fee(price decimal.Decimal) decimal.Decimal {
 	return price.Mul(decimal.RequireFromString("0.029")).Round(4)
 }
 
-// attributes collects the attr_* parameters, returned in callbacks.
+// attributes collects the attr_* parameters, returned in callbacks: nil
+// when there are none, copies of the request's strings otherwise (see
+// call.keep).
 func attributes(params map[string][]string) map[string]string {
-	out := make(map[string]string)
+	var out map[string]string
 	for k, v := range params {
 		if strings.HasPrefix(k, "attr_") && len(v) > 0 {
-			out[k] = v[0]
+			if out == nil {
+				out = make(map[string]string)
+			}
+			out[strings.Clone(k)] = strings.Clone(v[0])
 		}
 	}
 	return out
@@ -256,8 +265,8 @@ func (s *Server) processRecurring(c *call) (any, *apiError) {
 		return nil, newError(paygate.CodeRecurringTooFrequent, "")
 	}
 	t := s.st.newTxn(c.project, paygate.TypePayment, now)
-	t.method, t.user, t.card, t.orderID, t.referenceID = "card", u, sub.card, c.get("order_id"), sub.referenceID
-	t.price, t.currency, t.fee = price, currency, fee(price)
+	t.method, t.user, t.card, t.orderID, t.referenceID = "card", u, sub.card, c.keep("order_id"), sub.referenceID
+	t.price, t.currency = price, currency
 	t.attrs = attributes(c.params)
 	s.transition(t, cardOutcome(sub.card.number))
 	if t.status != paygate.StatusFailed {

@@ -28,7 +28,7 @@ func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request, id string)
 	n, err := strconv.ParseInt(id, 10, 64)
 	s.mu.Lock()
 	t := s.st.txns[n]
-	if err != nil || t == nil || t.successURL == "" {
+	if err != nil || t == nil || t.extra().successURL == "" {
 		s.mu.Unlock()
 		http.Error(w, "payment not found", http.StatusNotFound)
 		return
@@ -43,7 +43,7 @@ func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request, id string)
 		case "approve":
 			s.transition(t, paygate.StatusCompleted)
 		case "decline":
-			t.reason = "declined by the payer"
+			t.more().reason = "declined by the payer"
 			s.transition(t, paygate.StatusFailed)
 		default:
 			s.mu.Unlock()
@@ -51,7 +51,7 @@ func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request, id string)
 			return
 		}
 	}
-	status, success, fail := t.status, t.successURL, t.failURL
+	status, success, fail := t.status, t.extra().successURL, t.extra().failURL
 	page := confirmPage{ID: id, Amount: t.price.StringFixed(2), Currency: t.currency, Method: t.method}
 	if status == paygate.StatusOpened {
 		page.Token = t.newConfirmToken()
@@ -72,9 +72,10 @@ func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request, id string)
 // holds s.mu.
 func (t *txn) newConfirmToken() string {
 	tok := randomHex(16)
-	t.confirmTokens = append(t.confirmTokens, tok)
-	if len(t.confirmTokens) > maxConfirmTokens {
-		t.confirmTokens = slices.Delete(t.confirmTokens, 0, 1)
+	x := t.more()
+	x.confirmTokens = append(x.confirmTokens, tok)
+	if len(x.confirmTokens) > maxConfirmTokens {
+		x.confirmTokens = slices.Delete(x.confirmTokens, 0, 1)
 	}
 	return tok
 }
@@ -82,9 +83,13 @@ func (t *txn) newConfirmToken() string {
 // takeConfirmToken reports whether tok is a token a confirm page of t
 // served, and uses it up. The caller holds s.mu.
 func (t *txn) takeConfirmToken(tok string) bool {
-	for i, want := range t.confirmTokens {
+	if t.x == nil {
+		return false
+	}
+	x := t.x
+	for i, want := range x.confirmTokens {
 		if subtle.ConstantTimeCompare([]byte(tok), []byte(want)) == 1 {
-			t.confirmTokens = slices.Delete(t.confirmTokens, i, i+1)
+			x.confirmTokens = slices.Delete(x.confirmTokens, i, i+1)
 			return true
 		}
 	}

@@ -275,14 +275,7 @@ func (s *Server) controlRedeliver(p *Project, _ url.Values, id string) (any, *ap
 }
 
 // delivery finds callback seq in the delivery log.
-func (s *Server) delivery(seq int) (Delivery, bool) {
-	for _, d := range s.Deliveries() {
-		if d.Seq == seq {
-			return d, true
-		}
-	}
-	return Delivery{}, false
-}
+func (s *Server) delivery(seq int) (Delivery, bool) { return s.deliveries.log.public(seq) }
 
 // controlCallbackURL serves POST callback-url: url, or empty for none, of
 // project p.
@@ -366,7 +359,7 @@ func (s *Server) Reset() {
 		t.Stop()
 		delete(s.timer, id)
 	}
-	fresh := newState()
+	fresh := newState(s.st.retention, s.st.log)
 	fresh.projects, fresh.maxTokens = s.st.projects, s.st.maxTokens
 	fresh.nextTxn, fresh.nextUser, fresh.nextToken = s.st.nextTxn, s.st.nextUser, s.st.nextToken
 	s.st = fresh

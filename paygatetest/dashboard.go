@@ -128,33 +128,18 @@ type attemptRow struct {
 	Manual    bool
 }
 
-// dashboardData reads what the dashboard of project key shows, its forms
+// dashboardData reads what the dashboard of project shows, its forms
 // carrying the token csrf.
 func (s *Server) dashboardData(project *Project, csrf string) dashboardPage {
-	var deliveries []Delivery
-	for _, d := range s.Deliveries() {
-		if d.project == project.Key {
-			deliveries = append(deliveries, d)
-		}
-	}
-	byTxn := make(map[string][]callbackRow)
-	for _, d := range deliveries {
-		row := callbackRow{Seq: d.Seq, Status: d.Values.Get("status"), URL: d.URL, Delivered: d.Delivered, Done: d.Done}
-		for _, a := range d.History {
-			row.Attempts = append(row.Attempts, attemptRow{At: shortTime(a.At), Error: a.Error, Status: a.Status, Manual: a.Manual})
-		}
-		id := d.Values.Get("id")
-		byTxn[id] = append(byTxn[id], row)
-	}
-
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := project
 	page := dashboardPage{
 		Now: s.clock.Now().Format(time.RFC3339), CSRF: csrf,
-		ProjectKey: p.Key, Form: p.Form.String(), CallbackURL: p.CallbackURL,
-		Faults: Faults, Count: len(deliveries),
+		ProjectKey: p.Key, Form: p.Form.String(), CallbackURL: p.CallbackURL, Faults: Faults,
 	}
+	shown := s.newestTransactions(p, dashboardLimit, &page.Total)
+	byTxn := s.callbackRows(p, shown, &page.Count)
 	for cur, amount := range s.st.balances[p.Key] {
 		page.Balances = append(page.Balances, balanceRow{Currency: cur, Amount: amount.StringFixed(2), RollingReserve: "0.00"})
 	}
@@ -163,19 +148,12 @@ func (s *Server) dashboardData(project *Project, csrf string) dashboardPage {
 		page.Methods = append(page.Methods, name)
 	}
 	slices.Sort(page.Methods)
-	for i := len(s.st.order) - 1; i >= 0; i-- {
-		t := s.st.order[i]
-		if t.project.Key != p.Key {
-			continue
-		}
-		if page.Total++; len(page.Transactions) == dashboardLimit {
-			continue
-		}
+	for _, t := range shown {
 		row := txnRow{
 			ID: idString(t.id), Type: string(wireType(t)), Status: string(t.effectiveStatus()),
 			OriginalStatus: string(t.status), Amount: t.price.StringFixed(2), Currency: t.currency,
-			OrderID: t.orderID, Method: t.method, Created: shortTime(t.createdAt), Reason: t.reason,
-			ProjectKey: t.project.Key, Callbacks: byTxn[idString(t.id)], Events: s.applicableEvents(t),
+			OrderID: t.orderID, Method: t.method, Created: shortTime(t.createdAt), Reason: t.reason(),
+			ProjectKey: t.project.Key, Callbacks: byTxn[t.id], Events: s.applicableEvents(t),
 		}
 		if c := cardJSON(t.card, false); c != nil {
 			row.Card = c["mask"].(string)
@@ -184,7 +162,7 @@ func (s *Server) dashboardData(project *Project, csrf string) dashboardPage {
 			row.Reference = idString(t.referenceID)
 		}
 		row.History = append(row.History, historyRow{Status: string(paygate.StatusOpened), At: shortTime(t.createdAt)})
-		for _, h := range t.history {
+		for _, h := range t.history() {
 			hr := historyRow{Status: string(h.Status), At: shortTime(h.At)}
 			if h.By != 0 {
 				hr.By = idString(h.By)
@@ -195,6 +173,48 @@ func (s *Server) dashboardData(project *Project, csrf string) dashboardPage {
 	}
 	page.Shown = len(page.Transactions)
 	return page
+}
+
+// newestTransactions returns the newest n transactions of project p kept,
+// newest first, and counts in total all of p's transactions kept. The
+// caller holds s.mu.
+func (s *Server) newestTransactions(p *Project, n int, total *int) []*txn {
+	var out []*txn
+	for i := len(s.st.order) - 1; i >= 0; i-- {
+		t := s.st.order[i]
+		if t == nil || t.project.Key != p.Key {
+			continue
+		}
+		if *total++; len(out) < n {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// callbackRows are the callbacks of the transactions in list, by
+// transaction id, oldest first; it counts in count every callback of
+// project p kept.
+func (s *Server) callbackRows(p *Project, list []*txn, count *int) map[int64][]callbackRow {
+	ids := make(map[int64]bool, len(list))
+	for _, t := range list {
+		ids[t.id] = true
+	}
+	out := make(map[int64][]callbackRow)
+	for _, d := range s.deliveries.log.records() {
+		if d.txn.project.Key == p.Key {
+			*count++
+		}
+		if !ids[d.txn.id] {
+			continue
+		}
+		row := callbackRow{Seq: d.seq, Status: string(*d.status), URL: d.url, Delivered: d.delivered, Done: d.done}
+		for _, a := range d.history {
+			row.Attempts = append(row.Attempts, attemptRow{At: shortTime(a.at()), Error: a.err, Status: int(a.status), Manual: a.manual})
+		}
+		out[d.txn.id] = append(out[d.txn.id], row)
+	}
+	return out
 }
 
 func shortTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") }

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/internal/callbackform"
 )
 
@@ -23,7 +24,6 @@ const (
 	callbackWorkers = 4                // concurrent POSTs per destination (scheme and host)
 	callbackQueue   = 1000             // callbacks waiting per destination, besides those being sent
 	callbackTimeout = 10 * time.Second // per attempt, real time
-	maxDeliveries   = 10000            // callbacks kept in the log, the oldest dropped a tenth at a time
 	maxHistory      = 50               // attempts kept per callback, the oldest dropped first
 	maxReceiverBody = 4 << 10          // of a receiver's answer, read so the connection can be reused
 )
@@ -76,7 +76,7 @@ type job struct {
 func newDeliverer(clock *Clock, waits []time.Duration, logLimit, queueLimit int) *deliverer {
 	ctx, cancel := context.WithCancel(context.Background())
 	return &deliverer{
-		log:   newDeliveryLog(cmp.Or(logLimit, maxDeliveries)),
+		log:   newDeliveryLog(logLimit),
 		limit: cmp.Or(queueLimit, callbackQueue),
 		clock: clock,
 		waits: waits,
@@ -98,11 +98,12 @@ func newDeliverer(clock *Clock, waits []time.Duration, logLimit, queueLimit int)
 	}
 }
 
-// send records a new callback of project to target (empty: recorded only)
-// and queues its first attempt. It never blocks, so it may be called under
-// Server.mu.
-func (d *deliverer) send(project, target string, v url.Values) {
-	seq := d.log.add(Delivery{URL: target, Values: v, Done: target == "", project: project})
+// send records a new callback of t, reporting status, to the project's
+// callback URL (empty: recorded only) and queues its first attempt. It
+// never blocks, so it is called under Server.mu, which guards the URL.
+func (d *deliverer) send(t *txn, status paygate.CallbackStatus) {
+	target := t.project.CallbackURL
+	seq := d.log.add(t, target, status)
 	if target == "" {
 		return
 	}
@@ -123,12 +124,12 @@ func (d *deliverer) redeliver(seq int) error {
 	switch {
 	case !ok:
 		return fmt.Errorf("paygatetest: no callback %d in the delivery log", seq)
-	case dl.URL == "":
+	case dl.url == "":
 		return fmt.Errorf("paygatetest: callback %d has no URL to be sent to", seq)
 	}
-	d.log.update(seq, func(x *Delivery) { x.Done = false })
-	if err := d.enqueue(job{seq: seq, target: dl.URL, manual: true}); err != nil {
-		d.log.update(seq, func(x *Delivery) { x.Done = x.Delivered || x.NextAttempt.IsZero() })
+	d.log.update(seq, func(x *delivery) { d.log.setDone(x, false) })
+	if err := d.enqueue(job{seq: seq, target: dl.url, manual: true}); err != nil {
+		d.log.update(seq, func(x *delivery) { d.log.setDone(x, x.delivered || !x.hasNext) })
 		return err
 	}
 	return nil
@@ -191,10 +192,10 @@ func (d *deliverer) work(key string, dst *destination) {
 // attempt POSTs callback j.seq once and records the outcome.
 func (d *deliverer) attempt(j job) {
 	dl, ok := d.log.get(j.seq)
-	if !ok || (!j.manual && dl.Delivered) {
+	if !ok || (!j.manual && dl.delivered) {
 		return // dropped from the log, or already taken by a redelivery
 	}
-	status, err := d.post(j.target, callbackform.Encode(dl.Values))
+	status, err := d.post(j.target, callbackform.Encode(dl.values()))
 	if d.ctx.Err() != nil {
 		return // closed while sending: not the receiver's fault
 	}
@@ -208,28 +209,23 @@ func (d *deliverer) finish(seq int, manual bool, status int, err error) {
 	ok := err == nil && status >= 200 && status < 300
 	// A failed redelivery leaves the schedule alone: its automatic attempt
 	// may already be queued.
-	next := d.log.record(seq, !manual || ok, func(x *Delivery) {
-		a := DeliveryAttempt{At: now, Status: status, Manual: manual}
-		if err != nil {
-			a.Error = err.Error()
+	next := d.log.record(seq, !manual || ok, func(x *delivery) {
+		x.history = append(x.history, newAttempt(now, status, err, manual))
+		if len(x.history) > maxHistory {
+			x.history = append(x.history[:0:0], x.history[len(x.history)-maxHistory:]...)
 		}
-		x.History = append(x.History, a)
-		if len(x.History) > maxHistory {
-			x.History = append(x.History[:0:0], x.History[len(x.History)-maxHistory:]...)
-		}
-		x.Attempts++
-		x.automatic += btoi(!manual)
-		x.LastStatus, x.LastError = status, a.Error
-		x.Delivered = x.Delivered || ok
+		x.attempts++
+		x.automatic += int32(btoi(!manual))
+		x.delivered = x.delivered || ok
 		switch {
-		case x.Delivered:
-			x.NextAttempt = time.Time{}
-		case !manual && x.automatic <= len(d.waits):
-			x.NextAttempt = now.Add(d.waits[x.automatic-1])
+		case x.delivered:
+			x.setNext(time.Time{})
+		case !manual && int(x.automatic) <= len(d.waits):
+			x.setNext(now.Add(d.waits[x.automatic-1]))
 		case !manual:
-			x.NextAttempt = time.Time{}
+			x.setNext(time.Time{})
 		}
-		x.Done = x.Delivered || x.NextAttempt.IsZero()
+		d.log.setDone(x, x.delivered || !x.hasNext)
 	})
 	if !next.IsZero() && d.clock.followsRealTime() {
 		d.wakeAt(seq, next.Sub(now))

@@ -125,15 +125,46 @@
 //   - Temporary tokens (card/getToken is unsigned): forgotten an hour after
 //     they expire (then 40402 instead of 40304), and beyond 100,000 the
 //     oldest first.
-//   - Callbacks: the delivery log drops its oldest 1,000 when it holds
-//     11,000; each keeps its last 50 attempts.
+//   - Transactions: the newest 100,000 are kept (WithRetention, the
+//     standalone server's -retain); see Retention below.
+//   - Callbacks: kept as long as their transaction; besides, the delivery
+//     log drops its oldest tenth once it holds a tenth more than twice the
+//     retention (callbacks of transactions Reset forgot); each keeps its
+//     last 50 attempts.
 //   - GET transactions answers at most 1000 transactions a page.
 //   - The control plane: a body of 64 KiB, values of 2 KiB, a clock
 //     advance of at most 10 years, faults for at most 1000 calls.
 //
 // Look-ups by id, token, order id and 3-D Secure merchant data are
-// indexed. Users, transactions and permanent tokens come only from signed
-// requests and are kept for the server's life.
+// indexed. Users and permanent tokens come only from signed requests and
+// are kept for the server's life.
+//
+// # Retention
+//
+// A sandbox serving CI for weeks keeps the newest transactions, 100,000 by
+// default (WithRetention; -retain for cmd/paygate-sandbox), so that its
+// memory stays bounded: each kept charge costs under a kilobyte of the
+// process's memory, its callbacks included. Making a transaction beyond the bound drops the
+// oldest one in a final state, with everything that names it: its
+// callbacks in the delivery log, its place in the order id index, its 3-D
+// Secure merchant data. A transaction still in flight is never dropped and
+// counts towards the bound: opened (an alternative-method payment the payer
+// has not decided), authenticating, processing (payments and payouts),
+// waiting_approval, or with a callback not yet done (still retried, or
+// queued). Each transaction is dropped by its own age: a refund,
+// chargeback, retrieval or penalty may outlive the payment it names (though
+// making one never drops the transaction it follows), and a subscription
+// outlives the charge that started it (its automatic payments keep that
+// charge's id as referenceId).
+//
+// A dropped transaction is answered as one never made: transaction/status
+// by id or order_id, transactions/{id}, transaction/reverse and the
+// control plane's events answer 40403 (Trigger: ErrTransactionNotFound);
+// GET transactions lists only the transactions kept, and totalCount counts
+// only them; its confirm page answers 404. Its callbacks leave Deliveries
+// and GET /sandbox/deliveries; Redeliver of one fails, and the control
+// plane answers 40400, as for a callback never made. The dashboard shows
+// the newest 100 transactions kept, and its counts are of those kept.
 //
 // # Rules beyond the spec
 //
@@ -144,7 +175,9 @@
 // The rules it adds, each for a reason:
 //
 //   - The bounds above, answered 40000 (40014 for an amount): a sandbox
-//     must not be made to spend unbounded memory or time.
+//     must not be made to spend unbounded memory or time. A transaction
+//     dropped beyond the retention is 40403, as the gateway answers an id it
+//     does not know.
 //   - A price of 0 (except with verify_card=1, which charges 1 EUR
 //     anyway), a negative price or a negative amount is 40014: a payment
 //     moves money.

@@ -3,6 +3,7 @@ package paygatetest
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -151,21 +152,21 @@ func (r eventRule) appliesTo(t *txn) bool {
 var eventRules = map[Event]eventRule{
 	EventChargeback: {
 		applies: func(t *txn) bool {
-			return t.typ == paygate.TypePayment && t.status == paygate.StatusCompleted && t.chargebackID == 0 &&
-				t.price.GreaterThan(t.reversed)
+			return t.typ == paygate.TypePayment && t.status == paygate.StatusCompleted && t.extra().chargebackID == 0 &&
+				t.price.GreaterThan(t.extra().reversed)
 		},
 		apply: (*Server).chargeback,
 	},
 	EventRetrieval: {
 		applies: func(t *txn) bool {
-			return t.typ == paygate.TypeChargeback && t.status == paygate.StatusCompleted && t.retrievalID == 0
+			return t.typ == paygate.TypeChargeback && t.status == paygate.StatusCompleted && t.extra().retrievalID == 0
 		},
 		apply: (*Server).retrieve,
 	},
 	EventPenalty: {
 		applies: func(t *txn) bool {
 			return (t.typ == paygate.TypeChargeback || t.typ == paygate.TypeRefund) &&
-				t.status == paygate.StatusCompleted && t.penaltyID == 0
+				t.status == paygate.StatusCompleted && t.extra().penaltyID == 0
 		},
 		apply: (*Server).penalize,
 	},
@@ -187,7 +188,7 @@ func pending(t *txn) bool {
 
 // openedWallet: an alternative-method payment whose payer has not decided.
 func openedWallet(t *txn) bool {
-	return t.typ == paygate.TypePayment && t.successURL != "" && t.status == paygate.StatusOpened
+	return t.typ == paygate.TypePayment && t.extra().successURL != "" && t.status == paygate.StatusOpened
 }
 
 // awaitingPayer: an opened wallet payment, or a payment waiting for
@@ -208,7 +209,7 @@ func holdable(t *txn) bool {
 func settleAs(status paygate.Status, reason string) func(*Server, *txn) *txn {
 	return func(s *Server, t *txn) *txn {
 		if reason != "" {
-			t.reason = reason
+			t.more().reason = reason
 		}
 		s.transition(t, status)
 		return t
@@ -219,9 +220,10 @@ func settleAs(status paygate.Status, reason string) func(*Server, *txn) *txn {
 // amount in ref's currency, with ref's order, user, card, method and
 // attributes (which the callback carries), and moves the balance by delta.
 func (s *Server) dispute(ref *txn, typ paygate.TransactionType, amount, delta decimal.Decimal, reason string) *txn {
-	d := s.st.newTxn(ref.project, typ, s.clock.Now())
+	d := s.st.followTxn(ref, typ, s.clock.Now())
 	d.method, d.user, d.card, d.orderID, d.referenceID = ref.method, ref.user, ref.card, ref.orderID, ref.id
-	d.price, d.currency, d.fee, d.reason, d.attrs = amount, ref.currency, decimal.Zero, reason, ref.attrs
+	d.price, d.currency, d.attrs = amount, ref.currency, ref.attrs
+	d.more().reason = reason
 	s.st.credit(ref.project, ref.currency, delta)
 	s.transition(d, paygate.StatusCompleted)
 	return d
@@ -230,9 +232,10 @@ func (s *Server) dispute(ref *txn, typ paygate.TransactionType, amount, delta de
 // chargeback takes what is left of payment p (its price less what was
 // reversed); nothing is left to reverse afterwards.
 func (s *Server) chargeback(p *txn) *txn {
-	amount := p.price.Sub(p.reversed)
+	x := p.more()
+	amount := p.price.Sub(x.reversed)
 	c := s.dispute(p, paygate.TypeChargeback, amount, amount.Neg(), "dispute opened by the cardholder")
-	p.chargebackID, p.reversed, p.reversedTo = c.id, p.price, paygate.StatusChargedBack
+	x.chargebackID, x.reversed, x.reversedTo = c.id, p.price, paygate.StatusChargedBack
 	p.noteEffect(paygate.StatusChargedBack, c)
 	return c
 }
@@ -240,9 +243,9 @@ func (s *Server) chargeback(p *txn) *txn {
 // retrieve gives chargeback c's amount back; the payment reads retrieved.
 func (s *Server) retrieve(c *txn) *txn {
 	r := s.dispute(c, paygate.TypeRetrieval, c.price, c.price, "dispute won by the merchant")
-	c.retrievalID = r.id
+	c.more().retrievalID = r.id
 	if p := s.st.txns[c.referenceID]; p != nil {
-		p.reversedTo = paygate.StatusRetrieved
+		p.more().reversedTo = paygate.StatusRetrieved
 		p.noteEffect(paygate.StatusRetrieved, r)
 	}
 	return r
@@ -252,7 +255,7 @@ func (s *Server) retrieve(c *txn) *txn {
 func (s *Server) penalize(t *txn) *txn {
 	amount := decimal.RequireFromString(PenaltyAmount)
 	pen := s.dispute(t, paygate.TypePenalty, amount, amount.Neg(), "penalty for the "+string(t.typ))
-	t.penaltyID = pen.id
+	t.more().penaltyID = pen.id
 	return pen
 }
 
@@ -277,5 +280,29 @@ type statusChange struct {
 // noteEffect records in t's history a status that another transaction,
 // by, gave it.
 func (t *txn) noteEffect(status paygate.Status, by *txn) {
-	t.history = append(t.history, statusChange{Status: status, At: by.createdAt, By: by.id})
+	t.keepLastChange()
+	x := t.more()
+	x.earlier = append(x.earlier, statusChange{Status: status, At: by.createdAt, By: by.id})
+}
+
+// history is every status change of t, oldest first. Its own last change
+// is its status and updatedAt, so it is kept in the list of earlier ones
+// only once something follows it: a transaction that changed once, as most
+// do, keeps no list at all.
+func (t *txn) history() []statusChange {
+	earlier := t.extra().earlier
+	if t.lastKept || t.status == paygate.StatusOpened {
+		return earlier
+	}
+	return append(slices.Clip(earlier), statusChange{Status: t.status, At: t.updatedAt})
+}
+
+// keepLastChange adds t's own last change to the earlier ones before
+// something follows it.
+func (t *txn) keepLastChange() {
+	if !t.lastKept && t.status != paygate.StatusOpened {
+		x := t.more()
+		x.earlier = append(x.earlier, statusChange{Status: t.status, At: t.updatedAt})
+	}
+	t.lastKept = true
 }

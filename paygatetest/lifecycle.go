@@ -15,11 +15,11 @@ func (s *Server) transition(t *txn, status paygate.Status) {
 	if t.typ == paygate.TypeVerification && status == paygate.StatusCompleted {
 		status = paygate.StatusVerified
 	}
-	t.status, t.updatedAt = status, s.clock.Now()
-	t.history = append(t.history, statusChange{Status: status, At: t.updatedAt})
+	t.keepLastChange()
+	t.status, t.updatedAt, t.lastKept = status, s.clock.Now(), false
 	switch {
 	case status == paygate.StatusCompleted && (t.typ == paygate.TypePayment):
-		s.st.credit(t.project, t.currency, t.price.Sub(t.fee))
+		s.st.credit(t.project, t.currency, t.price.Sub(t.fee()))
 	case payoutReturns(status) && t.typ == paygate.TypePayout:
 		s.st.credit(t.project, t.currency, t.price) // the reserved amount returns
 	}
@@ -46,14 +46,15 @@ func (s *Server) applyCardEffects(t *txn) {
 	if t.card == nil || t.method != "card" {
 		return
 	}
-	if t.remember && t.permanentToken == "" {
-		t.permanentToken = s.st.newToken(t.project, t.card, true).id
+	x := t.extra()
+	if x.remember && x.permanentToken == "" {
+		t.more().permanentToken = s.st.newToken(t.project, t.card, true).id
 	}
-	if tok := s.st.tokens[t.permanentToken]; tok != nil {
+	if tok := s.st.tokens[t.extra().permanentToken]; tok != nil {
 		tok.pending = t.status == paygate.StatusProcessing
 	}
-	if t.recurring && !t.subscribed && t.user != nil {
-		t.subscribed = true
+	if x.recurring && !x.subscribed && t.user != nil {
+		t.more().subscribed = true
 		s.st.subscribe(t, s.clock.Now())
 	}
 }
@@ -62,22 +63,22 @@ func (s *Server) applyCardEffects(t *txn) {
 // processing: a charge that ends unpaid subscribes nobody, and no
 // automatic payment may follow it.
 func (s *Server) dropSubscription(t *txn) {
-	if !t.subscribed || t.user == nil {
+	if !t.extra().subscribed || t.user == nil {
 		return
 	}
 	if sub := s.st.recurring[t.user.id]; sub != nil && sub.referenceID == t.id {
 		delete(s.st.recurring, t.user.id)
 	}
-	t.subscribed = false
+	t.more().subscribed = false
 }
 
 // dropPendingToken forgets the permanent token of a charge that ended
 // unpaid while processing: a card is remembered only by a charge that went
 // through, so the token is unknown from now on.
 func (s *Server) dropPendingToken(t *txn) {
-	if tok := s.st.tokens[t.permanentToken]; tok != nil && tok.pending {
+	if tok := s.st.tokens[t.extra().permanentToken]; tok != nil && tok.pending {
 		delete(s.st.tokens, tok.id)
-		t.permanentToken = ""
+		t.more().permanentToken = ""
 	}
 }
 
@@ -131,7 +132,9 @@ func (s *Server) settleAll() {
 
 func (s *Server) settleLocked() {
 	for _, t := range s.st.order {
-		s.settle(t)
+		if t != nil {
+			s.settle(t)
+		}
 	}
 }
 
@@ -143,7 +146,7 @@ func (s *Server) settle(t *txn) {
 	}
 	s.stopTimer(t)
 	if t.typ == paygate.TypePayout && t.card != nil && t.card.number == CardDeclined {
-		t.reason = "payout declined by the card issuer"
+		t.more().reason = "payout declined by the card issuer"
 		s.transition(t, paygate.StatusFailed)
 		return
 	}

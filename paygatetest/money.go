@@ -2,6 +2,7 @@ package paygatetest
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/shopspring/decimal"
 )
@@ -48,11 +49,24 @@ func parseAmount(v string) (decimal.Decimal, bool) {
 	return d, d.Abs().LessThan(maxAmount)
 }
 
-// readCurrency reads an ISO 4217 code in either letter case, as upper case.
+// readCurrency reads an ISO 4217 code in either letter case, as upper case,
+// one string per code for the server's life (see currencies).
 func readCurrency(v string) (string, bool) {
 	up := strings.ToUpper(v)
-	return up, isCurrency(up)
+	if !isCurrency(up) {
+		return up, false
+	}
+	if code, ok := currencies.Load(up); ok {
+		return code.(string), true
+	}
+	code, _ := currencies.LoadOrStore(strings.Clone(up), strings.Clone(up))
+	return code.(string), true
 }
+
+// currencies holds every currency code read so far, so that the
+// transactions of a code share its one string instead of each keeping the
+// request it came in; at most 26^3 codes.
+var currencies sync.Map
 
 func isCurrency(s string) bool {
 	if len(s) != 3 {

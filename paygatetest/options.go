@@ -42,6 +42,7 @@ type config struct {
 	timeouts        serverTimeouts
 	maxTokens       int
 	maxDeliveries   int
+	retention       int
 	publicURL       string
 	callbackQueue   int
 }

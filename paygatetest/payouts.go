@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/internal/cardnum"
 )
@@ -92,7 +90,7 @@ func (s *Server) createPayout(c *call) (any, *apiError) {
 			if !cardnum.Valid(account) {
 				return nil, newError(paygate.CodeCardNumberInvalid, "")
 			}
-			cd = &cardData{number: account}
+			cd = &cardData{number: strings.Clone(account)}
 		default:
 			return nil, newError(paygate.CodeCardDataMissing, "")
 		}
@@ -113,8 +111,8 @@ func (s *Server) createPayout(c *call) (any, *apiError) {
 		}
 	}
 	t := s.st.newTxn(c.project, paygate.TypePayout, now)
-	t.method, t.orderID, t.card = payoutKey(typ), c.get("orderId"), cd
-	t.price, t.currency, t.fee = amount, currency, decimal.Zero
+	t.method, t.orderID, t.card = payoutKey(typ), c.keep("orderId"), cd
+	t.price, t.currency = s.st.sameAmount(amount), currency
 	s.st.credit(c.project, currency, amount.Neg())
 	s.transition(t, paygate.StatusProcessing)
 	return map[string]any{"id": t.id, "success": true, "status": paygate.CallbackProcessing}, nil

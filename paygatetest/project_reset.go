@@ -2,27 +2,28 @@ package paygatetest
 
 // resetProject forgets what project key made (its users, tokens,
 // transactions, subscriptions, balances and pending faults) as Reset does
-// for the whole server; the other projects keep theirs, and ids keep
-// counting.
+// for the whole server, with its callbacks; the other projects keep
+// theirs, and ids keep counting.
 func (s *Server) resetProject(key string) {
 	s.faults.resetProject(key)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.st
-	kept := st.order[:0:0]
-	for _, t := range st.order {
-		if t.project.Key != key {
-			kept = append(kept, t)
+	st.indexOrders() // drop unlinks from the index by order id
+	for i, t := range st.order {
+		if t == nil || t.project.Key != key {
 			continue
 		}
 		s.stopTimer(t)
-		delete(st.txns, t.id)
-		if t.md != "" {
-			delete(st.byMD, t.md)
-		}
+		st.drop(t)
+		st.order[i] = nil
+		st.holes++
 	}
-	// The order-id index is rebuilt from what is kept, on the next look-up.
-	st.order, st.orders, st.indexed = kept, make(map[string][]*txn), 0
+	for st.head < len(st.order) && st.order[st.head] == nil {
+		st.head++
+	}
+	st.compactOrder()
+	st.rebuildIndexes()
 	for id, u := range st.users {
 		if u.project.Key == key {
 			delete(st.users, id)

@@ -65,10 +65,11 @@ const maxDays = int(math.MaxInt64/int64(day)) - 1
 
 // subscribe starts (or restarts) the subscription of t's user.
 func (s *state) subscribe(t *txn, now time.Time) {
+	x := t.extra()
 	sub := &subscription{
-		user: t.user, card: t.card, referenceID: t.id, orderID: t.orderID, interval: t.recurInterval,
+		user: t.user, card: t.card, referenceID: t.id, orderID: t.orderID, interval: x.recurInterval,
 		price: t.price, currency: t.currency,
-		nextAuto: addDays(now, max(t.recurTrial, t.recurInterval)),
+		nextAuto: addDays(now, max(x.recurTrial, x.recurInterval)),
 		endsAt:   now.Add(recurringLifetime),
 	}
 	if t.typ == paygate.TypeVerification {
@@ -91,7 +92,7 @@ func (s *Server) chargeDueRecurring() {
 			!sub.nextAuto.After(now) && !sub.nextAuto.After(sub.endsAt) {
 			t := s.st.newTxn(sub.user.project, paygate.TypePayment, now)
 			t.method, t.user, t.card, t.orderID, t.referenceID = "card", sub.user, sub.card, sub.orderID, sub.referenceID
-			t.price, t.currency, t.fee = sub.price, sub.currency, fee(sub.price)
+			t.price, t.currency = sub.price, sub.currency
 			s.transition(t, cardOutcome(sub.card.number))
 			sub.nextAuto = addDays(sub.nextAuto, sub.interval)
 		}

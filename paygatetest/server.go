@@ -184,6 +184,7 @@ func start(addr string, opts []Option) (*Server, error) {
 		processingDelay: DefaultProcessingDelay,
 		callbackWaits:   defaultCallbackWaits,
 		timeouts:        defaultTimeouts,
+		retention:       DefaultRetention,
 	}
 	for _, opt := range opts {
 		opt(&cfg)
@@ -196,14 +197,16 @@ func start(addr string, opts []Option) (*Server, error) {
 		PrivateKey:      cfg.project.Secret,
 		clock:           cfg.clock,
 		processingDelay: cfg.processingDelay,
-		st:              newState(),
 		timer:           make(map[int64]*time.Timer),
 		closed:          make(chan struct{}),
-		deliveries:      newDeliverer(cfg.clock, cfg.callbackWaits, cfg.maxDeliveries, cfg.callbackQueue),
+		// The log keeps the callbacks of the transactions kept, about two
+		// each at most, and of those Reset forgot within the same bound.
+		deliveries: newDeliverer(cfg.clock, cfg.callbackWaits, cmp.Or(cfg.maxDeliveries, 2*cfg.retention), cfg.callbackQueue),
 		// Real time: the sandbox's clock may stand still or jump.
 		guesses:  newGuessLimiter(time.Now),
 		sessions: newSessions(time.Now),
 	}
+	s.st = newState(cfg.retention, s.deliveries.log)
 	p := cfg.project
 	s.st.addProject(p)
 	s.st.maxTokens = cfg.maxTokens

@@ -1,7 +1,10 @@
 package paygatetest
 
 import (
+	"slices"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -22,16 +25,24 @@ type state struct {
 	tempHead    int
 	maxTokens   int // of temporary tokens kept; 0 is maxTemporaryTokens
 	txns        map[int64]*txn
-	order       []*txn            // in creation order
-	orders      map[string][]*txn // by project key + "\x00" + order id, in creation order; see byOrderID
+	order       []*txn            // in creation order; nil where one was dropped (see makeRoom)
+	head, holes int               // order's first index that may be kept; how many nils it holds
+	dropped     int               // transactions dropped since the maps were last rebuilt; see rebuildIndexes
+	retention   int               // of transactions kept; see WithRetention
+	log         *deliveryLog      // drops the callbacks of dropped transactions
+	orders      map[orderKey]*txn // the newest of each; see byOrderID
 	indexed     int               // how much of order is in orders
 	byMD        map[string]*txn   // 3-D Secure merchant data to payment
 	balances    map[string]map[string]decimal.Decimal
 	recurring   map[string]*subscription // by internal user id
+	cards       map[cardData]*cardData   // see sameCard
+	amounts     map[amountKey]decimal.Decimal
 }
 
-func newState() *state {
+func newState(retention int, log *deliveryLog) *state {
 	return &state{
+		retention:   retention,
+		log:         log,
 		projects:    make(map[string]*Project),
 		nextTxn:     firstTransactionID,
 		nextUser:    1,
@@ -40,10 +51,12 @@ func newState() *state {
 		identifiers: make(map[string]*user),
 		tokens:      make(map[string]*token),
 		txns:        make(map[int64]*txn),
-		orders:      make(map[string][]*txn),
+		orders:      make(map[orderKey]*txn),
 		byMD:        make(map[string]*txn),
 		balances:    make(map[string]map[string]decimal.Decimal),
 		recurring:   make(map[string]*subscription),
+		cards:       make(map[cardData]*cardData),
+		amounts:     make(map[amountKey]decimal.Decimal),
 	}
 }
 
@@ -54,28 +67,47 @@ type txn struct {
 	orderID     string
 	referenceID int64
 	price       decimal.Decimal
-	fee         decimal.Decimal
 	currency    string
 	typ         paygate.TransactionType
 	method      string
 	status      paygate.Status // the last status applied to the transaction itself
-	reason      string
 	createdAt   time.Time
 	updatedAt   time.Time
 	user        *user
 	card        *cardData
-	attrs       map[string]string
-	reversed    decimal.Decimal // sum of reversals of a payment
-	reversedTo  paygate.Status  // refunded or (basic form) reversed, once fully reversed
+	// attrs are the attr_* parameters, which callbacks carry. Like every
+	// field a callback reads, it never changes once the transaction is made:
+	// callbacks are built without Server.mu (see delivery).
+	attrs     map[string]string
+	prevOrder *txn      // the one before it with the same project and order id; see byOrderID
+	x         *txnExtra // what only some transactions have, set later; see extra and more
+
+	// the callbacks of the transaction in the delivery log, which guards
+	// firstSeq and callbacks: the seq of the first, how many the log holds
+	firstSeq  int
+	callbacks uint16
+	lastKept  bool         // see history; here, where it takes no room of its own
+	sending   atomic.Int32 // callbacks not done, which keep the transaction; see inFlight
+}
+
+// txnExtra holds the fields only some transactions set: most are plain
+// charges that never need them, and a transaction kept for weeks should
+// not carry them empty.
+type txnExtra struct {
+	reason  string         // why it failed, or a refund's comment
+	earlier []statusChange // with txn.lastKept, the status changes for the dashboard; see history
+
+	reversed   decimal.Decimal // sum of reversals of a payment
+	reversedTo paygate.Status  // refunded or (basic form) reversed, once fully reversed
 
 	// card payments
 	md             string
 	remember       bool
 	recurring      bool
+	subscribed     bool
 	recurInterval  int
 	recurTrial     int
 	permanentToken string
-	subscribed     bool
 	threeDSOutcome paygate.Status // the status the payment takes after the ACS
 
 	// alternative-method payments
@@ -85,20 +117,65 @@ type txn struct {
 	// disputes (see events.go): the chargeback of a payment, the retrieval
 	// of a chargeback, the penalty of a chargeback or refund
 	chargebackID, retrievalID, penaltyID int64
-	// history is every status change, oldest first, for the dashboard
-	history []statusChange
+}
+
+// extra returns t's rarely set fields, zero when none was set.
+func (t *txn) extra() txnExtra {
+	if t.x == nil {
+		return txnExtra{}
+	}
+	return *t.x
+}
+
+// reason is why t failed, or a refund's comment; empty for most.
+func (t *txn) reason() string {
+	if t.x == nil {
+		return ""
+	}
+	return t.x.reason
+}
+
+// more returns t's rarely set fields to be set, made on first use.
+func (t *txn) more() *txnExtra {
+	if t.x == nil {
+		t.x = new(txnExtra)
+	}
+	return t.x
+}
+
+// fee is the merchant's fee of t: a payment's (see fee), none for any other
+// type. It is worked out when asked for rather than kept: a kept
+// transaction is smaller without it.
+func (t *txn) fee() decimal.Decimal {
+	if t.typ == paygate.TypePayment {
+		return fee(t.price)
+	}
+	return decimal.Zero
 }
 
 // effectiveStatus is the status including later effects of other
 // transactions: a fully reversed payment reads refunded (basic: reversed).
 func (t *txn) effectiveStatus() paygate.Status {
-	if t.reversedTo != "" {
-		return t.reversedTo
+	if t.x != nil && t.x.reversedTo != "" {
+		return t.x.reversedTo
 	}
 	return t.status
 }
 
+// newTxn makes a transaction, dropping the oldest beyond the retention.
 func (s *state) newTxn(p *Project, typ paygate.TransactionType, now time.Time) *txn {
+	return s.makeTxn(p, typ, now, nil)
+}
+
+// followTxn makes a transaction that follows ref (a refund, a chargeback,
+// a retrieval, a penalty). ref is never dropped to make room for it: the
+// caller goes on with ref, and the answer and the callbacks name it.
+func (s *state) followTxn(ref *txn, typ paygate.TransactionType, now time.Time) *txn {
+	return s.makeTxn(ref.project, typ, now, ref)
+}
+
+func (s *state) makeTxn(p *Project, typ paygate.TransactionType, now time.Time, keep *txn) *txn {
+	s.makeRoom(keep)
 	t := &txn{id: s.nextTxn, project: p, typ: typ, createdAt: now, updatedAt: now, status: paygate.StatusOpened}
 	s.nextTxn++
 	s.txns[t.id] = t
@@ -138,20 +215,42 @@ var followsPayment = map[paygate.TransactionType]bool{
 }
 
 // byOrderID returns project p's transactions with orderID, oldest first.
-// The index catches up with the transactions made since the last look-up:
-// a transaction's order id is set in the same critical section that makes
-// it and never changes, so every transaction a look-up can see is
-// complete.
+// The index holds the newest, each linked to the one before (prevOrder):
+// one map entry per order id, and no list to keep. It catches up with the
+// transactions made since the last look-up: a transaction's order id is
+// set in the same critical section that makes it and never changes, so
+// every transaction a look-up can see is complete.
 func (s *state) byOrderID(p *Project, orderID string) []*txn {
+	s.indexOrders()
+	var list []*txn
+	for t := s.orders[orderKey{p, orderID}]; t != nil; t = t.prevOrder {
+		list = append(list, t)
+	}
+	slices.Reverse(list)
+	return list
+}
+
+// orderKey names the transactions of one order id of a project.
+type orderKey struct {
+	project *Project
+	orderID string
+}
+
+// indexOrders adds the transactions made since the last call to the order
+// id index.
+func (s *state) indexOrders() {
 	for _, t := range s.order[s.indexed:] {
-		if t.orderID != "" {
-			k := t.project.Key + "\x00" + t.orderID
-			s.orders[k] = append(s.orders[k], t)
+		if t != nil && t.orderID != "" {
+			k := orderKey{t.project, t.orderID}
+			t.prevOrder, s.orders[k] = s.orders[k], t
 		}
 	}
 	s.indexed = len(s.order)
-	return s.orders[p.Key+"\x00"+orderID]
 }
+
+// keep is get for a value the sandbox keeps: a string of its own, since
+// the parsed value may share the memory of the whole request body.
+func (c *call) keep(name string) string { return strings.Clone(c.get(name)) }
 
 func idString(n int64) string { return strconv.FormatInt(n, 10) }
 

@@ -152,7 +152,7 @@ func parseCard(params map[string][]string, prefix string, now time.Time) (*cardD
 	if len([]rune(holder)) > paygate.MaxCardholderLength {
 		return nil, newError(paygate.CodeCardholderInvalid, "")
 	}
-	return &cardData{number: number, month: m, year: y, holder: holder}, nil
+	return &cardData{number: strings.Clone(number), month: m, year: y, holder: strings.Clone(holder)}, nil
 }
 
 // cardJSON is the Card-response object; charge and reverse responses add

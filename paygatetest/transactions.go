@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/internal/jsonscalar"
 )
@@ -35,7 +33,7 @@ func (s *Server) transactionStatus(c *call) (any, *apiError) {
 		orderID = t.orderID
 	}
 	return map[string]any{
-		"id": t.id, "order_id": orderID, "price": t.price.StringFixed(2), "fee": t.fee.StringFixed(4),
+		"id": t.id, "order_id": orderID, "price": t.price.StringFixed(2), "fee": t.fee().StringFixed(4),
 		"currency": t.currency, "type": wireType(t), "status": t.effectiveStatus(), "original_status": t.status,
 		"created_at": formatTime(t.createdAt), "updated_at": formatTime(t.updatedAt),
 	}, nil
@@ -141,13 +139,13 @@ func transactionFields(t *txn, listing bool) map[string]any {
 	}
 	out := map[string]any{
 		"id": t.id, "orderId": orderID, "referenceId": ref, "price": t.price.StringFixed(2),
-		"fee": t.fee.StringFixed(4), "currency": t.currency, "type": t.typ, "status": t.status,
+		"fee": t.fee().StringFixed(4), "currency": t.currency, "type": t.typ, "status": t.status,
 		"user": userJSON(t.user), "createdAt": formatTime(t.createdAt), "updatedAt": formatTime(t.updatedAt),
 	}
 	if listing {
 		var reason any
-		if t.reason != "" {
-			reason = t.reason
+		if r := t.reason(); r != "" {
+			reason = r
 		}
 		out["status"] = t.effectiveStatus()
 		out["method"] = t.method
@@ -227,9 +225,9 @@ func (s *Server) createAlternative(c *call) (any, *apiError) {
 		phone: c.get("phone"), ip: c.get("ip"), locale: c.get("locale"),
 	})
 	t := s.st.newTxn(c.project, paygate.TypePayment, s.clock.Now())
-	t.method, t.user, t.orderID = method, u, c.get("order_id")
-	t.price, t.currency, t.fee = price, currency, fee(price)
-	t.successURL, t.failURL = c.get("success_url"), c.get("fail_url")
+	t.method, t.user, t.orderID = c.keep("payment_method"), u, c.keep("order_id")
+	t.price, t.currency = s.st.sameAmount(price), currency
+	t.more().successURL, t.more().failURL = c.keep("success_url"), c.keep("fail_url")
 	t.attrs = attributes(c.params)
 	return map[string]any{
 		"id": idString(t.id), "amount": json.Number(price.StringFixed(2)), "currency": currency, "status": t.status,
@@ -253,24 +251,28 @@ func (s *Server) reverse(c *call) (any, *apiError) {
 	if aerr != nil {
 		return nil, aerr
 	}
-	left := t.price.Sub(t.reversed)
+	left := t.price.Sub(t.extra().reversed)
 	if t.typ != paygate.TypePayment || t.status != paygate.StatusCompleted || amount.GreaterThan(left) {
 		return nil, newError(paygate.CodeNotReversible, "")
 	}
 	now := s.clock.Now()
-	r := s.st.newTxn(c.project, paygate.TypeRefund, now)
+	r := s.st.followTxn(t, paygate.TypeRefund, now)
 	r.method, r.user, r.card, r.orderID, r.referenceID = t.method, t.user, t.card, t.orderID, t.id
-	r.price, r.currency, r.fee, r.reason = amount, t.currency, decimal.Zero, c.get("comment")
-	t.reversed = t.reversed.Add(amount)
+	r.price, r.currency = amount, t.currency
+	if comment := c.keep("comment"); comment != "" {
+		r.more().reason = comment
+	}
+	x := t.more()
+	x.reversed = x.reversed.Add(amount)
 	s.st.credit(c.project, t.currency, amount.Neg())
-	full := t.reversed.Equal(t.price)
+	full := x.reversed.Equal(t.price)
 	if full && c.basic() {
-		t.reversedTo = paygate.StatusReversed
+		x.reversedTo = paygate.StatusReversed
 		r.status, r.updatedAt = paygate.StatusCompleted, now
 		s.notify(t, paygate.CallbackReversed)
 	} else {
 		if full {
-			t.reversedTo = paygate.StatusRefunded
+			x.reversedTo = paygate.StatusRefunded
 		}
 		s.transition(r, paygate.StatusCompleted)
 	}

@@ -2,6 +2,7 @@ package paygatetest
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/shopspring/decimal"
 
@@ -54,14 +55,14 @@ func (s *state) resolveUser(p *Project, in userInput) *user {
 	key := p.Key + "\x00" + in.identifier
 	u := s.identifiers[key]
 	if u == nil {
-		u = &user{id: strconv.FormatInt(s.nextUser, 10), project: p, identifier: in.identifier}
+		u = &user{id: strconv.FormatInt(s.nextUser, 10), project: p, identifier: strings.Clone(in.identifier)}
 		s.nextUser++
 		s.identifiers[key] = u
 		s.users[u.id] = u
 	}
 	fill := func(dst *string, v string) {
 		if *dst == "" {
-			*dst = v
+			*dst = strings.Clone(v)
 		}
 	}
 	fill(&u.displayName, in.displayName)

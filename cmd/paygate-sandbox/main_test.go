@@ -88,6 +88,28 @@ func TestRun_PublicURLIsTheACSAddress(t *testing.T) {
 	assert.Equal(t, "http://sandbox.example:8080/acs", pay.ACS.URL)
 }
 
+func TestRun_RetainKeepsTheNewestTransactions(t *testing.T) {
+	base, _ := startRun(t, io.Discard, "-secret", "demo-secret", "-retain", "1")
+	client, err := paygate.NewClient(paygatetest.DefaultProjectKey, "demo-secret", paygate.WithBaseURL(base))
+	require.NoError(t, err)
+	ctx := context.Background()
+	charge := func() paygate.ID {
+		pay, err := client.Cards.Charge(ctx, &paygate.ChargeParams{
+			UserDetails: &paygate.UserDetails{Identifier: "u", IP: "192.0.2.1"},
+			Card: &paygate.CardDetails{Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2099,
+				SecurityCode: "123"},
+			Price: decimal.RequireFromString("5.00"), Currency: "EUR", Description: "retained",
+		})
+		require.NoError(t, err)
+		return pay.ID
+	}
+	first, second := charge(), charge()
+	_, err = client.Transactions.Get(ctx, first)
+	require.ErrorIs(t, err, paygate.ErrTransactionNotFound, "dropped beyond -retain 1")
+	_, err = client.Transactions.Get(ctx, second)
+	require.NoError(t, err)
+}
+
 func TestRun_ServesTheControlPlane(t *testing.T) {
 	base, _ := startRun(t, io.Discard, "-secret", "demo-secret")
 	resp := advanceClock(t, base, "")
@@ -122,7 +144,7 @@ func TestRun_HelpPrintsTheUsage(t *testing.T) {
 	err := run(context.Background(), []string{"-h"}, envOf(nil), &stdout, &stderr)
 	require.ErrorIs(t, err, flag.ErrHelp)
 	assert.Empty(t, stdout.String())
-	for _, name := range []string{"-addr", "-project", "-secret", "-secret-file", "PAYGATE_SECRET", "-callback-url", "-form", "-public-url"} {
+	for _, name := range []string{"-addr", "-project", "-secret", "-secret-file", "PAYGATE_SECRET", "-callback-url", "-form", "-public-url", "-retain"} {
 		assert.Contains(t, stderr.String(), name)
 	}
 }
@@ -150,6 +172,8 @@ func TestRun_RejectsBadFlags(t *testing.T) {
 		{"-public-url", "sandbox.example:8080"},
 		{"-secret", "k", "-secret-file", filepath.Join(t.TempDir(), "key")},
 		{"-secret-file", filepath.Join(t.TempDir(), "no-such-dir", "key")},
+		{"-retain", "0"},
+		{"-retain", "many"},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			var stdout, stderr strings.Builder
