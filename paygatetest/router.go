@@ -77,7 +77,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string) {
 	params, perr := readParams(w, r)
 	if perr != nil {
-		s.writeAPIError(w, "", r.URL.Query(), perr)
+		s.writeAPIError(w, "", params, perr) // what was read before the refusal: the query is not read again
 		return
 	}
 	c := &call{params: params}
