@@ -43,3 +43,6 @@ func Routes() map[string]RouteFlags {
 func WithConnectionLimit(n int) Option {
 	return func(c *config) { c.maxConns = n }
 }
+
+// AllocatedBy returns the bytes the process allocated while f ran.
+var AllocatedBy = allocatedBy

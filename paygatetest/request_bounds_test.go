@@ -3,7 +3,6 @@ package paygatetest_test
 import (
 	"io"
 	"net/http"
-	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -94,16 +93,6 @@ func (h hostileRequest) send(t testing.TB, hc *http.Client, base string) (int, m
 	return resp.StatusCode, out
 }
 
-// allocatedBy returns the bytes the process allocated while f ran: the
-// server runs in this process, so its reading of a request is counted.
-func allocatedBy(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
-}
-
 // Each hostile request is refused with 40000 naming the bound it passed,
 // and reading it costs a bounded amount of memory, measured around the
 // whole exchange (client and server). Not parallel: other tests would
@@ -116,7 +105,7 @@ func TestHostileRequests_AreRefusedWithBoundedWork(t *testing.T) {
 		t.Run(h.name, func(t *testing.T) {
 			var status int
 			var out map[string]any
-			heap := allocatedBy(func() { status, out = h.send(t, hc, srv.URL) })
+			heap := paygatetest.AllocatedBy(func() { status, out = h.send(t, hc, srv.URL) })
 			t.Logf("%d KiB allocated", heap>>10)
 			assert.Less(t, heap, h.heapBudget, "bytes allocated by the exchange")
 			requireError(t, status, out, 40000)

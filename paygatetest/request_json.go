@@ -107,70 +107,66 @@ func (j *jsonReader) enter() error {
 }
 
 // object reads the members of an object whose '{' was read.
-func (j *jsonReader) object() error {
-	if err := j.enter(); err != nil {
-		return err
-	}
-	c, err := j.next()
-	if err == nil && c == '}' {
-		return j.close(c, err, '}')
-	}
-	for {
-		if err != nil {
-			return j.unreadable(err)
-		}
-		if c != '"' {
-			return errUnreadableJSON
-		}
-		mark := len(j.key)
-		if err := j.name(); err != nil {
-			return err
-		}
-		if err := j.expect(':'); err != nil {
-			return err
-		}
-		if c, err = j.next(); err != nil {
-			return j.unreadable(err)
-		}
-		if err := j.value(c); err != nil {
-			return err
-		}
-		j.key = j.key[:mark]
-		if c, err = j.next(); err != nil || c != ',' {
-			return j.close(c, err, '}')
-		}
-		c, err = j.next()
-	}
-}
+func (j *jsonReader) object() error { return j.container('}', j.member) }
 
 // array reads the elements of an array whose '[' was read.
-func (j *jsonReader) array() error {
+func (j *jsonReader) array() error { return j.container(']', j.element) }
+
+// container reads the members of an object or the elements of an array,
+// whose opening byte was read, up to closing; read reads the i-th, whose
+// first byte c was read, under the key of the container.
+func (j *jsonReader) container(closing byte, read func(i int, c byte) error) error {
 	if err := j.enter(); err != nil {
 		return err
 	}
 	c, err := j.next()
-	if err == nil && c == ']' {
-		return j.close(c, err, ']')
+	if err == nil && c == closing {
+		return j.close(c, err, closing)
 	}
 	for i := 0; ; i++ {
 		if err != nil {
 			return j.unreadable(err)
 		}
 		mark := len(j.key)
-		j.key = append(j.key, '[')
-		j.key = strconv.AppendInt(j.key, int64(i), 10)
-		if j.key = append(j.key, ']'); len(j.key) > maxKeyLength {
-			return errKeyTooLong
-		}
-		if err := j.value(c); err != nil {
+		if err := read(i, c); err != nil {
 			return err
 		}
 		j.key = j.key[:mark]
 		if c, err = j.next(); err != nil || c != ',' {
-			return j.close(c, err, ']')
+			return j.close(c, err, closing)
 		}
 		c, err = j.next()
 	}
+}
+
+// member reads a member of an object: its name, whose '"' is c, and its
+// value.
+func (j *jsonReader) member(_ int, c byte) error {
+	if c != '"' {
+		return errUnreadableJSON
+	}
+	if err := j.name(); err != nil {
+		return err
+	}
+	if err := j.expect(':'); err != nil {
+		return err
+	}
+	c, err := j.next()
+	if err != nil {
+		return j.unreadable(err)
+	}
+	return j.value(c)
+}
+
+// element reads the i-th element of an array, whose first byte c was read,
+// under its index in brackets.
+func (j *jsonReader) element(i int, c byte) error {
+	j.key = append(j.key, '[')
+	j.key = strconv.AppendInt(j.key, int64(i), 10)
+	if j.key = append(j.key, ']'); len(j.key) > maxKeyLength {
+		return errKeyTooLong
+	}
+	return j.value(c)
 }
 
 // close requires the byte that ended an object's or array's members to be
