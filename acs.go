@@ -133,7 +133,7 @@ func (s *CardsService) authenticateBound(ctx context.Context, p *AuthenticatePar
 	if err := p.validate(s.client.form); err != nil {
 		return nil, err
 	}
-	q := &StatusParams{ID: p.PaymentID}
+	q := &TransactionStatusParams{ID: p.PaymentID}
 	if p.PaymentID == 0 {
 		q.OrderID = p.OrderID
 	}
@@ -152,13 +152,13 @@ func (s *CardsService) authenticateBound(ctx context.Context, p *AuthenticatePar
 	case !awaitingAuthentication(before.Status):
 		return paymentFromStatus(before), nil
 	}
-	pay, err := payment(ctx, s.client, epAuthenticate, p, opts)
+	pay, err := call[Payment](ctx, s.client, epAuthenticate, p, opts)
 	switch {
 	case errors.Is(err, ErrTransactionCompleted):
 		// A repeated return that raced the first: report where the payment
 		// stands, unless it is still waiting, in which case the completed
 		// transaction was another one.
-		now, lerr := s.client.Transactions.Status(ctx, &StatusParams{ID: expected}, opts...)
+		now, lerr := s.client.Transactions.Status(ctx, &TransactionStatusParams{ID: expected}, opts...)
 		switch {
 		case lerr != nil:
 			return nil, err

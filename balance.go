@@ -42,19 +42,7 @@ type Balance struct {
 // Get reads the merchant balance (GET balance; extended form only),
 // optionally in one currency.
 func (s *BalanceService) Get(ctx context.Context, p *BalanceParams, opts ...CallOption) (*Balance, error) {
-	out, err := call[balanceResponse](ctx, s.client, epBalance, p, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &out.Balance, nil
+	return call[Balance](ctx, s.client, epBalance, p, opts)
 }
 
-// balanceResponse carries the rules: the amount and its currency are what
-// the call is for; the other figures are informational.
-type balanceResponse struct{ Balance }
-
-var balanceRules = decodeRules{required: []string{"amount", "currency"}}
-
-func (r *balanceResponse) rules() *decodeRules { return &balanceRules }
-
-func (r *balanceResponse) setWarnings(w []DecodeWarning) { r.Warnings = w }
+func (b *Balance) setWarnings(w []DecodeWarning) { b.Warnings = w }

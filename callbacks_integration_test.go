@@ -136,7 +136,7 @@ func TestIntegration_SecondProjectOnOneServer(t *testing.T) {
 
 	_, err = basic.Users.Resolve(testCtx(t), &paygate.ResolveUserParams{Identifier: "cust-1", Email: "a@example.com", IP: "203.0.113.7"})
 	require.NoError(t, err)
-	_, err = basic.Transactions.Status(testCtx(t), &paygate.StatusParams{ID: sb.charge(t, paygatetest.CardApproved, "5.00", "ord-1").ID})
+	_, err = basic.Transactions.Status(testCtx(t), &paygate.TransactionStatusParams{ID: sb.charge(t, paygatetest.CardApproved, "5.00", "ord-1").ID})
 	require.ErrorIs(t, err, paygate.ErrTransactionNotFound, "another project's transaction")
 }
 

@@ -54,7 +54,7 @@ func cardBearingParams() []struct {
 		RemitterCardNumber: redactRemitterNumber, RemitterCardToken: redactRemitterToken,
 		RemitterCardExpirationMonth: "11", RemitterCardExpirationYear: "2047", Extra: map[string]string{"bankAccount": redactExtraValue}}
 	payoutByToken := PayoutParams{Type: cardType, CardToken: redactCardToken, CardExpirationDate: "11/47", Amount: price, Currency: "EUR", OrderID: "ord-1"}
-	parameters := PayoutParameterParams{Type: cardType, Account: redactPayoutNumber, Currency: "EUR"}
+	parameters := PayoutParametersParams{Type: cardType, Account: redactPayoutNumber, Currency: "EUR"}
 	return []struct {
 		name  string
 		value any
@@ -67,7 +67,7 @@ func cardBearingParams() []struct {
 		{"AuthenticateParams", authenticate, "8123"},
 		{"PayoutParams to a card", payout, "4444"},
 		{"PayoutParams by token", payoutByToken, "EUR"},
-		{"PayoutParameterParams", parameters, "4444"},
+		{"PayoutParametersParams", parameters, "4444"},
 	}
 }
 
@@ -154,7 +154,7 @@ func TestRedaction_JSONMasksTheExpiry(t *testing.T) {
 // gateway is the card data itself, not its printed form.
 func TestRedaction_WireKeepsTheCardData(t *testing.T) {
 	for _, p := range cardBearingParams() {
-		if p.name == "PayoutParameterParams" {
+		if p.name == "PayoutParametersParams" {
 			continue // it sends only a BIN: TestPayoutParameters_CardSendsOnlyTheBINUnsigned
 		}
 		t.Run(p.name, func(t *testing.T) {

@@ -179,7 +179,7 @@ func (p ChargeParams) MarshalJSON() ([]byte, error) {
 // the gateway declined comes back as a Payment that reports Failed, not as
 // an error.
 func (s *CardsService) Charge(ctx context.Context, p *ChargeParams, opts ...CallOption) (*Payment, error) {
-	return payment(ctx, s.client, epCharge, p, opts)
+	return call[Payment](ctx, s.client, epCharge, p, opts)
 }
 
 // AuthenticateParams carry what the access control server sent back to the
@@ -257,7 +257,7 @@ func (s *CardsService) Authenticate(ctx context.Context, p *AuthenticateParams, 
 	if p != nil && (p.PaymentID != 0 || p.OrderID != "") {
 		return s.authenticateBound(ctx, p, opts)
 	}
-	return payment(ctx, s.client, epAuthenticate, p, opts)
+	return call[Payment](ctx, s.client, epAuthenticate, p, opts)
 }
 
 // ChargeRecurringParams describe a manual recurring charge (POST
@@ -281,49 +281,10 @@ type ChargeRecurringParams struct {
 // ErrRecurringTooFrequent; a user without recurring gives
 // ErrRecurringDisabled or ErrRecurringExpired.
 func (s *CardsService) ChargeRecurring(ctx context.Context, p *ChargeRecurringParams, opts ...CallOption) (*Payment, error) {
-	return payment(ctx, s.client, epChargeRecurring, p, opts)
+	return call[Payment](ctx, s.client, epChargeRecurring, p, opts)
 }
 
-// payment runs a call that answers a payment: a charge, an authentication
-// or a recurring charge.
-func payment[P any](ctx context.Context, c *Client, name endpointName, p *P, opts []CallOption) (*Payment, error) {
-	out, err := call[paymentResponse](ctx, c, name, p, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &out.Payment, nil
-}
-
-// paymentResponse is a charge, authentication, recurring or reversal
-// answer. The rules live here and not on Payment because they differ by
-// call: a basic-form reversal answers only success.
-type paymentResponse struct {
-	Payment
-	optionalID bool // set by the caller for a reversal
-}
-
-// chargeRules: whether the payment went through (success, status), which
-// transaction it is (id) and whether the payer must pass 3-D Secure (acs)
-// decide what happened; success and id are always sent.
-var chargeRules = decodeRules{required: []string{"id", "success"}, essential: []string{"status", "acs"}}
-
-// reversalRules: success is always sent; id, status and type (a refund
-// transaction) tell what the reversal did.
-var reversalRules = decodeRules{required: []string{"success"}, essential: []string{"id", "status", "type"}}
-
-func (r *paymentResponse) rules() *decodeRules {
-	if r.optionalID {
-		return &reversalRules
-	}
-	return &chargeRules
-}
-
-func (r *paymentResponse) setWarnings(w []DecodeWarning) { r.Warnings = w }
-
-// tokenRules: the token id is what the call is for.
-var tokenRules = decodeRules{required: []string{"id"}}
-
-func (t *Token) rules() *decodeRules { return &tokenRules }
+func (p *Payment) setWarnings(w []DecodeWarning) { p.Warnings = w }
 
 func (t *Token) verifyAnswer() error { return verifyIDNotEmpty("token", t.ID) }
 

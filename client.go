@@ -90,7 +90,9 @@ type Option func(*Client) error
 
 // WithBaseURL sets the gateway's base address ({base_url} in the API
 // documentation), without the /v1 prefix, for example
-// "https://gateway.example.com". It is required.
+// "https://gateway.example.com". It is required. An address ending in /v1
+// is refused: the SDK adds /v1/ before every method, and the gateway
+// answers 404 to /v1/v1/...
 //
 // The address must use https unless its host is loopback (127.0.0.1, ::1,
 // localhost, where the sandbox runs) or WithInsecureHTTP is given: card
@@ -106,6 +108,9 @@ func WithBaseURL(base string) Option {
 		}
 		c.baseUser, u.User = u.User, nil
 		c.baseURL = strings.TrimRight(u.String(), "/")
+		if p := strings.ToLower(strings.TrimRight(u.Path, "/")); strings.HasSuffix(p, "/v1") {
+			return fmt.Errorf("paygate: base URL must be given without the /v1 the SDK adds to every call: use %q", c.baseURL[:len(c.baseURL)-len("/v1")])
+		}
 		return nil
 	}
 }
@@ -367,4 +372,26 @@ func WithCallRetryPolicy(p RetryPolicy) CallOption {
 // WithCallTimeout overrides the client's timeout for one call.
 func WithCallTimeout(d time.Duration) CallOption {
 	return func(s *callSettings) { s.timeout = d }
+}
+
+// errCleartext is returned by NewClient for an http:// base URL whose host
+// is not loopback, without WithInsecureHTTP.
+var errCleartext = errors.New("paygate: base URL: plain http:// to a host that is not loopback would send card data in clear text; use https:// (or WithInsecureHTTP on a private test network)")
+
+// checkCleartext refuses a plain http:// base URL whose host is not
+// loopback, unless WithInsecureHTTP allowed it.
+func (c *Client) checkCleartext() error {
+	u, err := url.Parse(c.baseURL)
+	if err != nil || u.Scheme != "http" || c.insecure || isLoopbackHost(u.Hostname()) {
+		return nil
+	}
+	return errCleartext
+}
+
+func isLoopbackHost(h string) bool {
+	if strings.EqualFold(h, "localhost") || strings.HasSuffix(strings.ToLower(h), ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
 }

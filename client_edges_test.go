@@ -57,7 +57,7 @@ func TestRedirects_NeverFollowedWithAMerchantClient(t *testing.T) {
 				return err
 			}},
 			{"GET payout-parameters", func(c *Client) error {
-				_, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: PayoutType{ID: 5, Key: "SEPA", Label: "SEPA"},
+				_, err := c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: PayoutType{ID: 5, Key: "SEPA", Label: "SEPA"},
 					Account: echoIBAN, Currency: "EUR"})
 				return err
 			}},
@@ -152,6 +152,20 @@ func TestCheckoutURL_RefusesCredentials(t *testing.T) {
 	assert.NotContains(t, err.Error(), "s3cr3t-pass")
 }
 
+// A base URL ending in /v1 (the path the API documentation writes after
+// {base_url}) would make every call go to /v1/v1/... and answer 404.
+func TestBaseURL_EndingInV1IsRefusedNamingTheFix(t *testing.T) {
+	for _, base := range []string{"https://gateway.example.com/v1", "https://gateway.example.com/v1/", "https://gateway.example.com/pay/V1"} {
+		_, err := NewClient(testProject, testSecret, WithBaseURL(base))
+		require.ErrorContains(t, err, "base URL", base)
+		require.ErrorContains(t, err, "without the /v1", base)
+	}
+	for _, base := range []string{"https://gateway.example.com/v10", "https://gateway.example.com/pay", "https://v1.example.com"} {
+		_, err := NewClient(testProject, testSecret, WithBaseURL(base))
+		require.NoError(t, err, base)
+	}
+}
+
 func TestBaseURL_PlainHTTPRefusedUnlessLoopbackOrAllowed(t *testing.T) {
 	for _, base := range []string{"http://gateway.example.com", "http://10.0.0.7:8080", "http://sandbox:8080"} {
 		_, err := NewClient(testProject, testSecret, WithBaseURL(base))
@@ -168,17 +182,24 @@ func TestBaseURL_PlainHTTPRefusedUnlessLoopbackOrAllowed(t *testing.T) {
 // quotingTransport fails every request with an error that quotes its URL
 // and Authorization header, as a logging or proxying transport a merchant
 // wraps around the default one may.
-type quotingTransport struct{ sawAuth chan string }
+// It records what it saw instead of blocking on it, so that a policy
+// that retried by mistake fails the count below instead of hanging.
+type quotingTransport struct {
+	mu      sync.Mutex
+	sawAuth []string
+}
 
-func (q quotingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	q.sawAuth <- r.Header.Get("Authorization")
+func (q *quotingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	q.mu.Lock()
+	q.sawAuth = append(q.sawAuth, r.Header.Get("Authorization"))
+	q.mu.Unlock()
 	return nil, fmt.Errorf("upstream refused %s (authorization %q)", r.URL, r.Header.Get("Authorization"))
 }
 
 func TestBaseURL_CredentialsNeverInATransportError(t *testing.T) {
 	const user, pass = "merchant", "s3cr3t-pass"
 	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
-	q := quotingTransport{sawAuth: make(chan string, 1)}
+	q := &quotingTransport{}
 	c, err := NewClient(testProject, testSecret, WithBaseURL("https://"+user+":"+pass+"@gw.example"),
 		WithHTTPClient(&http.Client{Transport: q}), WithRetryPolicy(NoRetries))
 	require.NoError(t, err)
@@ -197,9 +218,14 @@ func TestBaseURL_CredentialsNeverInATransportError(t *testing.T) {
 	}
 	for name, call := range calls {
 		t.Run(name, func(t *testing.T) {
+			q.mu.Lock()
+			q.sawAuth = nil
+			q.mu.Unlock()
 			err := call()
 			require.Error(t, err)
-			assert.Equal(t, basic, <-q.sawAuth, "the credentials are sent")
+			q.mu.Lock()
+			assert.Equal(t, []string{basic}, q.sawAuth, "the credentials are sent, once under NoRetries")
+			q.mu.Unlock()
 			require.Contains(t, err.Error(), "upstream refused", "the transport's error is kept")
 			for _, text := range []string{err.Error(), fmt.Sprintf("%+v", err), fmt.Sprintf("%#v", err)} {
 				assert.NotContains(t, text, pass)

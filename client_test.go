@@ -67,7 +67,7 @@ func TestDo_PostSendsSignedFormBody(t *testing.T) {
 
 func TestStatus_GetSendsSignedQuery(t *testing.T) {
 	r := requestSent(t, http.MethodGet, "transaction/status", "transaction_status_refunded.json", func(c *Client) error {
-		return errOf(c.Transactions.Status(context.Background(), &StatusParams{OrderID: "ORD-2026-11-0042"}))
+		return errOf(c.Transactions.Status(context.Background(), &TransactionStatusParams{OrderID: "ORD-2026-11-0042"}))
 	})
 	requireSignedFields(t, r, map[string]string{"order_id": "ORD-2026-11-0042"})
 }
@@ -75,7 +75,7 @@ func TestStatus_GetSendsSignedQuery(t *testing.T) {
 func TestDecode_IDsMoneyAndTimesInEveryShape(t *testing.T) {
 	c, mock := newMockClient(t)
 	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transaction/status", httpmock.NewBytesResponder(200, fixture(t, "transaction_status_refunded.json")))
-	st, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1000000000000004242})
+	st, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 1000000000000004242})
 	require.NoError(t, err)
 	require.Equal(t, ID(1000000000000004242), st.ID, "19-digit id sent as a JSON number stays exact")
 	require.Equal(t, "149.9", st.Price.String())
@@ -85,7 +85,7 @@ func TestDecode_IDsMoneyAndTimesInEveryShape(t *testing.T) {
 	require.True(t, time.Date(2026, 11, 21, 9, 14, 3, 0, time.UTC).Equal(st.CreatedAt.Time))
 
 	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transaction/status", httpmock.NewBytesResponder(200, fixture(t, "transaction_status_string_id.json")))
-	st, err = c.Transactions.Status(context.Background(), &StatusParams{ID: 1})
+	st, err = c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 1})
 	require.NoError(t, err)
 	require.Equal(t, ID(9223372036854775807), st.ID, "19-digit id sent as a JSON string stays exact")
 	require.Equal(t, "", st.OrderID)
@@ -127,7 +127,7 @@ func TestErrors_EveryGatewayCodeMatchesItsSentinel(t *testing.T) {
 			require.True(t, ok)
 			body := fmt.Sprintf(`{"error":{"code":%d,"message":"gateway says %s"}}`, code, code)
 			c, _ := stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(code.HTTPStatus(), body))
-			_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 7})
+			_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 7})
 			require.ErrorIs(t, err, sentinel)
 			var apiErr *Error
 			require.ErrorAs(t, err, &apiErr)
@@ -146,7 +146,7 @@ func TestErrors_EveryGatewayCodeMatchesItsSentinel(t *testing.T) {
 
 func TestErrors_MappedByBodyCodeWhateverTheStatus(t *testing.T) {
 	c, _ := stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(400, `{"error":{"code":"40101","message":"Signature missing"}}`))
-	_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 7})
+	_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 7})
 	require.ErrorIs(t, err, ErrSignatureMissing)
 	var apiErr *Error
 	require.ErrorAs(t, err, &apiErr)
@@ -156,7 +156,7 @@ func TestErrors_MappedByBodyCodeWhateverTheStatus(t *testing.T) {
 func TestErrors_200CarryingAnErrorObject(t *testing.T) {
 	c, mock := newMockClient(t)
 	mock.RegisterResponder(http.MethodGet, testBaseURL+"/v1/transaction/status", fixtureResponder(t, 200, "error_200_token_used.json"))
-	_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 7})
+	_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 7})
 	require.ErrorIs(t, err, ErrCardTokenUsed)
 
 	rec := record(t, mock, http.MethodPost, "card/process", fixtureResponder(t, 200, "error_200_token_used.json"))
@@ -181,7 +181,7 @@ func TestErrors_NonJSONBodies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, _ := stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(tt.status, tt.body))
-			_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 7})
+			_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 7})
 			var apiErr *Error
 			require.ErrorAs(t, err, &apiErr)
 			require.Equal(t, tt.status, apiErr.HTTPStatus)
@@ -211,7 +211,7 @@ func TestDecode_BadSuccessBodies(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, _ := stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(200, tt.body))
-			st, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 7})
+			st, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 7})
 			require.Nil(t, st, "no half-decoded value on error")
 			var re *ResponseError
 			require.ErrorAs(t, err, &re)
@@ -225,7 +225,7 @@ func TestDecode_BadSuccessBodies(t *testing.T) {
 
 func TestDecode_UnknownStatusIsKept(t *testing.T) {
 	c, _ := stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(200, `{"id":1,"status":"partially_settled","new_field":{"x":[1,2]}}`))
-	st, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1})
+	st, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 1})
 	require.NoError(t, err)
 	require.Equal(t, Status("partially_settled"), st.Status)
 	require.False(t, st.Status.Known())
@@ -234,13 +234,13 @@ func TestDecode_UnknownStatusIsKept(t *testing.T) {
 func TestDecode_BodyOverTheSizeLimit(t *testing.T) {
 	big := `{"id":1,"status":"completed","pad":"` + strings.Repeat("x", 2048) + `"}`
 	c, _ := stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(200, big), WithMaxResponseBytes(1024))
-	_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1})
+	_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 1})
 	require.ErrorIs(t, err, errBodyTooLarge)
 	require.ErrorContains(t, err, "1024 bytes")
 
 	exact := `{"id":1,"status":"completed"}`
 	c, _ = stubEndpoint(t, http.MethodGet, "transaction/status", httpmock.NewStringResponder(200, exact), WithMaxResponseBytes(int64(len(exact))))
-	_, err = c.Transactions.Status(context.Background(), &StatusParams{ID: 1})
+	_, err = c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 1})
 	require.NoError(t, err, "a body of exactly the limit is read")
 }
 
@@ -279,7 +279,7 @@ func TestDo_ContextCancelledMidRequest(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-arrived; cancel() }()
 	start := time.Now()
-	_, err = c.Transactions.Status(ctx, &StatusParams{ID: 1})
+	_, err = c.Transactions.Status(ctx, &TransactionStatusParams{ID: 1})
 	require.ErrorIs(t, err, context.Canceled)
 	require.Less(t, time.Since(start), 5*time.Second, "cancellation ends the call")
 
@@ -296,7 +296,7 @@ func TestDo_GetRetriedPostNeverAfterConnecting(t *testing.T) {
 		httpmock.NewStringResponse(503, "busy"),
 		httpmock.NewStringResponse(200, `{"id":1,"status":"completed"}`),
 	}))
-	_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1})
+	_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 1})
 	require.NoError(t, err)
 	require.Len(t, get.Requests(), 2)
 

@@ -60,7 +60,7 @@ func TestIntegration_ConcurrentChargesReversalsAndListings(t *testing.T) {
 			want = want.Add(o.price).Sub(fee(o.price.String())).Sub(o.refunded)
 		}
 
-		page, err := client.Transactions.List(testCtx(t), &paygate.ListParams{OrderID: o.orderID})
+		page, err := client.Transactions.List(testCtx(t), &paygate.TransactionListParams{OrderID: o.orderID})
 		require.NoError(t, err)
 		assert.Equal(t, 1+len(o.refunds), page.TotalCount, o.orderID)
 		assert.Equal(t, append([]paygate.ID{o.payment}, o.refunds...), ids(page.Transactions), o.orderID)
@@ -125,7 +125,7 @@ func runConcurrentOrder(t *testing.T, client *paygate.Client, i int) (o concurre
 		}
 		o.refunds = append(o.refunds, r.ID)
 		o.refunded = o.refunded.Add(part)
-		for _, err := range client.Transactions.All(ctx, &paygate.ListParams{OrderID: o.orderID, Limit: 1}) {
+		for _, err := range client.Transactions.All(ctx, &paygate.TransactionListParams{OrderID: o.orderID, Limit: 1}) {
 			if err != nil {
 				o.err = err
 				return o

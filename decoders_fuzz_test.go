@@ -12,44 +12,38 @@ import (
 // One fuzz target per response type. Each feeds arbitrary bodies, answered
 // with HTTP 200, through the service method that decodes them: it must
 // never panic and never
-// succeed on a body whose required fields (see everyResponseDecoder) are
+// succeed on a body whose required fields (see endpointCases) are
 // absent or null. The seed corpora are in
 // testdata/fuzz/FuzzDecode*; .ci/fuzz runs each target for a few seconds.
 
-func FuzzDecodePayment(f *testing.F)            { fuzzDecoder(f, "Payment (Charge)") }
-func FuzzDecodeReversal(f *testing.F)           { fuzzDecoder(f, "Payment (Reverse)") }
-func FuzzDecodeToken(f *testing.F)              { fuzzDecoder(f, "Token") }
-func FuzzDecodeTransactionStatus(f *testing.F)  { fuzzDecoder(f, "TransactionStatus") }
-func FuzzDecodeTransaction(f *testing.F)        { fuzzDecoder(f, "Transaction") }
-func FuzzDecodeTransactionPage(f *testing.F)    { fuzzDecoder(f, "TransactionPage") }
-func FuzzDecodeAlternativePayment(f *testing.F) { fuzzDecoder(f, "AlternativePayment") }
-func FuzzDecodePayoutTypes(f *testing.F)        { fuzzDecoder(f, "PayoutType list") }
-func FuzzDecodePayoutParameters(f *testing.F)   { fuzzDecoder(f, "parameter array") }
-func FuzzDecodePayout(f *testing.F)             { fuzzDecoder(f, "Payout") }
-func FuzzDecodeBalance(f *testing.F)            { fuzzDecoder(f, "Balance") }
-func FuzzDecodeResolve(f *testing.F)            { fuzzDecoder(f, "resolve id") }
-func FuzzDecodeSuccess(f *testing.F)            { fuzzDecoder(f, "success answer") }
+func FuzzDecodePayment(f *testing.F)            { fuzzDecoder(f, epCharge) }
+func FuzzDecodeAuthentication(f *testing.F)     { fuzzDecoder(f, epAuthenticate) }
+func FuzzDecodeRecurringPayment(f *testing.F)   { fuzzDecoder(f, epChargeRecurring) }
+func FuzzDecodeReversal(f *testing.F)           { fuzzDecoder(f, epReverse) }
+func FuzzDecodeToken(f *testing.F)              { fuzzDecoder(f, epTokenize) }
+func FuzzDecodeTransactionStatus(f *testing.F)  { fuzzDecoder(f, epStatus) }
+func FuzzDecodeTransaction(f *testing.F)        { fuzzDecoder(f, epTransactionByID) }
+func FuzzDecodeTransactionPage(f *testing.F)    { fuzzDecoder(f, epListTransactions) }
+func FuzzDecodeAlternativePayment(f *testing.F) { fuzzDecoder(f, epCreateAlternative) }
+func FuzzDecodePayoutTypes(f *testing.F)        { fuzzDecoder(f, epPayoutTypes) }
+func FuzzDecodePayoutParameters(f *testing.F)   { fuzzDecoder(f, epPayoutParameters) }
+func FuzzDecodePayout(f *testing.F)             { fuzzDecoder(f, epCreatePayout) }
+func FuzzDecodeBalance(f *testing.F)            { fuzzDecoder(f, epBalance) }
+func FuzzDecodeResolve(f *testing.F)            { fuzzDecoder(f, epResolveUser) }
+func FuzzDecodeSuccess(f *testing.F)            { fuzzDecoder(f, epCancelRecurring) }
 
 // fuzzDecoder fuzzes the pipeline's decoding step for one response type.
 // It calls the step directly rather than through an HTTP round trip, whose
 // goroutines make coverage vary from run to run and stall the fuzzer;
 // TestDecoders_HostileAndBrokenAnswers covers the whole method.
-func fuzzDecoder(f *testing.F, name string) {
-	var d responseDecoder
-	for _, rd := range everyResponseDecoder() {
-		if rd.name == name {
-			d = rd
-		}
-	}
-	if d.name == "" {
-		f.Fatalf("no decoder %q", name)
-	}
+func fuzzDecoder(f *testing.F, name endpointName) {
+	d := responseDecoderOf(name)
 	f.Add(fixture(f, d.fixture))
 	c, err := NewClient(testProject, testSecret, WithBaseURL(testBaseURL))
 	if err != nil {
 		f.Fatal(err)
 	}
-	ep := endpoint{method: d.method, path: d.path}
+	ep := endpoints[name]
 	f.Fuzz(func(t *testing.T, body []byte) {
 		out := d.into()
 		if _, err := c.decode(ep, http.StatusOK, body, out); err != nil {

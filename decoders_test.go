@@ -13,12 +13,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/jarcoal/httpmock"
-	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
 )
 
-// responseDecoder is one response type of the API, decoded through the
-// service method that returns it.
+// responseDecoder is one endpoint's answer, decoded through the service
+// method that returns it: the decoder suite's view of an endpointCase.
 type responseDecoder struct {
 	name         string
 	method, path string // below /v1/
@@ -48,77 +47,6 @@ type responseDecoder struct {
 // be read.
 func (d responseDecoder) mustRead(path string) bool {
 	return slices.Contains(d.required, path) || slices.Contains(d.essential, path)
-}
-
-// everyResponseDecoder lists a decoder per response type.
-func everyResponseDecoder() []responseDecoder {
-	return []responseDecoder{
-		{"Payment (Charge)", http.MethodPost, "card/process", "card_process_extended.json",
-			func(ctx context.Context, c *Client) (string, error) {
-				p, err := c.Cards.Charge(ctx, &ChargeParams{User: "1", CardToken: "tok", Price: decimal.RequireFromString("1"), Currency: "EUR", Description: "d", OrderID: "ord-1"})
-				return textOf(p == nil, err, func() string { return string(p.Status) })
-			}, "status", true, []string{"id", "success"}, "id", "price", []string{"status", "acs"}, func() any { return new(paymentResponse) }},
-		{"Payment (Reverse)", http.MethodPost, "transaction/reverse", "transaction_reverse_extended.json",
-			func(ctx context.Context, c *Client) (string, error) {
-				p, err := c.Transactions.Reverse(ctx, &ReverseParams{OrderID: "ord-1", Amount: decimal.RequireFromString("1")})
-				return textOf(p == nil, err, func() string { return string(p.Status) })
-			}, "status", true, []string{"success"}, "referenceId", "fee", []string{"id", "status", "type"}, func() any { return &paymentResponse{optionalID: true} }},
-		{"Token", http.MethodGet, "card/getToken", "card_get_token.json",
-			func(ctx context.Context, c *Client) (string, error) {
-				tok, err := c.Cards.Tokenize(ctx, &TokenizeParams{Number: "4242424242424242", ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "737"})
-				return textOf(tok == nil, err, func() string { return tok.ID })
-			}, "id", false, []string{"id"}, "card.expirationMonth", "", nil, func() any { return new(Token) }},
-		{"TransactionStatus", http.MethodGet, "transaction/status", "transaction_status.json",
-			func(ctx context.Context, c *Client) (string, error) {
-				st, err := c.Transactions.Status(ctx, &StatusParams{OrderID: "ord-1"})
-				return textOf(st == nil, err, func() string { return string(st.Status) })
-			}, "status", true, []string{"id", "status"}, "id", "price", nil, func() any { return new(TransactionStatus) }},
-		{"Transaction", http.MethodGet, "transactions/9007199254740993123", "transactions_by_id.json",
-			func(ctx context.Context, c *Client) (string, error) {
-				tx, err := c.Transactions.Get(ctx, 9007199254740993123)
-				return textOf(tx == nil, err, func() string { return string(tx.Status) })
-			}, "status", true, []string{"id", "status"}, "id", "fee", []string{"type"}, func() any { return new(Transaction) }},
-		{"TransactionPage", http.MethodGet, "transactions", "transactions_list_single.json",
-			func(ctx context.Context, c *Client) (string, error) {
-				page, err := c.Transactions.List(ctx, &ListParams{OrderID: "ord-1"})
-				return textOf(page == nil, err, func() string { return string(page.Transactions[0].Status) })
-			}, "transactions[0].status", true, []string{"transactions", "transactions[0].id", "transactions[0].status"}, "totalCount", "transactions[0].price", []string{"transactions[0].type"}, func() any { return new(TransactionPage) }},
-		{"AlternativePayment", http.MethodPost, "transaction/create", "transaction_create.json",
-			func(ctx context.Context, c *Client) (string, error) {
-				ap, err := c.Transactions.Create(ctx, &AlternativePaymentParams{User: "u", PaymentMethod: MethodPayPal, Price: decimal.RequireFromString("1"),
-					Currency: "EUR", Description: "d", SuccessURL: "https://s.example", FailURL: "https://f.example", OrderID: "ord-1"})
-				return textOf(ap == nil, err, func() string { return string(ap.Status) })
-			}, "status", true, []string{"id", "status"}, "", "amount", nil, func() any { return new(AlternativePayment) }},
-		{"PayoutType list", http.MethodGet, "payout-types", "payout_types.json",
-			func(ctx context.Context, c *Client) (string, error) {
-				types, err := c.Payouts.Types(ctx)
-				return textOf(types == nil, err, func() string { return types[0].Key })
-			}, "types[0].key", false, []string{"success", "types", "types[0].id", "types[0].key"}, "types[0].id", "", nil, func() any { return new(payoutTypesResponse) }},
-		{"parameter array", http.MethodGet, "payout-parameters", "payout_parameters_sepa.json",
-			func(ctx context.Context, c *Client) (string, error) {
-				params, err := c.Payouts.Parameters(ctx, &PayoutParameterParams{Type: PayoutType{ID: 4, Key: "SEPA"}, Account: "DE89370400440532013000", Currency: "EUR"})
-				return textOf(params == nil, err, func() string { return params[0].Name })
-			}, "[0].name", false, []string{"[0].name"}, "", "", []string{"[0].required"}, func() any { return new(payoutParameterList) }},
-		{"Payout", http.MethodPost, "payout", "payout.json",
-			func(ctx context.Context, c *Client) (string, error) {
-				po, err := c.Payouts.Create(ctx, &PayoutParams{Type: PayoutType{ID: 4, Key: "SEPA"}, Account: "DE89370400440532013000", Amount: decimal.RequireFromString("1"), Currency: "EUR", OrderID: "ord-1"})
-				return textOf(po == nil, err, func() string { return string(po.Status) })
-			}, "status", true, []string{"success", "id", "status"}, "id", "", nil, func() any { return new(payoutResponse) }},
-		{"Balance", http.MethodGet, "balance", "balance.json",
-			func(ctx context.Context, c *Client) (string, error) {
-				b, err := c.Balance.Get(ctx, nil)
-				return textOf(b == nil, err, func() string { return b.Currency })
-			}, "currency", false, []string{"amount", "currency"}, "", "base_amount", nil, func() any { return new(balanceResponse) }},
-		{"resolve id", http.MethodPost, "user/resolve", "user_resolve.json",
-			func(ctx context.Context, c *Client) (string, error) {
-				id, err := c.Users.Resolve(ctx, &ResolveUserParams{Identifier: "cust-1", IP: "203.0.113.7"})
-				return string(id), err
-			}, "id", false, []string{"id"}, "", "", nil, func() any { return new(resolveResponse) }},
-		{"success answer", http.MethodPost, "user/cancelRecurring", "user_recurring_success.json",
-			func(ctx context.Context, c *Client) (string, error) {
-				return "", c.Users.CancelRecurring(ctx, &CancelRecurringParams{User: "1"})
-			}, "", false, []string{"success"}, "", "", nil, func() any { return new(successResponse) }},
-	}
 }
 
 // TestDecoders_HostileAndBrokenAnswers feeds every response type answers
@@ -180,7 +108,7 @@ func TestDecoders_HostileAndBrokenAnswers(t *testing.T) {
 				_, err := try(t, body)
 				require.NoError(t, err, "an informational field never fails the call")
 				c, _ := newMockClient(t)
-				warnings, err := c.decode(endpoint{method: d.method, path: d.path}, http.StatusOK, body, d.into())
+				warnings, err := c.decode(rowFor(t, d.method, d.path), http.StatusOK, body, d.into())
 				require.NoError(t, err)
 				require.True(t, slices.ContainsFunc(warnings, func(w DecodeWarning) bool { return w.Field == field }), "warnings: %v", warnings)
 			}

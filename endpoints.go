@@ -19,6 +19,10 @@ type endpoint struct {
 	// that may have reached the gateway. Any other method is sent again
 	// only when it provably never left.
 	idempotent bool
+	// answer names the fields of the answer that decide what happened
+	// (see decodeRules): every row has some, and TestEndpoints_EveryRowHasAnswerRules
+	// keeps it so.
+	answer decodeRules
 }
 
 // endpointName names a row of endpoints.
@@ -48,23 +52,67 @@ const (
 // (paygatetest's TestRoutesMatchEndpointTable compares them); the extended-only
 // rows are the ones the spec takes from the basic form.
 var endpoints = [...]endpoint{
-	epResolveUser:       {method: http.MethodPost, path: "user/resolve"},
-	epChangeRecurring:   {method: http.MethodPost, path: "user/changeRecurring"},
-	epCancelRecurring:   {method: http.MethodPost, path: "user/cancelRecurring"},
-	epTokenize:          {method: http.MethodGet, path: "card/getToken", unsigned: true, idempotent: true},
-	epCharge:            {method: http.MethodPost, path: "card/process"},
-	epAuthenticate:      {method: http.MethodPost, path: "card/authenticate"},
-	epChargeRecurring:   {method: http.MethodPost, path: "card/processRecurring"},
-	epReverse:           {method: http.MethodPost, path: "transaction/reverse"},
-	epCreateAlternative: {method: http.MethodPost, path: "transaction/create", extendedOnly: true},
-	epStatus:            {method: http.MethodGet, path: "transaction/status", idempotent: true},
-	epPayoutTypes:       {method: http.MethodGet, path: "payout-types", unsigned: true, idempotent: true},
-	epPayoutParameters:  {method: http.MethodGet, path: "payout-parameters", unsigned: true, idempotent: true},
-	epCreatePayout:      {method: http.MethodPost, path: "payout", extendedOnly: true},
-	epBalance:           {method: http.MethodGet, path: "balance", extendedOnly: true, idempotent: true},
-	epListTransactions:  {method: http.MethodGet, path: "transactions", extendedOnly: true, idempotent: true},
-	epTransactionByID:   {method: http.MethodGet, path: "transactions/{id}", extendedOnly: true, idempotent: true},
+	epResolveUser:       {method: http.MethodPost, path: "user/resolve", answer: resolveRules},
+	epChangeRecurring:   {method: http.MethodPost, path: "user/changeRecurring", answer: successRules},
+	epCancelRecurring:   {method: http.MethodPost, path: "user/cancelRecurring", answer: successRules},
+	epTokenize:          {method: http.MethodGet, path: "card/getToken", unsigned: true, idempotent: true, answer: tokenRules},
+	epCharge:            {method: http.MethodPost, path: "card/process", answer: chargeRules},
+	epAuthenticate:      {method: http.MethodPost, path: "card/authenticate", answer: chargeRules},
+	epChargeRecurring:   {method: http.MethodPost, path: "card/processRecurring", answer: chargeRules},
+	epReverse:           {method: http.MethodPost, path: "transaction/reverse", answer: reversalRules},
+	epCreateAlternative: {method: http.MethodPost, path: "transaction/create", extendedOnly: true, answer: alternativeRules},
+	epStatus:            {method: http.MethodGet, path: "transaction/status", idempotent: true, answer: statusRules},
+	epPayoutTypes:       {method: http.MethodGet, path: "payout-types", unsigned: true, idempotent: true, answer: payoutTypesRules},
+	epPayoutParameters:  {method: http.MethodGet, path: "payout-parameters", unsigned: true, idempotent: true, answer: payoutParameterRules},
+	epCreatePayout:      {method: http.MethodPost, path: "payout", extendedOnly: true, answer: payoutRules},
+	epBalance:           {method: http.MethodGet, path: "balance", extendedOnly: true, idempotent: true, answer: balanceRules},
+	epListTransactions:  {method: http.MethodGet, path: "transactions", extendedOnly: true, idempotent: true, answer: pageRules},
+	epTransactionByID:   {method: http.MethodGet, path: "transactions/{id}", extendedOnly: true, idempotent: true, answer: transactionRules},
 }
+
+// The answer rules of the rows above: the fields whose absence or
+// unreadable value fails the call. 0, "", false and "0.00" are values.
+var (
+	// resolveRules: the id is what the call is for.
+	resolveRules = decodeRules{required: []string{"id"}}
+	// successRules: the calls that answer only "success".
+	successRules = decodeRules{required: []string{"success"}}
+	// tokenRules: the token id is what the call is for.
+	tokenRules = decodeRules{required: []string{"id"}}
+	// chargeRules: whether the payment went through (success, status),
+	// which transaction it is (id) and whether the payer must pass 3-D
+	// Secure (acs) decide what happened; success and id are always sent.
+	chargeRules = decodeRules{required: []string{"id", "success"}, essential: []string{"status", "acs"}}
+	// reversalRules: success is always sent (a basic-form reversal answers
+	// nothing else); id, status and type (a refund transaction) tell what
+	// the reversal did.
+	reversalRules = decodeRules{required: []string{"success"}, essential: []string{"id", "status", "type"}}
+	// alternativeRules: the payment's id and status; the id is a string.
+	alternativeRules = decodeRules{required: []string{"id", "status"}}
+	// statusRules: which transaction and its status are what the look-up
+	// is for.
+	statusRules = decodeRules{required: []string{"id", "status"}}
+	// payoutTypesRules: each type's id (0 is CREDIT_CARD) and key.
+	payoutTypesRules = decodeRules{required: []string{"success", "types[].id", "types[].key"}}
+	// payoutParameterRules: each parameter's name, and whether it is
+	// required.
+	payoutParameterRules = decodeRules{required: []string{"[].name"}, essential: []string{"[].required"}}
+	// payoutRules: success is always sent; id and status tell what became
+	// of the payout.
+	payoutRules = decodeRules{required: []string{"success"}, essential: []string{"id", "status"}}
+	// balanceRules: the amount and its currency are what the call is for;
+	// the other figures are informational.
+	balanceRules = decodeRules{required: []string{"amount", "currency"}}
+	// pageRules: each transaction's id and status; Reconcile also decides
+	// by the type.
+	pageRules = decodeRules{
+		required:  []string{"transactions", "transactions[].id", "transactions[].status"},
+		essential: []string{"transactions[].type"},
+	}
+	// transactionRules: Reconcile and ConfirmCallback also decide by the
+	// type.
+	transactionRules = decodeRules{required: []string{"id", "status"}, essential: []string{"type"}}
+)
 
 // at returns the endpoint with the {id} of its path replaced by id.
 func (e endpoint) at(id string) endpoint {

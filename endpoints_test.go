@@ -6,6 +6,29 @@ import (
 	"testing"
 )
 
+// Every row of the endpoint table has its row in endpointCases, with a
+// call of its own and an answer to decode: the fault, logging, decoder,
+// nil-params and fuzz suites range over those rows.
+func TestEndpointCases_OneRowPerEndpoint(t *testing.T) {
+	t.Parallel()
+	cases := endpointCases()
+	if len(cases) != len(endpoints) {
+		t.Errorf("%d cases for %d endpoints", len(cases), len(endpoints))
+	}
+	for _, name := range endpointNames() {
+		ec, ok := cases[name]
+		row := endpoints[name]
+		switch {
+		case !ok:
+			t.Errorf("row %s %s: no endpointCase", row.method, row.path)
+		case len(ec.calls) == 0 || ec.calls[0].call == nil:
+			t.Errorf("row %s %s: no call", row.method, row.path)
+		case ec.answer.fixture == "" || ec.answer.decode == nil || ec.answer.into == nil:
+			t.Errorf("row %s %s: no answer to decode", row.method, row.path)
+		}
+	}
+}
+
 // The fault and logging suites run everyEndpointCall: a row of the
 // endpoint table that no call there reaches, with the row's method, is an
 // endpoint those suites never prove.
@@ -27,6 +50,31 @@ func TestEveryEndpointCallCoversEndpointTable(t *testing.T) {
 			t.Errorf("row %s %s: no call of everyEndpointCall sends it", row.method, row.path)
 		}
 	}
+}
+
+// Every row says which fields of its answer decide what happened: a row
+// without them would decode any answer, however broken, as a success.
+func TestEndpoints_EveryRowHasAnswerRules(t *testing.T) {
+	t.Parallel()
+	for _, row := range endpoints {
+		if len(row.answer.required) == 0 {
+			t.Errorf("row %s %s: no required answer field", row.method, row.path)
+		}
+	}
+}
+
+// rowFor returns the row of endpoints that serves method and path (a path
+// with a real id for {id}), with its path as given.
+func rowFor(t testing.TB, method, path string) endpoint {
+	t.Helper()
+	for _, row := range endpoints {
+		prefix, hasID := strings.CutSuffix(row.path, "{id}")
+		if row.method == method && (row.path == path || hasID && strings.HasPrefix(path, prefix) && len(path) > len(prefix)) {
+			return row.at(strings.TrimPrefix(path, prefix))
+		}
+	}
+	t.Fatalf("no endpoint row serves %s %s", method, path)
+	return endpoint{}
 }
 
 // Only a method that only reads may be sent again after it may have

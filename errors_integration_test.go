@@ -125,7 +125,7 @@ var errorCases = []errorCase{
 		return err
 	}},
 	{code: paygate.CodeTransactionNotFound, name: "status of an unknown id", call: func(t *testing.T, sb *sandbox) error {
-		_, err := sb.client.Transactions.Status(testCtx(t), &paygate.StatusParams{ID: 1000000000000000999})
+		_, err := sb.client.Transactions.Status(testCtx(t), &paygate.TransactionStatusParams{ID: 1000000000000000999})
 		return err
 	}},
 	{code: paygate.CodeReferenceTransactionNotFound, name: "recurring without a subscription", call: func(t *testing.T, sb *sandbox) error {

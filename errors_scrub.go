@@ -2,9 +2,6 @@ package paygate
 
 import (
 	"encoding/base64"
-	"errors"
-	"net"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -178,49 +175,3 @@ func maskDigitRun(text, v string) string {
 }
 
 func isASCIIDigit(c byte) bool { return '0' <= c && c <= '9' }
-
-// refuseRedirect is the CheckRedirect of every client the SDK sends with: a
-// redirect would re-send a signed, card-bearing body to wherever it points,
-// turn a POST into a GET, or carry a card-bearing query in the Referer. The
-// 3xx answer comes back as an *Error instead.
-func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-
-func isRedirect(status int) bool { return status >= 300 && status <= 399 }
-
-// redirectRefused describes a refused redirect by the host it pointed to,
-// never the full address, whose path or query may carry request data.
-func redirectRefused(location string) string {
-	host := "no location"
-	if location != "" {
-		host = "an unreadable location"
-		if u, err := url.Parse(location); err == nil {
-			host = "the same host"
-			if u.Host != "" {
-				host = "host " + u.Hostname()
-			}
-		}
-	}
-	return "redirect to " + host + " refused: the SDK never follows a redirect"
-}
-
-// errCleartext is returned by NewClient for an http:// base URL whose host
-// is not loopback, without WithInsecureHTTP.
-var errCleartext = errors.New("paygate: base URL: plain http:// to a host that is not loopback would send card data in clear text; use https:// (or WithInsecureHTTP on a private test network)")
-
-// checkCleartext refuses a plain http:// base URL whose host is not
-// loopback, unless WithInsecureHTTP allowed it.
-func (c *Client) checkCleartext() error {
-	u, err := url.Parse(c.baseURL)
-	if err != nil || u.Scheme != "http" || c.insecure || isLoopbackHost(u.Hostname()) {
-		return nil
-	}
-	return errCleartext
-}
-
-func isLoopbackHost(h string) bool {
-	if strings.EqualFold(h, "localhost") || strings.HasSuffix(strings.ToLower(h), ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
-}

@@ -92,7 +92,7 @@ func TestErrors_NeverCarryCardDataEchoedByAnAnswer(t *testing.T) {
 			return err
 		}, []string{echoCardNumber, "11/31", echoRemitterCard, "2032", "Zebulon", "XK998877"}},
 		"Payouts.Parameters for an account": {http.MethodGet, "payout-parameters", func(c *Client) error {
-			_, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: PayoutType{ID: 5, Key: "SEPA", Label: "SEPA"},
+			_, err := c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: PayoutType{ID: 5, Key: "SEPA", Label: "SEPA"},
 				Account: echoIBAN, Currency: "EUR"})
 			return err
 		}, []string{echoIBAN}},

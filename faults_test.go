@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
 )
 
@@ -340,7 +339,7 @@ func TestFaults_GetRetriedPostNeverTwice(t *testing.T) {
 
 			getOrder, postOrder := "GET "+faultNames[f], "POST "+faultNames[f]
 			getKey, postKey := "GET /v1/transaction/status "+getOrder, "POST /v1/card/process "+postOrder
-			_, err := c.Transactions.Status(context.Background(), &StatusParams{OrderID: getOrder})
+			_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{OrderID: getOrder})
 			require.Equal(t, want.getOutcome, classify(err), "GET error: %v", err)
 			require.Equal(t, want.getReceived, fs.count(getKey)+fs.resets(), "GET attempts")
 
@@ -371,69 +370,6 @@ type endpointCall struct {
 	call func(ctx context.Context, c *Client, order string) error
 	// carriesOrder reports whether the request carries the order id.
 	carriesOrder bool
-}
-
-// everyEndpointCall lists every service method of the client, Reconcile
-// included.
-func everyEndpointCall() []endpointCall {
-	eur := decimal.RequireFromString("24.90")
-	return []endpointCall{
-		{"Users.Resolve", http.MethodPost, "user/resolve", func(ctx context.Context, c *Client, _ string) error {
-			return errOf(c.Users.Resolve(ctx, &ResolveUserParams{Identifier: "cust-8841", IP: "203.0.113.7"}))
-		}, false},
-		{"Users.ChangeRecurring", http.MethodPost, "user/changeRecurring", func(ctx context.Context, c *Client, _ string) error {
-			return c.Users.ChangeRecurring(ctx, &ChangeRecurringParams{User: "100452", Interval: Days(30)})
-		}, false},
-		{"Users.CancelRecurring", http.MethodPost, "user/cancelRecurring", func(ctx context.Context, c *Client, _ string) error {
-			return c.Users.CancelRecurring(ctx, &CancelRecurringParams{User: "100452"})
-		}, false},
-		{"Cards.Tokenize", http.MethodGet, "card/getToken", func(ctx context.Context, c *Client, _ string) error {
-			return errOf(c.Cards.Tokenize(ctx, &TokenizeParams{Number: "4242424242424242", ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "737"}))
-		}, false},
-		{"Cards.Charge", http.MethodPost, "card/process", func(ctx context.Context, c *Client, order string) error {
-			return errOf(c.Cards.Charge(ctx, &ChargeParams{User: "100452", CardToken: "5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45",
-				Price: eur, Currency: "EUR", Description: "Order " + order, OrderID: order}))
-		}, true},
-		{"Cards.Authenticate", http.MethodPost, "card/authenticate", func(ctx context.Context, c *Client, _ string) error {
-			return errOf(c.Cards.Authenticate(ctx, &AuthenticateParams{PaRes: "eJxVUttugkAQ", MD: "a1b2c3"}))
-		}, false},
-		{"Cards.ChargeRecurring", http.MethodPost, "card/processRecurring", func(ctx context.Context, c *Client, order string) error {
-			return errOf(c.Cards.ChargeRecurring(ctx, &ChargeRecurringParams{User: "100452", Price: eur, Currency: "EUR", OrderID: order}))
-		}, true},
-		{"Transactions.Reverse", http.MethodPost, "transaction/reverse", func(ctx context.Context, c *Client, order string) error {
-			return errOf(c.Transactions.Reverse(ctx, &ReverseParams{OrderID: order, Amount: eur}))
-		}, true},
-		{"Transactions.Create", http.MethodPost, "transaction/create", func(ctx context.Context, c *Client, order string) error {
-			return errOf(c.Transactions.Create(ctx, &AlternativePaymentParams{User: "cust-8841", PaymentMethod: MethodPayPal,
-				Price: eur, Currency: "EUR", Description: "Order " + order, SuccessURL: "https://shop.example.com/ok",
-				FailURL: "https://shop.example.com/fail", OrderID: order}))
-		}, true},
-		{"Transactions.Status", http.MethodGet, "transaction/status", func(ctx context.Context, c *Client, order string) error {
-			return errOf(c.Transactions.Status(ctx, &StatusParams{OrderID: order}))
-		}, true},
-		{"Transactions.Get", http.MethodGet, "transactions/9007199254740993107", func(ctx context.Context, c *Client, _ string) error {
-			return errOf(c.Transactions.Get(ctx, 9007199254740993107))
-		}, false},
-		{"Transactions.List", http.MethodGet, "transactions", func(ctx context.Context, c *Client, order string) error {
-			return errOf(c.Transactions.List(ctx, &ListParams{OrderID: order}))
-		}, true},
-		{"Transactions.Reconcile", http.MethodGet, "transactions", func(ctx context.Context, c *Client, order string) error {
-			return errOf(c.Transactions.Reconcile(ctx, order))
-		}, true},
-		{"Payouts.Types", http.MethodGet, "payout-types", func(ctx context.Context, c *Client, _ string) error {
-			return errOf(c.Payouts.Types(ctx))
-		}, false},
-		{"Payouts.Parameters", http.MethodGet, "payout-parameters", func(ctx context.Context, c *Client, _ string) error {
-			return errOf(c.Payouts.Parameters(ctx, &PayoutParameterParams{Type: PayoutType{ID: 4, Key: "SEPA"}, Account: "DE89370400440532013000", Currency: "EUR"}))
-		}, false},
-		{"Payouts.Create", http.MethodPost, "payout", func(ctx context.Context, c *Client, order string) error {
-			return errOf(c.Payouts.Create(ctx, &PayoutParams{Type: PayoutType{ID: 4, Key: "SEPA"}, Account: "DE89370400440532013000",
-				Amount: eur, Currency: "EUR", OrderID: order, FirstName: "Jane", LastName: "Doe"}))
-		}, true},
-		{"Balance.Get", http.MethodGet, "balance", func(ctx context.Context, c *Client, _ string) error {
-			return errOf(c.Balance.Get(ctx, &BalanceParams{Currency: "EUR"}))
-		}, false},
-	}
 }
 
 // TestFaults_EveryEndpointUnderEveryFault calls every service method under

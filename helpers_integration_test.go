@@ -166,7 +166,7 @@ func (sb *sandbox) chargeSubscribing(t testing.TB, user paygate.UserID, days int
 // forms.
 func (sb *sandbox) status(t testing.TB, id paygate.ID) *paygate.TransactionStatus {
 	t.Helper()
-	st, err := sb.client.Transactions.Status(testCtx(t), &paygate.StatusParams{ID: id})
+	st, err := sb.client.Transactions.Status(testCtx(t), &paygate.TransactionStatusParams{ID: id})
 	require.NoError(t, err)
 	require.Equal(t, id, st.ID)
 	return st

@@ -63,8 +63,8 @@ func (s *PayoutsService) Types(ctx context.Context, opts ...CallOption) ([]Payou
 	return out.Types, nil
 }
 
-// PayoutParameterParams asks which further parameters a payout needs.
-type PayoutParameterParams struct {
+// PayoutParametersParams asks which further parameters a payout needs.
+type PayoutParametersParams struct {
 	// Type is the payout type, as Types returned it: its ID is sent, and its
 	// Key tells whether Account is a card number, so both are required.
 	Type PayoutType
@@ -98,9 +98,9 @@ type PayoutParameter struct {
 // The name and the required flag of every parameter are essential: the
 // call fails when they are missing or unreadable. Type and label are
 // informational (see WithDecodeWarnings).
-func (s *PayoutsService) Parameters(ctx context.Context, p *PayoutParameterParams, opts ...CallOption) ([]PayoutParameter, error) {
+func (s *PayoutsService) Parameters(ctx context.Context, p *PayoutParametersParams, opts ...CallOption) ([]PayoutParameter, error) {
 	if p == nil {
-		p = &PayoutParameterParams{}
+		p = &PayoutParametersParams{}
 	}
 	if err := p.validate(); err != nil {
 		return nil, err
@@ -342,7 +342,7 @@ func (p PayoutParams) MarshalJSON() ([]byte, error) {
 // takes.
 const binLength = 6
 
-func (p *PayoutParameterParams) validate() error {
+func (p *PayoutParametersParams) validate() error {
 	err := firstError(
 		checkPayoutType(p.Type),
 		// Without the key, whether only the BIN may go out cannot be told.
@@ -449,10 +449,6 @@ type payoutTypesResponse struct {
 	Types   []PayoutType `json:"types"`
 }
 
-var payoutTypesRules = decodeRules{required: []string{"success", "types[].id", "types[].key"}}
-
-func (r *payoutTypesResponse) rules() *decodeRules { return &payoutTypesRules }
-
 func (r *payoutTypesResponse) verifyAnswer() error {
 	if *r.Success && r.Types == nil {
 		return missing("types")
@@ -463,10 +459,6 @@ func (r *payoutTypesResponse) verifyAnswer() error {
 // payoutParameterList is the bare JSON array payout-parameters answers.
 type payoutParameterList []PayoutParameter
 
-var payoutParameterRules = decodeRules{required: []string{"[].name"}, essential: []string{"[].required"}}
-
-func (l *payoutParameterList) rules() *decodeRules { return &payoutParameterRules }
-
 // payoutResponse shadows the fields of Payout with pointers, so that an
 // absent field is told from a zero one: read as false, a broken body would
 // pass for a declined payout.
@@ -476,10 +468,6 @@ type payoutResponse struct {
 	ID      *ID             `json:"id"`
 	Status  *CallbackStatus `json:"status"`
 }
-
-var payoutRules = decodeRules{required: []string{"success"}, essential: []string{"id", "status"}}
-
-func (r *payoutResponse) rules() *decodeRules { return &payoutRules }
 
 func (r *payoutResponse) setWarnings(w []DecodeWarning) { r.Payout.Warnings = w }
 

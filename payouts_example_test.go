@@ -32,7 +32,7 @@ func ExamplePayoutsService_Create() {
 	}
 
 	// The full number may be given: only its first 6 digits are sent.
-	controls, err := client.Payouts.Parameters(ctx, &paygate.PayoutParameterParams{
+	controls, err := client.Payouts.Parameters(ctx, &paygate.PayoutParametersParams{
 		Type: card, Account: "4242424242424242", Currency: "EUR",
 	})
 	if err != nil {

@@ -59,7 +59,7 @@ func TestIntegration_PayoutParametersDependOnTypeBINAndCurrency(t *testing.T) {
 		sb := newSandbox(t, form)
 		for _, tt := range tests {
 			t.Run(form.String()+"/"+tt.name, func(t *testing.T) {
-				controls, err := sb.client.Payouts.Parameters(testCtx(t), &paygate.PayoutParameterParams{
+				controls, err := sb.client.Payouts.Parameters(testCtx(t), &paygate.PayoutParametersParams{
 					Type: sb.payoutType(t, tt.key), Account: paygate.AccountNumber(tt.account), Currency: tt.currency,
 				})
 				require.NoError(t, err)
@@ -83,7 +83,7 @@ func TestIntegration_PayoutParametersDependOnTypeBINAndCurrency(t *testing.T) {
 func TestIntegration_SEPAPayoutOutsideEURIsErrGatewayMisconfigured(t *testing.T) {
 	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
-	_, err := sb.client.Payouts.Parameters(testCtx(t), &paygate.PayoutParameterParams{
+	_, err := sb.client.Payouts.Parameters(testCtx(t), &paygate.PayoutParametersParams{
 		Type: sb.payoutType(t, "SEPA"), Account: "DE89370400440532013000", Currency: "USD",
 	})
 	require.ErrorIs(t, err, paygate.ErrGatewayMisconfigured)
@@ -97,7 +97,7 @@ func TestIntegration_CardPayoutCompletesWithCallback(t *testing.T) {
 	rc := newReceiver(t, paygatetest.DefaultPrivateKey)
 	sb := newSandbox(t, paygate.FormExtended, paygatetest.WithCallbackURL(rc.URL))
 	card := sb.payoutType(t, "CREDIT_CARD")
-	controls, err := sb.client.Payouts.Parameters(testCtx(t), &paygate.PayoutParameterParams{
+	controls, err := sb.client.Payouts.Parameters(testCtx(t), &paygate.PayoutParametersParams{
 		Type: card, Account: "5555555555554444", Currency: "USD",
 	})
 	require.NoError(t, err)

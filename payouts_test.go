@@ -92,7 +92,7 @@ func TestPayoutCreate_UnclearAnswersAreUnknownOutcomesNotDeclines(t *testing.T) 
 func TestPayoutParameters_CardSendsOnlyTheBINUnsigned(t *testing.T) {
 	t.Parallel()
 	got, r := exchange(t, http.MethodGet, "payout-parameters", "payout_parameters_card.json", func(c *Client) ([]PayoutParameter, error) {
-		return c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: cardPayoutType, Account: payoutTestCard, Currency: "EUR"})
+		return c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: cardPayoutType, Account: payoutTestCard, Currency: "EUR"})
 	})
 	requireUnsigned(t, r)
 	requireFields(t, r, map[string]string{"type": "1", "account": "424242", "currency": "EUR"})
@@ -106,7 +106,7 @@ func TestPayoutParameters_CardSendsOnlyTheBINUnsigned(t *testing.T) {
 func TestPayoutParameters_NonCardSendsTheWholeAccount(t *testing.T) {
 	t.Parallel()
 	got, r := exchange(t, http.MethodGet, "payout-parameters", "payout_parameters_sepa.json", func(c *Client) ([]PayoutParameter, error) {
-		return c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89370400440532013000", Currency: "EUR"})
+		return c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: sepaPayoutType, Account: "DE89370400440532013000", Currency: "EUR"})
 	})
 	requireUnsigned(t, r)
 	requireFields(t, r, map[string]string{"type": "4", "account": "DE89370400440532013000", "currency": "EUR"})
@@ -119,27 +119,27 @@ func TestPayoutParameters_NonCardSendsTheWholeAccount(t *testing.T) {
 func TestPayoutParameters_EmptyArray(t *testing.T) {
 	t.Parallel()
 	c, _ := stubFixture(t, http.MethodGet, "payout-parameters", 200, "payout_parameters_empty.json")
-	got, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89", Currency: "EUR"})
+	got, err := c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: sepaPayoutType, Account: "DE89", Currency: "EUR"})
 	require.NoError(t, err)
 	assert.Empty(t, got)
 }
 
 func TestPayoutParameters_Validation(t *testing.T) {
 	t.Parallel()
-	testRejectedLocally(t, payoutParametersWith, []rejectCase[PayoutParameterParams]{
+	testRejectedLocally(t, payoutParametersWith, []rejectCase[PayoutParametersParams]{
 		{"nil params", nil, "type"},
-		{"type required", &PayoutParameterParams{Account: "DE89", Currency: "EUR"}, "type"},
-		{"account required", &PayoutParameterParams{Type: sepaPayoutType, Currency: "EUR"}, "account"},
-		{"currency required", &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89"}, "currency"},
-		{"currency format", &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89", Currency: "EU"}, "currency"},
-		{"card account shorter than a BIN", &PayoutParameterParams{Type: cardPayoutType, Account: "42424", Currency: "EUR"}, "account"},
-		{"card account not digits", &PayoutParameterParams{Type: cardPayoutType, Account: "4242 4242 4242 4242", Currency: "EUR"}, "account"},
+		{"type required", &PayoutParametersParams{Account: "DE89", Currency: "EUR"}, "type"},
+		{"account required", &PayoutParametersParams{Type: sepaPayoutType, Currency: "EUR"}, "account"},
+		{"currency required", &PayoutParametersParams{Type: sepaPayoutType, Account: "DE89"}, "currency"},
+		{"currency format", &PayoutParametersParams{Type: sepaPayoutType, Account: "DE89", Currency: "EU"}, "currency"},
+		{"card account shorter than a BIN", &PayoutParametersParams{Type: cardPayoutType, Account: "42424", Currency: "EUR"}, "account"},
+		{"card account not digits", &PayoutParametersParams{Type: cardPayoutType, Account: "4242 4242 4242 4242", Currency: "EUR"}, "account"},
 	}, func(t *testing.T, err error) {
 		assert.NotContains(t, err.Error(), "4242 4242")
 	})
 }
 
-func payoutParametersWith(p *PayoutParameterParams) func(*Client) error {
+func payoutParametersWith(p *PayoutParametersParams) func(*Client) error {
 	return func(c *Client) error { return errOf(c.Payouts.Parameters(context.Background(), p)) }
 }
 
@@ -335,7 +335,7 @@ func TestPayoutParameters_MalformedAnswersAreResponseErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, _ := stubEndpoint(t, http.MethodGet, "payout-parameters", httpmock.NewStringResponder(200, tt.body))
-			_, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: sepaPayoutType, Account: "DE89", Currency: "EUR"})
+			_, err := c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: sepaPayoutType, Account: "DE89", Currency: "EUR"})
 			var re *ResponseError
 			require.ErrorAs(t, err, &re)
 			if tt.field != "" {
@@ -370,12 +370,12 @@ func TestPayoutParameters_TheTypeDecidesWhetherOnlyTheBINGoesOut(t *testing.T) {
 	c, rec := stubFixture(t, http.MethodGet, "payout-parameters", 200, "payout_parameters_sepa.json")
 	// A wallet number that happens to pass the Luhn check is not a card.
 	const wallet = "79261234565"
-	_, err := c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: PayoutType{ID: 7, Key: "QIWI"}, Account: wallet, Currency: "EUR"})
+	_, err := c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: PayoutType{ID: 7, Key: "QIWI"}, Account: wallet, Currency: "EUR"})
 	require.NoError(t, err)
 	require.Equal(t, wallet, rec.Only(t).Params.Get("account"), "sent whole: the type is not the card type")
 
 	// Without its key the type cannot tell, so nothing is sent.
-	_, err = c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: PayoutType{ID: 1}, Account: payoutTestCard, Currency: "EUR"})
+	_, err = c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: PayoutType{ID: 1}, Account: payoutTestCard, Currency: "EUR"})
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)
 	require.Equal(t, "type", ve.Field)

@@ -92,12 +92,13 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 		defer cancel()
 	}
 	r := &attempt{client: c, ep: ep, encoded: encoded}
-	status, body, attempts, err := r.sendWithRetries(ctx, settings.retry)
-	if err != nil {
+	x, attempts := r.sendWithRetries(ctx, settings.retry)
+	status, body := x.status, x.body
+	if x.err != nil {
 		if !ep.idempotent && r.mayHaveReached {
-			return unknown.after(attempts, err)
+			return unknown.after(attempts, x.err)
 		}
-		return &NetworkError{Method: ep.method, Path: ep.path, Attempts: attempts, Err: err}
+		return &NetworkError{Method: ep.method, Path: ep.path, Attempts: attempts, Err: x.err}
 	}
 	if isRedirect(status) {
 		return &Error{HTTPStatus: status, Message: redirectRefused(r.location), Attempts: attempts}
@@ -179,47 +180,56 @@ type attempt struct {
 	location string
 }
 
-func (a *attempt) sendWithRetries(ctx context.Context, policy RetryPolicy) (status int, body []byte, attempts int, err error) {
+// reply is what one HTTP exchange with the gateway gave.
+type reply struct {
+	status int
+	header http.Header
+	body   []byte
+	// connected reports whether a connection to the gateway was obtained,
+	// after which the request may have arrived.
+	connected bool
+	err       error
+}
+
+// sendWithRetries returns the last exchange and the number of attempts.
+func (a *attempt) sendWithRetries(ctx context.Context, policy RetryPolicy) (x reply, attempts int) {
 	for attempts = 1; ; attempts++ {
-		var header http.Header
-		var connected bool
-		status, header, body, connected, err = a.send(ctx, attempts)
-		notSent := err != nil && !connected && isDialError(err)
+		x = a.send(ctx, attempts)
+		notSent := x.err != nil && !x.connected && isDialError(x.err)
 		if !notSent {
 			a.mayHaveReached = true
 		}
 		retryable := false
 		switch {
 		case ctx.Err() != nil:
-		case err != nil:
+		case x.err != nil:
 			// Any other method is sent again only when it provably never left.
 			retryable = a.ep.idempotent || notSent
 		case a.ep.idempotent:
-			retryable = retryableStatus(status)
+			retryable = retryableStatus(x.status)
 		}
 		if !retryable || attempts >= policy.MaxAttempts {
-			return status, body, attempts, err
+			return x, attempts
 		}
-		wait, ok := policy.backoff(attempts, retryAfter(header, time.Now()))
+		wait, ok := policy.backoff(attempts, retryAfter(x.header, time.Now()))
 		if !ok {
-			return status, body, attempts, err
+			return x, attempts
 		}
 		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
-			return status, body, attempts, err
+			return x, attempts
 		}
-		a.client.log(ctx, slog.LevelInfo, "paygate retry", a.ep, status, 0, attempts, err, slog.Duration("wait", wait))
+		a.client.log(ctx, slog.LevelInfo, "paygate retry", a.ep, x.status, 0, attempts, x.err, slog.Duration("wait", wait))
 		if werr := sleep(ctx, wait); werr != nil {
-			if err == nil {
-				err = werr
+			if x.err == nil {
+				x.err = werr
 			}
-			return status, body, attempts, err
+			return x, attempts
 		}
 	}
 }
 
-// send performs one HTTP exchange. connected reports whether a connection
-// to the gateway was obtained, after which the request may have arrived.
-func (a *attempt) send(ctx context.Context, n int) (status int, header http.Header, body []byte, connected bool, err error) {
+// send performs one HTTP exchange.
+func (a *attempt) send(ctx context.Context, n int) reply {
 	c := a.client
 	var gotConn atomic.Bool
 	trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { gotConn.Store(true) }}
@@ -227,6 +237,7 @@ func (a *attempt) send(ctx context.Context, n int) (status int, header http.Head
 
 	target := c.apiPrefix + a.ep.path
 	var req *http.Request
+	var err error
 	if a.ep.method == http.MethodGet {
 		if len(a.encoded) > 0 {
 			target += "?" + string(a.encoded)
@@ -239,7 +250,7 @@ func (a *attempt) send(ctx context.Context, n int) (status int, header http.Head
 		}
 	}
 	if err != nil {
-		return 0, nil, nil, false, scrubURL(err, c.apiPrefix+a.ep.path)
+		return reply{err: scrubURL(err, c.apiPrefix+a.ep.path)}
 	}
 	if c.baseUser != nil {
 		// As a header, not in req.URL: a transport (a proxy, a logging
@@ -258,21 +269,43 @@ func (a *attempt) send(ctx context.Context, n int) (status int, header http.Head
 		// may echo the request.
 		err = append(secretsOf(a.encoded), c.credentials()...).scrub(scrubURL(err, c.apiPrefix+a.ep.path))
 		c.log(ctx, slog.LevelDebug, "paygate request", a.ep, 0, time.Since(start), n, err)
-		return 0, nil, nil, gotConn.Load(), err
+		return reply{connected: gotConn.Load(), err: err}
 	}
 	defer resp.Body.Close()
 	if isRedirect(resp.StatusCode) {
 		a.location = resp.Header.Get("Location")
 	}
-	body, err = readLimited(resp.Body, c.maxBody)
-	if err != nil {
-		err = secretsOf(a.encoded).scrub(err)
+	x := reply{status: resp.StatusCode, header: resp.Header, connected: true}
+	x.body, x.err = readLimited(resp.Body, c.maxBody)
+	if x.err != nil {
+		x.err = secretsOf(a.encoded).scrub(x.err)
 	}
-	c.log(ctx, slog.LevelDebug, "paygate request", a.ep, resp.StatusCode, time.Since(start), n, err)
-	if err != nil {
-		return resp.StatusCode, resp.Header, nil, true, err
+	c.log(ctx, slog.LevelDebug, "paygate request", a.ep, x.status, time.Since(start), n, x.err)
+	return x
+}
+
+// refuseRedirect is the CheckRedirect of every client the SDK sends with: a
+// redirect would re-send a signed, card-bearing body to wherever it points,
+// turn a POST into a GET, or carry a card-bearing query in the Referer. The
+// 3xx answer comes back as an *Error instead.
+func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+func isRedirect(status int) bool { return status >= 300 && status <= 399 }
+
+// redirectRefused describes a refused redirect by the host it pointed to,
+// never the full address, whose path or query may carry request data.
+func redirectRefused(location string) string {
+	host := "no location"
+	if location != "" {
+		host = "an unreadable location"
+		if u, err := url.Parse(location); err == nil {
+			host = "the same host"
+			if u.Host != "" {
+				host = "host " + u.Hostname()
+			}
+		}
 	}
-	return resp.StatusCode, resp.Header, body, true, nil
+	return "redirect to " + host + " refused: the SDK never follows a redirect"
 }
 
 // isDialError reports whether err is a failure to open a connection (DNS,
@@ -356,7 +389,7 @@ func (c *Client) decode(ep endpoint, status int, body []byte, out any) ([]Decode
 	if err := verifyBody(body); err != nil {
 		return nil, &ResponseError{Method: ep.method, Path: ep.path, HTTPStatus: status, Err: err}
 	}
-	warnings, err := decodeTolerant(body, out)
+	warnings, err := decodeTolerant(body, out, &ep.answer)
 	if err == nil {
 		if v, ok := out.(answerVerifier); ok {
 			err = v.verifyAnswer()

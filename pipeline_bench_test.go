@@ -220,7 +220,7 @@ func BenchmarkListIterate(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			params := &ListParams{OrderID: "ord-bench", Limit: pageSize}
+			params := &TransactionListParams{OrderID: "ord-bench", Limit: pageSize}
 			ctx := context.Background()
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)

@@ -3,6 +3,7 @@ package paygate
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
@@ -66,7 +67,9 @@ func (p RetryPolicy) backoff(n int, retryAfter time.Duration) (time.Duration, bo
 	if shift := n - 1; shift < 62 && p.BaseDelay <= p.MaxDelay>>shift {
 		ceiling = p.BaseDelay << shift
 	}
-	return max(jitter(ceiling+1), retryAfter), true
+	// The draw is from [0, ceiling]; at the largest Duration the bound
+	// would overflow, and a wait one nanosecond short of it is the same.
+	return max(jitter(min(ceiling, math.MaxInt64-1)+1), retryAfter), true
 }
 
 func retryableStatus(status int) bool {

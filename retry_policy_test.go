@@ -2,6 +2,7 @@ package paygate
 
 import (
 	"context"
+	"math"
 	"net/http"
 	"sync"
 	"testing"
@@ -87,7 +88,7 @@ func TestRetryPolicy_AttemptsAndWaitsOnA503GET(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			waits := fakeWaits(t)
 			c, mock := unavailable(t, tt.opts...)
-			_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1}, tt.call...)
+			_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 1}, tt.call...)
 
 			var apiErr *Error
 			require.ErrorAs(t, err, &apiErr, "the last 503 is returned")
@@ -124,6 +125,26 @@ func TestRetryPolicy_JitterRangeAndRetryAfterFloor(t *testing.T) {
 	assert.Equal(t, time.Second, wait)
 	_, ok = p.backoff(1, time.Second+1)
 	assert.False(t, ok)
+}
+
+// The largest durations a policy can hold are waited (capped), never a
+// panic: rand.N panics for a bound that overflowed to a negative.
+func TestRetryPolicy_ExtremeDelaysNeverPanic(t *testing.T) {
+	for _, p := range []RetryPolicy{
+		{MaxAttempts: 3, BaseDelay: math.MaxInt64, MaxDelay: math.MaxInt64},
+		{MaxAttempts: 3, BaseDelay: 1, MaxDelay: math.MaxInt64},
+		{MaxAttempts: 3, BaseDelay: math.MaxInt64, MaxDelay: time.Second},
+	} {
+		p = p.normalized()
+		for n := 1; n <= 70; n++ {
+			var wait time.Duration
+			var ok bool
+			require.NotPanics(t, func() { wait, ok = p.backoff(n, 0) }, "%+v attempt %d", p, n)
+			require.True(t, ok)
+			require.GreaterOrEqual(t, wait, time.Duration(0))
+			require.LessOrEqual(t, wait, p.MaxDelay)
+		}
+	}
 }
 
 func TestRetryAfter_Forms(t *testing.T) {

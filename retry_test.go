@@ -48,35 +48,41 @@ func retryClient(t *testing.T, url string, p RetryPolicy, opts ...Option) *Clien
 }
 
 func TestRetry_RetryAfterInSecondsIsWaitedAtLeast(t *testing.T) {
+	waits := fakeWaits(t)
 	srv, arrivals := retryAfterServer(t, func() string { return "1" })
 	c := retryClient(t, srv.URL, RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Second})
-	_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1})
+	_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 1})
 	require.NoError(t, err)
-	got := arrivals()
-	require.Len(t, got, 2)
-	require.GreaterOrEqual(t, got[1].Sub(got[0]), time.Second, "the jittered backoff (at most 1ms) gave way to Retry-After")
+	require.Len(t, arrivals(), 2)
+	require.Equal(t, []time.Duration{time.Second}, waits(), "the jittered backoff (at most 1ms) gave way to Retry-After")
 }
 
 func TestRetry_RetryAfterAsHTTPDateIsWaitedUntil(t *testing.T) {
-	var notBefore time.Time
+	waits := fakeWaits(t)
+	var notBefore, answered time.Time
 	srv, arrivals := retryAfterServer(t, func() string {
 		// HTTP dates have whole seconds: 2s ahead, truncated, is 1-2s away.
-		notBefore = time.Now().Add(2 * time.Second).Truncate(time.Second)
+		answered = time.Now()
+		notBefore = answered.Add(2 * time.Second).Truncate(time.Second)
 		return notBefore.UTC().Format(http.TimeFormat)
 	})
 	c := retryClient(t, srv.URL, RetryPolicy{MaxAttempts: 2, BaseDelay: time.Millisecond, MaxDelay: 5 * time.Second})
-	_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1})
+	_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 1})
 	require.NoError(t, err)
-	got := arrivals()
-	require.Len(t, got, 2)
-	require.False(t, got[1].Before(notBefore), "retried at %v, before the date %v", got[1], notBefore)
+	require.Len(t, arrivals(), 2)
+	got := waits()
+	require.Len(t, got, 1)
+	// The wait is counted from when the client read the date, a moment
+	// after the server wrote it.
+	require.LessOrEqual(t, got[0], notBefore.Sub(answered), "waited %v for a date %v after the answer", got[0], notBefore.Sub(answered))
+	require.Greater(t, got[0], notBefore.Sub(answered)-time.Second, "waited %v for a date %v after the answer", got[0], notBefore.Sub(answered))
 }
 
 func TestRetry_RetryAfterBeyondMaxDelayEndsTheRetries(t *testing.T) {
 	srv, arrivals := retryAfterServer(t, func() string { return "3600" })
 	c := retryClient(t, srv.URL, RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: 10 * time.Second})
 	start := time.Now()
-	_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1})
+	_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 1})
 	require.Less(t, time.Since(start), 5*time.Second)
 	var apiErr *Error
 	require.ErrorAs(t, err, &apiErr, "the 503 is returned rather than retried sooner than asked")
@@ -106,7 +112,7 @@ func TestRetry_CancellationInterruptsTheWaitAtOnce(t *testing.T) {
 		cancelled.Store(time.Now().UnixNano())
 		cancel()
 	}()
-	_, err := c.Transactions.Status(ctx, &StatusParams{ID: 1})
+	_, err := c.Transactions.Status(ctx, &TransactionStatusParams{ID: 1})
 	returned := time.Now()
 	require.ErrorIs(t, err, context.Canceled)
 	require.Less(t, returned.Sub(time.Unix(0, cancelled.Load())), 100*time.Millisecond, "the wait ends when the context does")
@@ -131,7 +137,7 @@ func TestRetry_CallerDeadlineShorterThanTheWaitReturnsAtOnce(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	start := time.Now()
-	_, err := c.Transactions.Status(ctx, &StatusParams{ID: 1})
+	_, err := c.Transactions.Status(ctx, &TransactionStatusParams{ID: 1})
 	require.Less(t, time.Since(start), 500*time.Millisecond, "no wait that the deadline would cut anyway")
 	var apiErr *Error
 	require.ErrorAs(t, err, &apiErr)
@@ -171,7 +177,7 @@ func TestTimeouts_ResponseHeaderTimeoutCutsASilentGateway(t *testing.T) {
 		}))))
 
 	start := time.Now()
-	_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1})
+	_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 1})
 	require.Less(t, time.Since(start), 2*time.Second)
 	var netErr *NetworkError
 	require.ErrorAs(t, err, &netErr)
@@ -193,7 +199,7 @@ func TestTimeouts_CallTimeoutCutsASilentGateway(t *testing.T) {
 	c := retryClient(t, srv.URL, DefaultRetryPolicy) // default 30s header timeout, 60s call timeout
 
 	start := time.Now()
-	_, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 1}, WithCallTimeout(150*time.Millisecond))
+	_, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 1}, WithCallTimeout(150*time.Millisecond))
 	require.Less(t, time.Since(start), 2*time.Second)
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 

@@ -42,9 +42,9 @@ func WithDecodeWarnings(dst *[]DecodeWarning) CallOption {
 	return func(s *callSettings) { s.warnings = dst }
 }
 
-// decodeRules name, per answer type, the fields that decide what happened.
-// Paths are JSON paths with "[]" for any array index, for example
-// "transactions[].id"; "" is the body itself.
+// decodeRules name, per endpoint (its answer field in endpoints), the fields
+// that decide what happened. Paths are JSON paths with "[]" for any array
+// index, for example "transactions[].id"; "" is the body itself.
 type decodeRules struct {
 	// required fields must be present and not null; 0, "", false and
 	// "0.00" are values.
@@ -53,9 +53,6 @@ type decodeRules struct {
 	// present. Required fields are essential too.
 	essential []string
 }
-
-// ruled is implemented by the answer types decoded tolerantly.
-type ruled interface{ rules() *decodeRules }
 
 // warned is implemented by results that carry their decode warnings.
 type warned interface{ setWarnings([]DecodeWarning) }
@@ -74,13 +71,10 @@ type tolerantDecoder struct {
 	at fieldPath
 }
 
-// decodeTolerant decodes body into out (a pointer) under out's rules.
-func decodeTolerant(body []byte, out any) ([]DecodeWarning, error) {
+// decodeTolerant decodes body into out (a pointer) under rules.
+func decodeTolerant(body []byte, out any, rules *decodeRules) ([]DecodeWarning, error) {
 	var segs [8]pathSegment
-	d := &tolerantDecoder{rules: &decodeRules{}, at: segs[:0]}
-	if r, ok := out.(ruled); ok {
-		d.rules = r.rules()
-	}
+	d := &tolerantDecoder{rules: rules, at: segs[:0]}
 	if !json.Valid(body) {
 		// The error of encoding/json says where, and the body is broken
 		// anyway: this path need not be cheap.

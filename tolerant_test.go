@@ -40,7 +40,7 @@ func TestPayoutTypes_IDZeroIsAType(t *testing.T) {
 func TestPayoutParameters_TypeZeroSendsTheTypeAndOnlyTheBIN(t *testing.T) {
 	t.Parallel()
 	controls, r := exchange(t, http.MethodGet, "payout-parameters", "payout_parameters_card_type_zero.json", func(c *Client) ([]PayoutParameter, error) {
-		return c.Payouts.Parameters(context.Background(), &PayoutParameterParams{Type: cardTypeZero, Account: payoutTestCard, Currency: "EUR"})
+		return c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: cardTypeZero, Account: payoutTestCard, Currency: "EUR"})
 	})
 	require.Equal(t, "0", r.Params.Get("type"))
 	require.Equal(t, string(payoutTestCard)[:6], r.Params.Get("account"))
@@ -105,7 +105,7 @@ func TestTransactionStatusAndTransaction_DecodeEitherSpelling(t *testing.T) {
 				c, mock := newMockClient(t)
 				record(t, mock, http.MethodGet, "transaction/status", httpmock.NewStringResponder(200, body))
 				record(t, mock, http.MethodGet, "transactions/9007199254740993123", httpmock.NewStringResponder(200, body))
-				st, err := c.Transactions.Status(context.Background(), &StatusParams{ID: 9007199254740993123})
+				st, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{ID: 9007199254740993123})
 				require.NoError(t, err)
 				tx, err := c.Transactions.Get(context.Background(), 9007199254740993123)
 				require.NoError(t, err)
@@ -121,7 +121,7 @@ func TestTransactionStatusAndTransaction_DecodeEitherSpelling(t *testing.T) {
 func TestTransactionStatus_CamelCaseAnswer(t *testing.T) {
 	t.Parallel()
 	c, _ := stubFixture(t, http.MethodGet, "transaction/status", 200, "transaction_status_camel.json")
-	st, err := c.Transactions.Status(context.Background(), &StatusParams{OrderID: "ord-2026-0042"})
+	st, err := c.Transactions.Status(context.Background(), &TransactionStatusParams{OrderID: "ord-2026-0042"})
 	require.NoError(t, err)
 	require.Equal(t, ID(9007199254740993123), st.ID)
 	require.Equal(t, "ord-2026-0042", st.OrderID)
@@ -311,7 +311,7 @@ func TestCharge_VerifyCardWithPriceZero(t *testing.T) {
 func TestValidation_OnlyTheRulesTheSpecStates(t *testing.T) {
 	t.Parallel()
 	charge := func(change func(*ChargeParams)) validator { return edit(validCharge(), change) }
-	alt := func(change func(*AlternativePaymentParams)) validator { return edit(validAlternativePayment(), change) }
+	alt := func(change func(*AlternativeCreateParams)) validator { return edit(validAlternativePayment(), change) }
 	withUser := func(change func(*UserDetails)) validator {
 		return charge(func(p *ChargeParams) {
 			p.User, p.UserDetails = "", &UserDetails{Identifier: "cust-1"}
@@ -324,18 +324,18 @@ func TestValidation_OnlyTheRulesTheSpecStates(t *testing.T) {
 		"resolve e-mail without @":         &ResolveUserParams{Identifier: "cust-1", IP: "203.0.113.7", Email: "jane.doe"},
 		"user object ip a host name":       withUser(func(u *UserDetails) { u.IP = "localhost" }),
 		"user object e-mail odd":           withUser(func(u *UserDetails) { u.Email = "@example.com" }),
-		"create ip not an address":         alt(func(p *AlternativePaymentParams) { p.IP = "300.1.1.1" }),
-		"create e-mail without @":          alt(func(p *AlternativePaymentParams) { p.Email = "jane.example.com" }),
-		"create success_url relative":      alt(func(p *AlternativePaymentParams) { p.SuccessURL = "/paid" }),
-		"create fail_url not http":         alt(func(p *AlternativePaymentParams) { p.FailURL = "myapp://payment/failed" }),
+		"create ip not an address":         alt(func(p *AlternativeCreateParams) { p.IP = "300.1.1.1" }),
+		"create e-mail without @":          alt(func(p *AlternativeCreateParams) { p.Email = "jane.example.com" }),
+		"create success_url relative":      alt(func(p *AlternativeCreateParams) { p.SuccessURL = "/paid" }),
+		"create fail_url not http":         alt(func(p *AlternativeCreateParams) { p.FailURL = "myapp://payment/failed" }),
 		"charge acs_return_url relative":   charge(func(p *ChargeParams) { p.ACSReturnURL = "/3ds/return" }),
 		"charge currency in lowercase":     charge(func(p *ChargeParams) { p.Currency = "eur" }),
 		"charge interval without the flag": charge(func(p *ChargeParams) { p.RecurringInterval = Days(30) }),
 		"charge trial without the flag":    charge(func(p *ChargeParams) { p.RecurringTrial = 7 }),
 		"card number of 8 digits":          &TokenizeParams{Number: "42424242", ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "737"},
-		"list range ending before it starts": &ListParams{OrderID: "o",
+		"list range ending before it starts": &TransactionListParams{OrderID: "o",
 			Created: TimeRange{From: day, To: day.Add(-time.Hour)}, Updated: TimeRange{From: day, To: day.Add(-time.Hour)}},
-		"list page and limit negative":   &ListParams{OrderID: "o", Page: -1, Limit: -1},
+		"list page and limit negative":   &TransactionListParams{OrderID: "o", Page: -1, Limit: -1},
 		"change recurring currency only": &ChangeRecurringParams{User: "100452", Currency: "EUR"},
 		"payout without account for a non-card type": &PayoutParams{Type: PayoutType{ID: 4, Key: "SEPA"},
 			Amount: decimal.NewFromInt(10), Currency: "EUR"},
@@ -388,13 +388,13 @@ func FuzzChargeInformationalField(f *testing.F) {
 		if verifyBody(raw) != nil {
 			return // a body-level guard (JSON null, a number of over 1000 digits), not a field
 		}
-		var out paymentResponse
+		var out Payment
 		warnings, err := c.decode(ep, http.StatusOK, editJSON(t, good, path, raw), &out)
 		if err != nil {
 			t.Fatalf("%s = %s failed the charge: %v", path, raw, err)
 		}
 		if out.ID != 4611686018427387913 || !out.Success || out.Status != StatusCompleted {
-			t.Fatalf("%s = %s changed the outcome: %+v", path, raw, out.Payment)
+			t.Fatalf("%s = %s changed the outcome: %+v", path, raw, out)
 		}
 		for _, w := range warnings {
 			if !strings.HasPrefix(w.Field, strings.Split(path, ".")[0]) {
@@ -416,7 +416,7 @@ func TestAll_TransactionIDZeroStillDetectsARepeatedPage(t *testing.T) {
 	})
 	var ids []ID
 	var err error
-	for tx, e := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-1", Limit: 2}) {
+	for tx, e := range c.Transactions.All(context.Background(), &TransactionListParams{OrderID: "ord-1", Limit: 2}) {
 		if e != nil {
 			err = e
 			break

@@ -15,20 +15,20 @@ import (
 // reversals, alternative-method payments, status, look-ups and listings.
 type TransactionsService service
 
-// StatusParams selects the transaction whose status to read: by ID or by
+// TransactionStatusParams selects the transaction whose status to read: by ID or by
 // OrderID, exactly one of them.
-type StatusParams struct {
+type TransactionStatusParams struct {
 	ID      ID     `url:"id,omitempty"`
 	OrderID string `url:"order_id,omitempty"`
 }
 
-func (p *StatusParams) validate(Form) error {
+func (p *TransactionStatusParams) validate(Form) error {
 	return checkIDOrOrderID(p.ID, p.OrderID)
 }
 
 // Status reads a transaction's status (GET transaction/status). Its Status
 // includes the later effects of other transactions, such as a refund.
-func (s *TransactionsService) Status(ctx context.Context, p *StatusParams, opts ...CallOption) (*TransactionStatus, error) {
+func (s *TransactionsService) Status(ctx context.Context, p *TransactionStatusParams, opts ...CallOption) (*TransactionStatus, error) {
 	return call[TransactionStatus](ctx, s.client, epStatus, p, opts)
 }
 
@@ -70,18 +70,15 @@ func (p *ReverseParams) validate(Form) error {
 // reversing again: refunded, or a refund transaction in the order's listing,
 // means the reversal went through.
 func (s *TransactionsService) Reverse(ctx context.Context, p *ReverseParams, opts ...CallOption) (*Payment, error) {
-	if p == nil {
-		p = &ReverseParams{}
-	}
-	ep := endpoints[epReverse]
-	out := paymentResponse{optionalID: true} // a basic-form reversal answers only success
-	if err := s.client.do(ctx, ep, p, &out, opts); err != nil {
+	out, err := call[Payment](ctx, s.client, epReverse, p, opts)
+	if err != nil {
 		return nil, err
 	}
-	if !out.Payment.Success && (out.Status == "" || out.Status.failed()) {
+	if !out.Success && (out.Status == "" || out.Status.failed()) {
+		ep := endpoints[epReverse]
 		return nil, &DeclinedError{Method: ep.method, Path: ep.path, ID: out.ID, Status: string(out.Status)}
 	}
-	return &out.Payment, nil
+	return out, nil
 }
 
 // PaymentMethod is an alternative (non-card) payment method of
@@ -109,12 +106,14 @@ func (m PaymentMethod) Known() bool {
 	return false
 }
 
-// AlternativePaymentParams starts a payment by an alternative method.
-type AlternativePaymentParams struct {
-	// User is the merchant's own unique and unchangeable user identifier
-	// (the external id, not the gateway's internal one); required.
-	User        string `url:"user"`
-	DisplayName string `url:"display_name,omitempty"`
+// AlternativeCreateParams starts a payment by an alternative method.
+type AlternativeCreateParams struct {
+	// UserIdentifier is the merchant's own unique and unchangeable
+	// identifier of the payer (sent as "user"): the Identifier given to
+	// UsersService.Resolve, not the gateway's internal UserID that card
+	// charges take. Required.
+	UserIdentifier string `url:"user"`
+	DisplayName    string `url:"display_name,omitempty"`
 	// PaymentMethod is one of the Method constants; required.
 	PaymentMethod PaymentMethod `url:"payment_method"`
 	// Price is required and greater than zero.
@@ -139,9 +138,9 @@ type AlternativePaymentParams struct {
 	FailURL    string `url:"fail_url"`
 }
 
-func (p *AlternativePaymentParams) validate(Form) error {
+func (p *AlternativeCreateParams) validate(Form) error {
 	err := firstError(
-		checkRequired("user", p.User),
+		checkRequired("user", p.UserIdentifier),
 		checkRequired("payment_method", string(p.PaymentMethod)),
 		checkAmount("price", p.Price),
 		checkCurrency("currency", p.Currency),
@@ -150,7 +149,7 @@ func (p *AlternativePaymentParams) validate(Form) error {
 		checkRequired("fail_url", p.FailURL),
 		checkMaxLen("ua", p.UserAgent, MaxUserAgentLength),
 		checkMaxLen("order_id", p.OrderID, MaxOrderIDLength),
-		checkUser(userFields{identifier: "user", phone: "phone", locale: "locale"}, p.User, p.Phone, p.Locale),
+		checkUser(userFields{identifier: "user", phone: "phone", locale: "locale"}, p.UserIdentifier, p.Phone, p.Locale),
 	)
 	switch {
 	case err != nil:
@@ -192,7 +191,7 @@ type AlternativePayment struct {
 
 // Create starts a payment by an alternative method (POST transaction/create;
 // extended form only). Redirect the payer to the result's RedirectURL.
-func (s *TransactionsService) Create(ctx context.Context, p *AlternativePaymentParams, opts ...CallOption) (*AlternativePayment, error) {
+func (s *TransactionsService) Create(ctx context.Context, p *AlternativeCreateParams, opts ...CallOption) (*AlternativePayment, error) {
 	out, err := call[AlternativePayment](ctx, s.client, epCreateAlternative, p, opts)
 	if err != nil {
 		return nil, err
@@ -222,12 +221,12 @@ type TimeRange struct {
 	To   time.Time `url:"to,omitempty"`
 }
 
-// ListParams filters a listing of transactions.
+// TransactionListParams filters a listing of transactions.
 //
 // The spec does not state the format of the time filters; they are sent as
 // RFC 3339 in UTC (for example created[from]=2026-03-01T00:00:00Z), the
 // format the gateway uses for its own timestamps.
-type ListParams struct {
+type TransactionListParams struct {
 	// OrderID is the merchant order id whose transactions to list;
 	// required, at most 64 characters.
 	OrderID string          `url:"orderId"`
@@ -244,7 +243,7 @@ type ListParams struct {
 	Limit int `url:"limit,omitempty"`
 }
 
-func (p *ListParams) validate(Form) error {
+func (p *TransactionListParams) validate(Form) error {
 	return firstError(
 		checkRequired("orderId", p.OrderID),
 		checkMaxLen("orderId", p.OrderID, MaxOrderIDLength),
@@ -269,7 +268,7 @@ type TransactionPage struct {
 // List reads one page of the transactions of an order (GET transactions;
 // extended form only). To walk every page, range over
 // [TransactionsService.All].
-func (s *TransactionsService) List(ctx context.Context, p *ListParams, opts ...CallOption) (*TransactionPage, error) {
+func (s *TransactionsService) List(ctx context.Context, p *TransactionListParams, opts ...CallOption) (*TransactionPage, error) {
 	return call[TransactionPage](ctx, s.client, epListTransactions, p, opts)
 }
 
@@ -284,9 +283,9 @@ func (s *TransactionsService) List(ctx context.Context, p *ListParams, opts ...C
 // (the spec's wording, "count of available transactions in the response",
 // leaves room for doubt); a zero or absent count leaves the short or empty
 // page as the only end.
-func (s *TransactionsService) All(ctx context.Context, p *ListParams, opts ...CallOption) iter.Seq2[Transaction, error] {
+func (s *TransactionsService) All(ctx context.Context, p *TransactionListParams, opts ...CallOption) iter.Seq2[Transaction, error] {
 	if p == nil {
-		p = &ListParams{}
+		p = &TransactionListParams{}
 	}
 	return func(yield func(Transaction, error) bool) {
 		q := *p
@@ -411,7 +410,7 @@ func (s *TransactionsService) Reconcile(ctx context.Context, orderID string, opt
 	}
 	rec := &Reconciliation{OrderID: orderID}
 	if s.client.form == FormBasic {
-		st, err := s.Status(ctx, &StatusParams{OrderID: orderID}, opts...)
+		st, err := s.Status(ctx, &TransactionStatusParams{OrderID: orderID}, opts...)
 		switch {
 		case errors.Is(err, ErrTransactionNotFound):
 			return rec, nil
@@ -421,7 +420,7 @@ func (s *TransactionsService) Reconcile(ctx context.Context, orderID string, opt
 		rec.Found, rec.Status = true, st
 		return rec, nil
 	}
-	for t, err := range s.All(ctx, &ListParams{OrderID: orderID}, opts...) {
+	for t, err := range s.All(ctx, &TransactionListParams{OrderID: orderID}, opts...) {
 		switch {
 		case errors.Is(err, ErrTransactionNotFound):
 			// The gateway's way of saying the order has no transactions.
@@ -435,26 +434,9 @@ func (s *TransactionsService) Reconcile(ctx context.Context, orderID string, opt
 	return rec, nil
 }
 
-var (
-	// statusRules: which transaction and its status are what the look-up
-	// is for.
-	statusRules = decodeRules{required: []string{"id", "status"}}
-	// transactionRules: Reconcile also decides by the type.
-	transactionRules = decodeRules{required: []string{"id", "status"}, essential: []string{"type"}}
-	pageRules        = decodeRules{
-		required:  []string{"transactions", "transactions[].id", "transactions[].status"},
-		essential: []string{"transactions[].type"},
-	}
-	alternativeRules = decodeRules{required: []string{"id", "status"}}
-)
-
-func (t *TransactionStatus) rules() *decodeRules            { return &statusRules }
 func (t *TransactionStatus) setWarnings(w []DecodeWarning)  { t.Warnings = w }
-func (t *Transaction) rules() *decodeRules                  { return &transactionRules }
 func (t *Transaction) setWarnings(w []DecodeWarning)        { t.Warnings = w }
-func (p *TransactionPage) rules() *decodeRules              { return &pageRules }
 func (p *TransactionPage) setWarnings(w []DecodeWarning)    { p.Warnings = w }
-func (a *AlternativePayment) rules() *decodeRules           { return &alternativeRules }
 func (a *AlternativePayment) setWarnings(w []DecodeWarning) { a.Warnings = w }
 
 func (a *AlternativePayment) verifyAnswer() error {

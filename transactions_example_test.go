@@ -48,15 +48,15 @@ func ExampleTransactionsService_Create() {
 	defer srv.Close()
 	client := srv.Client()
 
-	payment, err := client.Transactions.Create(context.Background(), &paygate.AlternativePaymentParams{
-		User:          "customer-8812",
-		PaymentMethod: paygate.MethodPayPal,
-		Price:         decimal.RequireFromString("9.90"),
-		Currency:      "EUR",
-		Description:   "Premium plan, 1 month",
-		OrderID:       "order-1002",
-		SuccessURL:    "https://shop.example.com/paid",
-		FailURL:       "https://shop.example.com/failed",
+	payment, err := client.Transactions.Create(context.Background(), &paygate.AlternativeCreateParams{
+		UserIdentifier: "customer-8812",
+		PaymentMethod:  paygate.MethodPayPal,
+		Price:          decimal.RequireFromString("9.90"),
+		Currency:       "EUR",
+		Description:    "Premium plan, 1 month",
+		OrderID:        "order-1002",
+		SuccessURL:     "https://shop.example.com/paid",
+		FailURL:        "https://shop.example.com/failed",
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -75,7 +75,7 @@ func ExampleTransactionsService_All() {
 	client := srv.Client()
 	seedCustomer(srv) // paid order-1001, 29.99 EUR, yesterday
 
-	params := &paygate.ListParams{
+	params := &paygate.TransactionListParams{
 		OrderID: "order-1001",
 		Created: paygate.TimeRange{From: time.Now().AddDate(0, -1, 0)}, // the last month
 		Limit:   50,

@@ -73,7 +73,7 @@ func TestIntegration_StatusByIDAndByOrderID(t *testing.T) {
 		_, err := sb.reverse(t, pay.ID, "5.00")
 		require.NoError(t, err)
 
-		byOrder, err := sb.client.Transactions.Status(testCtx(t), &paygate.StatusParams{OrderID: "ord-1"})
+		byOrder, err := sb.client.Transactions.Status(testCtx(t), &paygate.TransactionStatusParams{OrderID: "ord-1"})
 		require.NoError(t, err)
 		assert.Equal(t, pay.ID, byOrder.ID, "the order's payment, not its refund")
 		assert.Equal(t, "ord-1", byOrder.OrderID)
@@ -82,7 +82,7 @@ func TestIntegration_StatusByIDAndByOrderID(t *testing.T) {
 		assert.Equal(t, "EUR", byOrder.Currency)
 		assert.Equal(t, sandboxStart, byOrder.CreatedAt.Time)
 
-		_, err = sb.client.Transactions.Status(testCtx(t), &paygate.StatusParams{ID: pay.ID + 1000})
+		_, err = sb.client.Transactions.Status(testCtx(t), &paygate.TransactionStatusParams{ID: pay.ID + 1000})
 		require.ErrorIs(t, err, paygate.ErrTransactionNotFound)
 	})
 }
@@ -123,27 +123,27 @@ func TestIntegration_GetListAndAll(t *testing.T) {
 	require.ErrorIs(t, err, paygate.ErrTransactionNotFound)
 
 	t.Run("pages", func(t *testing.T) {
-		first, err := sb.client.Transactions.List(ctx, &paygate.ListParams{OrderID: "ord-list", Limit: 3})
+		first, err := sb.client.Transactions.List(ctx, &paygate.TransactionListParams{OrderID: "ord-list", Limit: 3})
 		require.NoError(t, err)
 		assert.Equal(t, 4, first.TotalCount)
 		require.Len(t, first.Transactions, 3)
-		second, err := sb.client.Transactions.List(ctx, &paygate.ListParams{OrderID: "ord-list", Limit: 3, Page: 2})
+		second, err := sb.client.Transactions.List(ctx, &paygate.TransactionListParams{OrderID: "ord-list", Limit: 3, Page: 2})
 		require.NoError(t, err)
 		require.Len(t, second.Transactions, 1)
 		assert.Equal(t, refunds[2], second.Transactions[0].ID)
 	})
 	t.Run("type filter", func(t *testing.T) {
-		page, err := sb.client.Transactions.List(ctx, &paygate.ListParams{OrderID: "ord-list", Type: paygate.TypeRefund})
+		page, err := sb.client.Transactions.List(ctx, &paygate.TransactionListParams{OrderID: "ord-list", Type: paygate.TypeRefund})
 		require.NoError(t, err)
 		assert.Equal(t, refunds, ids(page.Transactions))
 	})
 	t.Run("status filter", func(t *testing.T) {
-		page, err := sb.client.Transactions.List(ctx, &paygate.ListParams{OrderID: "ord-list", Status: paygate.StatusCompleted, Type: paygate.TypePayment})
+		page, err := sb.client.Transactions.List(ctx, &paygate.TransactionListParams{OrderID: "ord-list", Status: paygate.StatusCompleted, Type: paygate.TypePayment})
 		require.NoError(t, err)
 		assert.Equal(t, []paygate.ID{payID}, ids(page.Transactions))
 	})
 	t.Run("created filter", func(t *testing.T) {
-		page, err := sb.client.Transactions.List(ctx, &paygate.ListParams{
+		page, err := sb.client.Transactions.List(ctx, &paygate.TransactionListParams{
 			OrderID: "ord-list",
 			Created: paygate.TimeRange{From: sandboxStart.Add(90 * time.Minute), To: sandboxStart.Add(150 * time.Minute)},
 		})
@@ -151,7 +151,7 @@ func TestIntegration_GetListAndAll(t *testing.T) {
 		assert.Equal(t, []paygate.ID{refunds[1]}, ids(page.Transactions))
 	})
 	t.Run("updated filter: later refunds leave the payment's update time", func(t *testing.T) {
-		page, err := sb.client.Transactions.List(ctx, &paygate.ListParams{
+		page, err := sb.client.Transactions.List(ctx, &paygate.TransactionListParams{
 			OrderID: "ord-list", Updated: paygate.TimeRange{To: sandboxStart.Add(30 * time.Minute)},
 		})
 		require.NoError(t, err)
@@ -159,14 +159,14 @@ func TestIntegration_GetListAndAll(t *testing.T) {
 	})
 	t.Run("all pages", func(t *testing.T) {
 		var got []paygate.ID
-		for tx, err := range sb.client.Transactions.All(ctx, &paygate.ListParams{OrderID: "ord-list", Limit: 1}) {
+		for tx, err := range sb.client.Transactions.All(ctx, &paygate.TransactionListParams{OrderID: "ord-list", Limit: 1}) {
 			require.NoError(t, err)
 			got = append(got, tx.ID)
 		}
 		assert.Equal(t, append([]paygate.ID{payID}, refunds...), got)
 	})
 	t.Run("an order without transactions", func(t *testing.T) {
-		page, err := sb.client.Transactions.List(ctx, &paygate.ListParams{OrderID: "nothing-here"})
+		page, err := sb.client.Transactions.List(ctx, &paygate.TransactionListParams{OrderID: "nothing-here"})
 		require.NoError(t, err)
 		assert.Zero(t, page.TotalCount)
 		assert.Empty(t, page.Transactions)
@@ -213,8 +213,8 @@ func TestIntegration_AlternativePaymentThroughTheConfirmPage(t *testing.T) {
 		t.Run(tt.action, func(t *testing.T) {
 			rc := newReceiver(t, paygatetest.DefaultPrivateKey)
 			sb := newSandbox(t, paygate.FormExtended, paygatetest.WithCallbackURL(rc.URL))
-			pay, err := sb.client.Transactions.Create(testCtx(t), &paygate.AlternativePaymentParams{
-				User: "customer-8812", PaymentMethod: paygate.MethodPayPal, Price: dec("9.90"), Currency: "EUR",
+			pay, err := sb.client.Transactions.Create(testCtx(t), &paygate.AlternativeCreateParams{
+				UserIdentifier: "customer-8812", PaymentMethod: paygate.MethodPayPal, Price: dec("9.90"), Currency: "EUR",
 				Description: "Premium plan", OrderID: "alt-1",
 				SuccessURL: "https://shop.example/paid", FailURL: "https://shop.example/failed",
 			})
@@ -236,7 +236,13 @@ func TestIntegration_AlternativePaymentThroughTheConfirmPage(t *testing.T) {
 			require.NoError(t, err)
 			assert.Equal(t, paygate.StatusOpened, sb.status(t, pay.ID).Status)
 
-			resp := postForm(t, action.String(), url.Values{"action": {tt.action}})
+			// The form carries the page's single-use token.
+			form := url.Values{"action": {tt.action}}
+			for k, v := range hiddenFields(string(body)) {
+				form.Set(k, v)
+			}
+			require.NotEmpty(t, form.Get("token"))
+			resp := postForm(t, action.String(), form)
 			assert.Equal(t, http.StatusSeeOther, resp.StatusCode)
 			assert.Equal(t, tt.location, resp.Header.Get("Location"))
 			assert.Equal(t, tt.status, sb.status(t, pay.ID).Status)
@@ -259,16 +265,19 @@ func TestIntegration_ExtendedOnlyEndpointsFailLocallyInTheBasicForm(t *testing.T
 	ctx := testCtx(t)
 	calls := map[string]func() error{
 		"Transactions.Create": func() error {
-			_, err := client.Transactions.Create(ctx, &paygate.AlternativePaymentParams{
-				User: "u", PaymentMethod: paygate.MethodPayPal, Price: dec("1"), Currency: "EUR",
+			_, err := client.Transactions.Create(ctx, &paygate.AlternativeCreateParams{
+				UserIdentifier: "u", PaymentMethod: paygate.MethodPayPal, Price: dec("1"), Currency: "EUR",
 				Description: "d", SuccessURL: "https://shop.example/ok", FailURL: "https://shop.example/fail",
 			})
 			return err
 		},
-		"Transactions.Get":  func() error { _, err := client.Transactions.Get(ctx, 1000000000000000001); return err },
-		"Transactions.List": func() error { _, err := client.Transactions.List(ctx, &paygate.ListParams{OrderID: "o"}); return err },
+		"Transactions.Get": func() error { _, err := client.Transactions.Get(ctx, 1000000000000000001); return err },
+		"Transactions.List": func() error {
+			_, err := client.Transactions.List(ctx, &paygate.TransactionListParams{OrderID: "o"})
+			return err
+		},
 		"Transactions.All": func() error {
-			for _, err := range client.Transactions.All(ctx, &paygate.ListParams{OrderID: "o"}) {
+			for _, err := range client.Transactions.All(ctx, &paygate.TransactionListParams{OrderID: "o"}) {
 				return err
 			}
 			return nil

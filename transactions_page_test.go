@@ -30,7 +30,7 @@ func TestTransactionPage_UnmarshalJSONMatchesList(t *testing.T) {
 			assert.Len(t, direct.Transactions, tt.n)
 
 			c, _ := stubFixture(t, http.MethodGet, "transactions", 200, tt.fixture)
-			listed, err := c.Transactions.List(context.Background(), &ListParams{OrderID: "ord-2026-0042"})
+			listed, err := c.Transactions.List(context.Background(), &TransactionListParams{OrderID: "ord-2026-0042"})
 			require.NoError(t, err)
 			assert.Equal(t, &direct, listed)
 		})

@@ -81,8 +81,8 @@ func TestReverse_GatewayErrors(t *testing.T) {
 func TestCreate_SendsSignedFieldsAndBuildsRedirectURL(t *testing.T) {
 	t.Parallel()
 	got, r := exchange(t, http.MethodPost, "transaction/create", "transaction_create.json", func(c *Client) (*AlternativePayment, error) {
-		return c.Transactions.Create(context.Background(), &AlternativePaymentParams{
-			User: "customer-8812", DisplayName: "Jane Roe", PaymentMethod: MethodQiwi,
+		return c.Transactions.Create(context.Background(), &AlternativeCreateParams{
+			UserIdentifier: "customer-8812", DisplayName: "Jane Roe", PaymentMethod: MethodQiwi,
 			Price: decimal.RequireFromString("1234.57"), Currency: "RUB", Email: "jane@example.com", IP: "203.0.113.9",
 			UserAgent: "Mozilla/5.0", Phone: "79161234567", Locale: "ru", OrderID: "ord-77",
 			Description: "Premium plan", SuccessURL: "https://shop.test/ok", FailURL: "https://shop.test/fail",
@@ -126,36 +126,36 @@ func TestCreate_MissingIDIsOutcomeUnknown(t *testing.T) {
 	assert.Equal(t, "ord-9", ou.OrderID)
 }
 
-func validAlternativePayment() *AlternativePaymentParams {
-	return &AlternativePaymentParams{
-		User: "customer-8812", PaymentMethod: MethodPayPal, Price: decimal.NewFromInt(10), Currency: "USD",
+func validAlternativePayment() *AlternativeCreateParams {
+	return &AlternativeCreateParams{
+		UserIdentifier: "customer-8812", PaymentMethod: MethodPayPal, Price: decimal.NewFromInt(10), Currency: "USD",
 		Description: "Premium plan", SuccessURL: "https://shop.test/ok", FailURL: "https://shop.test/fail",
 	}
 }
 
 func TestCreate_Validation(t *testing.T) {
 	t.Parallel()
-	tests := []editCase[AlternativePaymentParams]{
-		{"user required", func(p *AlternativePaymentParams) { p.User = "" }, "user"},
-		{"payment method required", func(p *AlternativePaymentParams) { p.PaymentMethod = "" }, "payment_method"},
-		{"unknown payment method", func(p *AlternativePaymentParams) { p.PaymentMethod = "bitcoin" }, "payment_method"},
-		{"price required", func(p *AlternativePaymentParams) { p.Price = decimal.Zero }, "price"},
-		{"price positive", func(p *AlternativePaymentParams) { p.Price = decimal.NewFromInt(-1) }, "price"},
-		{"currency required", func(p *AlternativePaymentParams) { p.Currency = "" }, "currency"},
-		{"currency three letters", func(p *AlternativePaymentParams) { p.Currency = "us" }, "currency"},
-		{"description required", func(p *AlternativePaymentParams) { p.Description = "" }, "description"},
-		{"success url required", func(p *AlternativePaymentParams) { p.SuccessURL = "" }, "success_url"},
-		{"fail url required", func(p *AlternativePaymentParams) { p.FailURL = "" }, "fail_url"},
-		{"qiwi needs a phone", func(p *AlternativePaymentParams) { p.PaymentMethod = MethodQiwi }, "phone"},
-		{"phone digits only", func(p *AlternativePaymentParams) { p.Phone = "+7 916 123-45-67" }, "phone"},
-		{"ua at most 255", func(p *AlternativePaymentParams) { p.UserAgent = strings.Repeat("a", 256) }, "ua"},
-		{"locale three letters", func(p *AlternativePaymentParams) { p.Locale = "rus" }, "locale"},
-		{"order id at most 64", func(p *AlternativePaymentParams) { p.OrderID = strings.Repeat("o", 65) }, "order_id"},
+	tests := []editCase[AlternativeCreateParams]{
+		{"user required", func(p *AlternativeCreateParams) { p.UserIdentifier = "" }, "user"},
+		{"payment method required", func(p *AlternativeCreateParams) { p.PaymentMethod = "" }, "payment_method"},
+		{"unknown payment method", func(p *AlternativeCreateParams) { p.PaymentMethod = "bitcoin" }, "payment_method"},
+		{"price required", func(p *AlternativeCreateParams) { p.Price = decimal.Zero }, "price"},
+		{"price positive", func(p *AlternativeCreateParams) { p.Price = decimal.NewFromInt(-1) }, "price"},
+		{"currency required", func(p *AlternativeCreateParams) { p.Currency = "" }, "currency"},
+		{"currency three letters", func(p *AlternativeCreateParams) { p.Currency = "us" }, "currency"},
+		{"description required", func(p *AlternativeCreateParams) { p.Description = "" }, "description"},
+		{"success url required", func(p *AlternativeCreateParams) { p.SuccessURL = "" }, "success_url"},
+		{"fail url required", func(p *AlternativeCreateParams) { p.FailURL = "" }, "fail_url"},
+		{"qiwi needs a phone", func(p *AlternativeCreateParams) { p.PaymentMethod = MethodQiwi }, "phone"},
+		{"phone digits only", func(p *AlternativeCreateParams) { p.Phone = "+7 916 123-45-67" }, "phone"},
+		{"ua at most 255", func(p *AlternativeCreateParams) { p.UserAgent = strings.Repeat("a", 256) }, "ua"},
+		{"locale three letters", func(p *AlternativeCreateParams) { p.Locale = "rus" }, "locale"},
+		{"order id at most 64", func(p *AlternativeCreateParams) { p.OrderID = strings.Repeat("o", 65) }, "order_id"},
 	}
 	testRejectedLocally(t, createWith, edited(validAlternativePayment, tests), nil)
 }
 
-func createWith(p *AlternativePaymentParams) func(*Client) error {
+func createWith(p *AlternativeCreateParams) func(*Client) error {
 	return func(c *Client) error { return errOf(c.Transactions.Create(context.Background(), p)) }
 }
 
@@ -188,7 +188,7 @@ func reverseWith(p *ReverseParams) func(*Client) error {
 func TestStatus_SignedByOrderIDAndDecodesExactly(t *testing.T) {
 	t.Parallel()
 	got, r := exchange(t, http.MethodGet, "transaction/status", "transaction_status.json", func(c *Client) (*TransactionStatus, error) {
-		return c.Transactions.Status(context.Background(), &StatusParams{OrderID: "ord-2026-0042"})
+		return c.Transactions.Status(context.Background(), &TransactionStatusParams{OrderID: "ord-2026-0042"})
 	})
 	requireSignedFields(t, r, map[string]string{"order_id": "ord-2026-0042"})
 	assert.Equal(t, txBigID, got.ID)
@@ -239,7 +239,7 @@ func TestList_SendsEveryFilterSigned(t *testing.T) {
 	t.Parallel()
 	berlin := time.FixedZone("CET", 3600)
 	page, r := exchange(t, http.MethodGet, "transactions", "transactions_list_page1.json", func(c *Client) (*TransactionPage, error) {
-		return c.Transactions.List(context.Background(), &ListParams{
+		return c.Transactions.List(context.Background(), &TransactionListParams{
 			OrderID: "ord-2026-0042", Status: StatusCompleted, Type: TypePayment,
 			Created: TimeRange{From: time.Date(2026, 3, 1, 1, 0, 0, 0, berlin), To: time.Date(2026, 3, 31, 0, 0, 0, 0, time.UTC)},
 			Updated: TimeRange{From: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)},
@@ -260,7 +260,7 @@ func TestList_SendsEveryFilterSigned(t *testing.T) {
 func TestList_TotalCountAsString(t *testing.T) {
 	t.Parallel()
 	c, _ := stubFixture(t, http.MethodGet, "transactions", 200, "transactions_list_single.json")
-	page, err := c.Transactions.List(context.Background(), &ListParams{OrderID: "ord-2026-0042"})
+	page, err := c.Transactions.List(context.Background(), &TransactionListParams{OrderID: "ord-2026-0042"})
 	require.NoError(t, err)
 	assert.Equal(t, 1, page.TotalCount)
 }
@@ -268,19 +268,19 @@ func TestList_TotalCountAsString(t *testing.T) {
 func TestList_TransactionWithoutStatusNamesItsIndex(t *testing.T) {
 	t.Parallel()
 	requireMalformedAnswer(t, http.MethodGet, "transactions", fixtureResponder(t, 200, "transactions_list_missing_status.json"), "transactions[1].status",
-		listWith(&ListParams{OrderID: "ord-2026-0042"}))
+		listWith(&TransactionListParams{OrderID: "ord-2026-0042"}))
 }
 
 func TestList_Validation(t *testing.T) {
 	t.Parallel()
-	testRejectedLocally(t, listWith, []rejectCase[ListParams]{
+	testRejectedLocally(t, listWith, []rejectCase[TransactionListParams]{
 		{"nil params", nil, "orderId"},
-		{"order id required", &ListParams{}, "orderId"},
-		{"order id at most 64", &ListParams{OrderID: strings.Repeat("o", 65)}, "orderId"},
+		{"order id required", &TransactionListParams{}, "orderId"},
+		{"order id at most 64", &TransactionListParams{OrderID: strings.Repeat("o", 65)}, "orderId"},
 	}, nil)
 }
 
-func listWith(p *ListParams) func(*Client) error {
+func listWith(p *TransactionListParams) func(*Client) error {
 	return func(c *Client) error { return errOf(c.Transactions.List(context.Background(), p)) }
 }
 
@@ -290,9 +290,9 @@ func TestExtendedOnlyEndpoints_FailLocallyInBasicForm(t *testing.T) {
 	calls := map[string]func(c *Client) error{
 		"transaction/create": func(c *Client) error { return errOf(c.Transactions.Create(ctx, validAlternativePayment())) },
 		"transactions/{id}":  getWith(txBigID),
-		"transactions":       func(c *Client) error { return errOf(c.Transactions.List(ctx, &ListParams{OrderID: "o"})) },
+		"transactions":       func(c *Client) error { return errOf(c.Transactions.List(ctx, &TransactionListParams{OrderID: "o"})) },
 		"transactions (All)": func(c *Client) error {
-			for _, err := range c.Transactions.All(ctx, &ListParams{OrderID: "o"}) {
+			for _, err := range c.Transactions.All(ctx, &TransactionListParams{OrderID: "o"}) {
 				return err
 			}
 			return nil
@@ -336,7 +336,7 @@ func txPageNumbers(rec *recorder) []string {
 
 // allIDs ranges over the listing p on c, requiring each step to succeed,
 // and returns the ids in the order they came.
-func allIDs(t *testing.T, c *Client, p *ListParams) []ID {
+func allIDs(t *testing.T, c *Client, p *TransactionListParams) []ID {
 	t.Helper()
 	var ids []ID
 	for tx, err := range c.Transactions.All(context.Background(), p) {
@@ -361,7 +361,7 @@ func TestAll_FetchesEveryPageUntilTheShortOne(t *testing.T) {
 	t.Parallel()
 	c, rec := txThreePageClient(t)
 
-	assert.Equal(t, []ID{9007199254740993101, 9007199254740993102, 9007199254740993103, 9007199254740993104, 9007199254740993105}, allIDs(t, c, &ListParams{OrderID: "ord-2026-0042", Limit: 2}))
+	assert.Equal(t, []ID{9007199254740993101, 9007199254740993102, 9007199254740993103, 9007199254740993104, 9007199254740993105}, allIDs(t, c, &TransactionListParams{OrderID: "ord-2026-0042", Limit: 2}))
 	assert.Equal(t, []string{"1", "2", "3"}, txPageNumbers(rec))
 	for _, r := range rec.Requests() {
 		requireSigned(t, r)
@@ -373,7 +373,7 @@ func TestAll_PageSizeFromFirstPageWhenNoLimit(t *testing.T) {
 	t.Parallel()
 	c, rec := txThreePageClient(t)
 
-	assert.Len(t, allIDs(t, c, &ListParams{OrderID: "ord-2026-0042"}), 5)
+	assert.Len(t, allIDs(t, c, &TransactionListParams{OrderID: "ord-2026-0042"}), 5)
 	assert.Equal(t, []string{"1", "2", "3"}, txPageNumbers(rec))
 }
 
@@ -382,7 +382,7 @@ func TestAll_StopsFetchingWhenTheLoopBreaks(t *testing.T) {
 	c, rec := txThreePageClient(t)
 
 	var ids []ID
-	for tx, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-2026-0042", Limit: 2}) {
+	for tx, err := range c.Transactions.All(context.Background(), &TransactionListParams{OrderID: "ord-2026-0042", Limit: 2}) {
 		require.NoError(t, err)
 		ids = append(ids, tx.ID)
 		if len(ids) == 3 {
@@ -413,7 +413,7 @@ func TestAll_StopsAtTotalCountWithoutAnExtraRequest(t *testing.T) {
 		t.Errorf("page %s fetched after totalCount was reached", req.URL.Query().Get("page"))
 		return httpmock.NewStringResponse(200, page(0, 0, 4)), nil
 	})
-	assert.Len(t, allIDs(t, c, &ListParams{OrderID: "o", Limit: 2}), 4)
+	assert.Len(t, allIDs(t, c, &TransactionListParams{OrderID: "o", Limit: 2}), 4)
 	assert.Equal(t, []string{"1", "2"}, txPageNumbers(rec))
 }
 
@@ -426,7 +426,7 @@ func TestAll_ErrorMidwayIsYieldedOnceThenStops(t *testing.T) {
 
 	var ids []ID
 	var errs []error
-	for tx, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-2026-0042", Limit: 2}) {
+	for tx, err := range c.Transactions.All(context.Background(), &TransactionListParams{OrderID: "ord-2026-0042", Limit: 2}) {
 		if err != nil {
 			errs = append(errs, err)
 			continue // a well-behaved iterator stops by itself
@@ -445,7 +445,7 @@ func TestAll_SamePageTwiceIsAnError(t *testing.T) {
 
 	var errs []error
 	n := 0
-	for _, err := range c.Transactions.All(context.Background(), &ListParams{OrderID: "ord-2026-0042", Limit: 2}) {
+	for _, err := range c.Transactions.All(context.Background(), &TransactionListParams{OrderID: "ord-2026-0042", Limit: 2}) {
 		if err != nil {
 			errs = append(errs, err)
 			continue
@@ -546,7 +546,7 @@ func TestAll_StartsAtTheGivenPageAndCountsTheOnesBefore(t *testing.T) {
 		"2": "transactions_list_page2.json", "3": "transactions_list_page3.json",
 	}))
 
-	assert.Equal(t, []ID{9007199254740993103, 9007199254740993104, 9007199254740993105}, allIDs(t, c, &ListParams{OrderID: "ord-2026-0042", Page: 2, Limit: 2}))
+	assert.Equal(t, []ID{9007199254740993103, 9007199254740993104, 9007199254740993105}, allIDs(t, c, &TransactionListParams{OrderID: "ord-2026-0042", Page: 2, Limit: 2}))
 	assert.Equal(t, []string{"2", "3"}, txPageNumbers(rec))
 }
 
@@ -560,7 +560,7 @@ func TestAll_StopsAtTotalCountWhenStartingLater(t *testing.T) {
 		return httpmock.NewStringResponse(200, `{"totalCount":4,"transactions":[`+
 			`{"id":"9007199254740993203","status":"completed"},{"id":"9007199254740993204","status":"completed"}]}`), nil
 	})
-	assert.Len(t, allIDs(t, c, &ListParams{OrderID: "o", Page: 2, Limit: 2}), 2)
+	assert.Len(t, allIDs(t, c, &TransactionListParams{OrderID: "o", Page: 2, Limit: 2}), 2)
 	assert.Equal(t, []string{"2"}, txPageNumbers(rec))
 }
 

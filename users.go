@@ -121,21 +121,12 @@ type resolveResponse struct {
 	ID UserID `json:"id"`
 }
 
-// resolveRules: the id is what the call is for; 0 is a value.
-var resolveRules = decodeRules{required: []string{"id"}}
-
-func (r *resolveResponse) rules() *decodeRules { return &resolveRules }
-
 func (r *resolveResponse) verifyAnswer() error { return verifyIDNotEmpty("user", string(r.ID)) }
 
 // successResponse is the body of the calls that answer only "success".
 type successResponse struct {
 	Success *bool `json:"success"`
 }
-
-var successRules = decodeRules{required: []string{"success"}}
-
-func (r *successResponse) rules() *decodeRules { return &successRules }
 
 // doSuccess sends a call whose answer is only "success" and turns false
 // into an error, so that a change the gateway refused cannot pass unnoticed.

@@ -14,55 +14,25 @@ import (
 func TestNilParamsAreEmptyParams(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	tests := []struct {
+	type nilCase struct {
 		name       string
 		nil, empty func(*Client) error
 		// extendedOnly calls fail with ErrBasicForm in the basic form,
 		// with params or without.
 		extendedOnly bool
-	}{
-		{"Users.Resolve",
-			func(c *Client) error { return errOf(c.Users.Resolve(ctx, nil)) },
-			func(c *Client) error { return errOf(c.Users.Resolve(ctx, &ResolveUserParams{})) }, false},
-		{"Users.ChangeRecurring",
-			func(c *Client) error { return c.Users.ChangeRecurring(ctx, nil) },
-			func(c *Client) error { return c.Users.ChangeRecurring(ctx, &ChangeRecurringParams{}) }, false},
-		{"Users.CancelRecurring",
-			func(c *Client) error { return c.Users.CancelRecurring(ctx, nil) },
-			func(c *Client) error { return c.Users.CancelRecurring(ctx, &CancelRecurringParams{}) }, false},
-		{"Cards.Tokenize",
-			func(c *Client) error { return errOf(c.Cards.Tokenize(ctx, nil)) },
-			func(c *Client) error { return errOf(c.Cards.Tokenize(ctx, &TokenizeParams{})) }, false},
-		{"Cards.Charge",
-			func(c *Client) error { return errOf(c.Cards.Charge(ctx, nil)) },
-			func(c *Client) error { return errOf(c.Cards.Charge(ctx, &ChargeParams{})) }, false},
-		{"Cards.Authenticate",
-			func(c *Client) error { return errOf(c.Cards.Authenticate(ctx, nil)) },
-			func(c *Client) error { return errOf(c.Cards.Authenticate(ctx, &AuthenticateParams{})) }, false},
-		{"Cards.ChargeRecurring",
-			func(c *Client) error { return errOf(c.Cards.ChargeRecurring(ctx, nil)) },
-			func(c *Client) error { return errOf(c.Cards.ChargeRecurring(ctx, &ChargeRecurringParams{})) }, false},
-		{"Transactions.Status",
-			func(c *Client) error { return errOf(c.Transactions.Status(ctx, nil)) },
-			func(c *Client) error { return errOf(c.Transactions.Status(ctx, &StatusParams{})) }, false},
-		{"Transactions.Reverse",
-			func(c *Client) error { return errOf(c.Transactions.Reverse(ctx, nil)) },
-			func(c *Client) error { return errOf(c.Transactions.Reverse(ctx, &ReverseParams{})) }, false},
-		{"Transactions.Create",
-			func(c *Client) error { return errOf(c.Transactions.Create(ctx, nil)) },
-			func(c *Client) error { return errOf(c.Transactions.Create(ctx, &AlternativePaymentParams{})) }, true},
-		{"Transactions.List",
-			func(c *Client) error { return errOf(c.Transactions.List(ctx, nil)) },
-			func(c *Client) error { return errOf(c.Transactions.List(ctx, &ListParams{})) }, true},
-		{"Transactions.All",
-			func(c *Client) error { return firstOf(c.Transactions.All(ctx, nil)) },
-			func(c *Client) error { return firstOf(c.Transactions.All(ctx, &ListParams{})) }, true},
-		{"Payouts.Parameters",
-			func(c *Client) error { return errOf(c.Payouts.Parameters(ctx, nil)) },
-			func(c *Client) error { return errOf(c.Payouts.Parameters(ctx, &PayoutParameterParams{})) }, false},
-		{"Payouts.Create",
-			func(c *Client) error { return errOf(c.Payouts.Create(ctx, nil)) },
-			func(c *Client) error { return errOf(c.Payouts.Create(ctx, &PayoutParams{})) }, true},
+	}
+	var tests []nilCase
+	cases := endpointCases()
+	for _, name := range endpointNames() {
+		for _, sc := range cases[name].calls {
+			if sc.withNil == nil {
+				continue // the method takes no params
+			}
+			tests = append(tests, nilCase{sc.name,
+				func(c *Client) error { return sc.withNil(ctx, c) },
+				func(c *Client) error { return sc.withEmpty(ctx, c) },
+				endpoints[name].extendedOnly})
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -43,7 +43,8 @@ type Delivery struct {
 	// History lists the attempts, oldest first (the last 50 at most).
 	History []DeliveryAttempt
 
-	automatic int // attempts made by the retry schedule
+	automatic int    // attempts made by the retry schedule
+	project   string // key of the project whose transaction it is about
 }
 
 // DeliveryAttempt is one POST of a callback.
@@ -123,7 +124,7 @@ func (s *Server) notify(t *txn, status paygate.CallbackStatus) {
 	}
 	v := callbackValues(t, status)
 	v.Set(paygate.SignatureParam, paygate.Sign(v, t.project.Secret))
-	s.deliveries.send(t.project.CallbackURL, v)
+	s.deliveries.send(t.project.Key, t.project.CallbackURL, v)
 }
 
 // Redeliver sends callback seq (a Delivery's Seq) once more, at once, to

@@ -343,7 +343,7 @@ func TestCallbacks_FireOnEveryStatusChange(t *testing.T) {
 
 	for _, action := range []string{"approve", "decline"} {
 		alt := idOf(s.ok("transaction/create", altPayment()))
-		resp, err := s.hc.PostForm(s.srv.URL+"/confirm/"+alt+"/", url.Values{"action": {action}})
+		resp, err := s.hc.PostForm(s.srv.URL+"/confirm/"+alt+"/", url.Values{"action": {action}, "token": {s.confirmToken(alt)}})
 		require.NoError(t, err)
 		resp.Body.Close()
 		want := map[string]string{"approve": "completed", "decline": "failed"}[action]

@@ -1,19 +1,29 @@
 package paygatetest
 
 import (
+	"crypto/subtle"
 	"html/template"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/paygate/paygate-go"
 )
 
+// maxConfirmTokens is how many confirm pages of one payment may be open at
+// once (reloads, a second tab); the oldest page's form stops working first.
+const maxConfirmTokens = 8
+
 // serveConfirm serves the confirm page of an alternative-method payment.
 // GET shows it with approve and decline buttons; POST with action=approve
 // completes the payment and redirects (303) to success_url, action=decline
 // fails it and redirects to fail_url. A payment already decided redirects
-// as its status says.
+// as its status says. The decision counts only from a form the page served
+// (a single-use token bound to the payment) and, when the browser names
+// one, from the sandbox's own origin: 403 otherwise. The page is never
+// framed.
 func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request, id string) {
+	denyFraming(w)
 	r.Body = http.MaxBytesReader(w, r.Body, maxRequestBody)
 	n, err := strconv.ParseInt(id, 10, 64)
 	s.mu.Lock()
@@ -24,6 +34,11 @@ func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request, id string)
 		return
 	}
 	if r.Method == http.MethodPost && t.status == paygate.StatusOpened {
+		if s.foreignOrigin(r) || !t.takeConfirmToken(r.PostFormValue("token")) {
+			s.mu.Unlock()
+			http.Error(w, "this form was not served by the confirm page: open the page again", http.StatusForbidden)
+			return
+		}
 		switch r.PostFormValue("action") {
 		case "approve":
 			s.transition(t, paygate.StatusCompleted)
@@ -38,6 +53,9 @@ func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request, id string)
 	}
 	status, success, fail := t.status, t.successURL, t.failURL
 	page := confirmPage{ID: id, Amount: t.price.StringFixed(2), Currency: t.currency, Method: t.method}
+	if status == paygate.StatusOpened {
+		page.Token = t.newConfirmToken()
+	}
 	s.mu.Unlock()
 	switch status {
 	case paygate.StatusCompleted:
@@ -50,6 +68,29 @@ func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request, id string)
 	}
 }
 
+// newConfirmToken makes the token of one confirm form of t. The caller
+// holds s.mu.
+func (t *txn) newConfirmToken() string {
+	tok := randomHex(16)
+	t.confirmTokens = append(t.confirmTokens, tok)
+	if len(t.confirmTokens) > maxConfirmTokens {
+		t.confirmTokens = slices.Delete(t.confirmTokens, 0, 1)
+	}
+	return tok
+}
+
+// takeConfirmToken reports whether tok is a token a confirm page of t
+// served, and uses it up. The caller holds s.mu.
+func (t *txn) takeConfirmToken(tok string) bool {
+	for i, want := range t.confirmTokens {
+		if subtle.ConstantTimeCompare([]byte(tok), []byte(want)) == 1 {
+			t.confirmTokens = slices.Delete(t.confirmTokens, i, i+1)
+			return true
+		}
+	}
+	return false
+}
+
 // knownPaymentMethod reports whether transaction/create accepts method.
 func knownPaymentMethod(method string) bool {
 	switch method {
@@ -59,7 +100,7 @@ func knownPaymentMethod(method string) bool {
 	return false
 }
 
-type confirmPage struct{ ID, Amount, Currency, Method string }
+type confirmPage struct{ ID, Amount, Currency, Method, Token string }
 
 var confirmTemplate = template.Must(template.New("confirm").Parse(`<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>Confirm payment {{.ID}}</title></head>
@@ -67,6 +108,7 @@ var confirmTemplate = template.Must(template.New("confirm").Parse(`<!DOCTYPE htm
 <h1>Sandbox payment by {{.Method}}</h1>
 <p>Amount: <span id="amount">{{.Amount}} {{.Currency}}</span></p>
 <form method="post" action="/confirm/{{.ID}}/">
+<input type="hidden" name="token" value="{{.Token}}">
 <button type="submit" name="action" value="approve" id="approve">Approve</button>
 <button type="submit" name="action" value="decline" id="decline">Decline</button>
 </form>

@@ -1,10 +1,6 @@
 package paygatetest
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,9 +15,10 @@ import (
 
 // The control plane under {URL}/sandbox/ drives the sandbox over HTTP, for
 // tests in any language and for the dashboard. Every request carries
-// Authorization: Bearer <the project's private key>, or the dashboard's
-// session cookie; input is a form, a query or a JSON object, output is
-// JSON. The README's section "The control plane" shows each operation.
+// Authorization: Bearer <a project's private key>, or the dashboard's
+// session cookie, and acts within that project only; input is a form, a
+// query or a JSON object, output is JSON. The README's section "The
+// control plane" shows each operation.
 
 // Bounds of the control plane's input.
 const (
@@ -38,17 +35,16 @@ const (
 	codeNotAllowed      paygate.ErrorCode = 40500
 	codeEventNotApplies paygate.ErrorCode = 40900
 	codeBodyTooLarge    paygate.ErrorCode = 41300
+	codeTooManyGuesses  paygate.ErrorCode = 42900
 	sessionCookie                         = "paygate_sandbox_session"
 	dashboardPath                         = "/sandbox/"
-	controlSessionLabel                   = "paygatetest dashboard session"
-	controlCSRFLabel                      = "paygatetest dashboard form"
 )
 
 // controlOp is one operation of the control plane: its HTTP method, and
-// what it does with the input and the path's {id}.
+// what it does with the input and the path's {id} within project p.
 type controlOp struct {
 	method string
-	run    func(s *Server, in url.Values, id string) (any, *apiError)
+	run    func(s *Server, p *Project, in url.Values, id string) (any, *apiError)
 }
 
 // controlOps maps a path pattern (after /sandbox/, "{id}" for a variable
@@ -77,12 +73,13 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 		s.serveLogin(w, r)
 		return
 	}
-	browser, ok := s.authorized(r)
+	auth, wait, ok := s.authorize(r)
 	if !ok {
-		writeError(w, "", newError(codeForbidden, "the header Authorization: Bearer followed by the private key is required"))
+		writeAuthError(w, wait)
 		return
 	}
-	if browser && r.Method != http.MethodGet && !s.sameOriginForm(r) {
+	browser := auth.browser
+	if browser && r.Method != http.MethodGet && !s.sameOriginForm(r, auth) {
 		writeError(w, "", newError(codeForbidden, "the form's token is missing or wrong"))
 		return
 	}
@@ -96,7 +93,7 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 		writeError(w, "", perr)
 		return
 	}
-	out, perr := op.run(s, in, id)
+	out, perr := op.run(s, auth.project, in, id)
 	if browser && r.Method == http.MethodPost {
 		// The dashboard's buttons come back to the dashboard, saying how
 		// it went.
@@ -138,50 +135,6 @@ func matchControl(path, method string) (controlOp, string, *apiError) {
 		return controlOp{}, "", newError(codeNotAllowed, "use "+op.method)
 	}
 	return op, id, nil
-}
-
-// authorized reports whether r carries the private key as a bearer token
-// (the scheme in any case, as HTTP has it) or the dashboard's session
-// cookie (browser), comparing in constant time.
-func (s *Server) authorized(r *http.Request) (browser, ok bool) {
-	if scheme, key, found := strings.Cut(r.Header.Get("Authorization"), " "); found && strings.EqualFold(scheme, "Bearer") {
-		return false, equalSecret(key, s.PrivateKey)
-	}
-	if c, err := r.Cookie(sessionCookie); err == nil {
-		return true, equalSecret(c.Value, s.controlToken(controlSessionLabel))
-	}
-	return false, false
-}
-
-// controlToken derives a dashboard token from the private key, so that
-// neither the cookie nor the page holds the key itself.
-func (s *Server) controlToken(label string) string {
-	m := hmac.New(sha256.New, []byte(s.PrivateKey))
-	m.Write([]byte(label))
-	return hex.EncodeToString(m.Sum(nil))
-}
-
-// equalSecret compares a received secret with the expected one in
-// constant time.
-func equalSecret(got, want string) bool {
-	return subtle.ConstantTimeCompare([]byte(got), []byte(want)) == 1
-}
-
-// sameOriginForm guards the dashboard's forms against cross-site requests:
-// the cookie is SameSite=Strict, the Origin (when the browser sends one)
-// must be this host, and the form must carry the page's token.
-func (s *Server) sameOriginForm(r *http.Request) bool {
-	if o := r.Header.Get("Origin"); o != "" {
-		u, err := url.Parse(o)
-		if err != nil || u.Host != r.Host {
-			return false
-		}
-	}
-	r.Body = http.MaxBytesReader(nil, r.Body, maxControlBody)
-	if err := r.ParseForm(); err != nil {
-		return false
-	}
-	return equalSecret(r.PostForm.Get("csrf"), s.controlToken(controlCSRFLabel))
 }
 
 // readControlInput reads the query and a form or JSON object body, each
@@ -234,12 +187,17 @@ func bodyError(err error, msg string) *apiError {
 }
 
 // controlAdvance serves POST clock: advance is a Go duration from 0 to
-// MaxAdvance (the clock never goes back).
-func (s *Server) controlAdvance(in url.Values, _ string) (any, *apiError) {
+// MaxAdvance (the clock never goes back). The clock is the server's, shared
+// by its projects, so only the key of the server's own project moves it;
+// any project's key reads it.
+func (s *Server) controlAdvance(p *Project, in url.Values, _ string) (any, *apiError) {
 	if v := in.Get("advance"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 || d > MaxAdvance {
 			return nil, newError(codeMalformedRequest, "advance must be a Go duration from 0s to "+MaxAdvance.String())
+		}
+		if p.Key != s.ProjectKey {
+			return nil, newError(codeForbidden, "the clock is shared by every project: only the server's own project moves it")
 		}
 		s.Advance(d)
 	}
@@ -247,8 +205,9 @@ func (s *Server) controlAdvance(in url.Values, _ string) (any, *apiError) {
 }
 
 // controlEvent serves POST transactions/{id}/{event}: the by-id JSON of the
-// transaction the event made, or of the transaction itself.
-func (s *Server) controlEvent(_ url.Values, idEvent string) (any, *apiError) {
+// transaction the event made, or of the transaction itself. Another
+// project's transaction is unknown.
+func (s *Server) controlEvent(p *Project, _ url.Values, idEvent string) (any, *apiError) {
 	idText, event, _ := strings.Cut(idEvent, "/")
 	id, err := strconv.ParseInt(idText, 10, 64)
 	if err != nil {
@@ -256,10 +215,11 @@ func (s *Server) controlEvent(_ url.Values, idEvent string) (any, *apiError) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if t := s.st.txns[id]; t == nil || t.project.Key != p.Key {
+		return nil, newError(paygate.CodeTransactionNotFound, "")
+	}
 	t, err := s.triggerLocked(id, Event(event))
 	switch {
-	case errors.Is(err, ErrTransactionNotFound):
-		return nil, newError(paygate.CodeTransactionNotFound, "")
 	case errors.Is(err, ErrUnknownEvent):
 		return nil, newError(codeMethodNotFound, "unknown event "+strconv.Quote(event))
 	case err != nil:
@@ -268,8 +228,9 @@ func (s *Server) controlEvent(_ url.Values, idEvent string) (any, *apiError) {
 	return transactionFields(t, true), nil
 }
 
-// controlFault serves POST faults: method, fault, count (default 1).
-func (s *Server) controlFault(in url.Values, _ string) (any, *apiError) {
+// controlFault serves POST faults: method, fault, count (default 1), for
+// the calls of project p only.
+func (s *Server) controlFault(p *Project, in url.Values, _ string) (any, *apiError) {
 	count := 1
 	if v := in.Get("count"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -279,29 +240,32 @@ func (s *Server) controlFault(in url.Values, _ string) (any, *apiError) {
 		count = n
 	}
 	method, f := in.Get("method"), Fault(in.Get("fault"))
-	if err := s.InjectFault(method, f, count); err != nil {
+	if err := s.injectFault(p.Key, method, f, count); err != nil {
 		return nil, newError(codeMalformedRequest, strings.TrimPrefix(err.Error(), "paygatetest: "))
 	}
 	return map[string]any{"method": method, "fault": f, "count": count}, nil
 }
 
-// controlDeliveries serves GET deliveries: every callback, oldest first.
-func (s *Server) controlDeliveries(url.Values, string) (any, *apiError) {
-	list := s.Deliveries()
-	out := make([]deliveryJSON, len(list))
-	for i, d := range list {
-		out[i] = newDeliveryJSON(d)
+// controlDeliveries serves GET deliveries: every callback of project p,
+// oldest first.
+func (s *Server) controlDeliveries(p *Project, _ url.Values, _ string) (any, *apiError) {
+	out := []deliveryJSON{}
+	for _, d := range s.Deliveries() {
+		if d.project == p.Key {
+			out = append(out, newDeliveryJSON(d))
+		}
 	}
 	return out, nil
 }
 
 // controlRedeliver serves POST deliveries/{id}/redeliver: 40400 for an
-// unknown delivery, 40900 when it cannot be sent (no URL, queue full).
-// It answers the delivery as it stands; the attempt follows at once.
-func (s *Server) controlRedeliver(_ url.Values, id string) (any, *apiError) {
+// unknown delivery (or another project's), 40900 when it cannot be sent
+// (no URL, queue full). It answers the delivery as it stands; the attempt
+// follows at once.
+func (s *Server) controlRedeliver(p *Project, _ url.Values, id string) (any, *apiError) {
 	seq, err := strconv.Atoi(id)
 	d, ok := s.delivery(seq)
-	if err != nil || !ok {
+	if err != nil || !ok || d.project != p.Key {
 		return nil, newError(codeMethodNotFound, "no delivery "+strconv.Quote(id))
 	}
 	if err := s.Redeliver(seq); err != nil {
@@ -320,18 +284,20 @@ func (s *Server) delivery(seq int) (Delivery, bool) {
 	return Delivery{}, false
 }
 
-// controlCallbackURL serves POST callback-url: url, or empty for none.
-func (s *Server) controlCallbackURL(in url.Values, _ string) (any, *apiError) {
+// controlCallbackURL serves POST callback-url: url, or empty for none, of
+// project p.
+func (s *Server) controlCallbackURL(p *Project, in url.Values, _ string) (any, *apiError) {
 	u := in.Get("url")
-	if err := s.SetCallbackURL(u); err != nil {
+	if err := s.setCallbackURL(p.Key, u); err != nil {
 		return nil, newError(codeMalformedRequest, strings.TrimPrefix(err.Error(), "paygatetest: "))
 	}
 	return map[string]any{"url": u}, nil
 }
 
-// controlReset serves POST reset.
-func (s *Server) controlReset(url.Values, string) (any, *apiError) {
-	s.Reset()
+// controlReset serves POST reset: project p forgets its users, tokens,
+// transactions and faults.
+func (s *Server) controlReset(p *Project, _ url.Values, _ string) (any, *apiError) {
+	s.resetProject(p.Key)
 	return map[string]any{"reset": true}, nil
 }
 
@@ -371,7 +337,10 @@ var ErrInvalidCallbackURL = errors.New("paygatetest: invalid callback URL")
 // callbacks go there. An empty u records callbacks without sending them.
 // Otherwise u must be an absolute http or https URL of at most 2048 bytes
 // (ErrInvalidCallbackURL).
-func (s *Server) SetCallbackURL(u string) error {
+func (s *Server) SetCallbackURL(u string) error { return s.setCallbackURL(s.ProjectKey, u) }
+
+// setCallbackURL is SetCallbackURL for the project with public key key.
+func (s *Server) setCallbackURL(key, u string) error {
 	if u != "" {
 		p, err := url.Parse(u)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || len(u) > maxControlValue {
@@ -380,7 +349,7 @@ func (s *Server) SetCallbackURL(u string) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.st.projects[s.ProjectKey].CallbackURL = u
+	s.st.projects[key].CallbackURL = u
 	return nil
 }
 

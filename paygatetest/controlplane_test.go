@@ -249,11 +249,13 @@ func TestControlPlane_Reset(t *testing.T) {
 		u := s.user("buyer")
 		pay := idOf(s.charge(u, paygatetest.CardApproved, url.Values{"remember": {"1"}, "order_id": {"ord-1"}}))
 		tok := s.token(paygatetest.CardApproved)
-		s.srv.InjectFault("balance", paygatetest.FaultStatus500, 3)
 		if via == "go" {
+			require.NoError(t, s.srv.InjectFault("balance", paygatetest.FaultStatus500, 3))
 			s.srv.Reset()
 		} else {
-			status, out := s.control(http.MethodPost, "/sandbox/reset", nil)
+			status, out := s.control(http.MethodPost, "/sandbox/faults", url.Values{"method": {"balance"}, "fault": {"status-500"}, "count": {"3"}})
+			require.Equal(t, http.StatusOK, status, "%v", out)
+			status, out = s.control(http.MethodPost, "/sandbox/reset", nil)
 			require.Equal(t, http.StatusOK, status, "%v", out)
 		}
 		s.fails("transaction/status", url.Values{"id": {pay}}, paygate.CodeTransactionNotFound)

@@ -20,51 +20,70 @@ var templateFiles embed.FS
 
 var dashboardTemplates = template.Must(template.ParseFS(templateFiles, "templates/*.html"))
 
-// serveDashboard serves GET /sandbox/: the dashboard for a request with
-// the key (bearer or session cookie), the key form otherwise.
+// serveDashboard serves GET /sandbox/: the dashboard of the project whose
+// key the request carries (bearer or session cookie), the key form
+// otherwise.
 func (s *Server) serveDashboard(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		writeError(w, "", newError(codeNotAllowed, "use GET"))
 		return
 	}
-	if _, ok := s.authorized(r); !ok {
-		s.renderPage(w, http.StatusForbidden, "login.html", loginPage{})
+	auth, wait, ok := s.authorize(r)
+	if !ok {
+		s.renderLogin(w, wait, "")
 		return
 	}
-	page := s.dashboardData()
+	page := s.dashboardData(auth.project, s.sessions.formToken(auth.project, auth.session))
 	page.Note, page.Error = bounded(r.URL.Query().Get("note")), bounded(r.URL.Query().Get("error"))
 	s.renderPage(w, http.StatusOK, "dashboard.html", page)
 }
 
-// serveLogin serves POST /sandbox/login, the key form's target: the right
-// key sets the session cookie (HttpOnly, SameSite=Strict, a token derived
-// from the key, never the key) and goes to the dashboard.
+// serveLogin serves POST /sandbox/login, the key form's target: a
+// project's key starts a new session of that project (see sessions) and
+// goes to the dashboard. Wrong keys count against the client's guess
+// budget (see guessLimiter).
 func (s *Server) serveLogin(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		writeError(w, "", newError(codeNotAllowed, "use POST"))
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxControlBody)
-	if o := r.Header.Get("Origin"); o != "" && o != "null" && !strings.HasSuffix(o, "://"+r.Host) {
+	if s.foreignOrigin(r) {
 		s.renderPage(w, http.StatusForbidden, "login.html", loginPage{Error: "cross-site sign-in refused"})
 		return
 	}
-	key := r.PostFormValue("key")
-	if key == "" || !equalSecret(key, s.PrivateKey) {
-		s.renderPage(w, http.StatusForbidden, "login.html", loginPage{Error: "wrong key"})
+	addr := clientAddress(r)
+	if wait := s.guesses.wait(addr); wait > 0 {
+		s.renderLogin(w, wait, "")
+		return
+	}
+	p := s.projectBySecret(r.PostFormValue("key"))
+	if p == nil {
+		s.guesses.wrong(addr)
+		s.renderLogin(w, 0, "wrong key")
 		return
 	}
 	http.SetCookie(w, &http.Cookie{
-		Name: sessionCookie, Value: s.controlToken(controlSessionLabel), Path: dashboardPath,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode,
+		Name: sessionCookie, Value: s.sessions.start(p), Path: dashboardPath,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
 	})
 	http.Redirect(w, r, dashboardPath, http.StatusSeeOther)
 }
 
+// renderLogin shows the key form: 429 with Retry-After to a client that
+// must wait, 403 with message otherwise.
+func (s *Server) renderLogin(w http.ResponseWriter, wait time.Duration, message string) {
+	if wait > 0 {
+		retryAfter(w, wait)
+		s.renderPage(w, http.StatusTooManyRequests, "login.html", loginPage{Error: "too many wrong keys from this address: try again in a few seconds"})
+		return
+	}
+	s.renderPage(w, http.StatusForbidden, "login.html", loginPage{Error: message})
+}
+
 func (s *Server) renderPage(w http.ResponseWriter, status int, name string, data any) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set("X-Frame-Options", "DENY")
+	denyFraming(w)
 	w.WriteHeader(status)
 	dashboardTemplates.ExecuteTemplate(w, name, data)
 }
@@ -109,9 +128,15 @@ type attemptRow struct {
 	Manual    bool
 }
 
-// dashboardData reads what the dashboard shows.
-func (s *Server) dashboardData() dashboardPage {
-	deliveries := s.Deliveries()
+// dashboardData reads what the dashboard of project key shows, its forms
+// carrying the token csrf.
+func (s *Server) dashboardData(project *Project, csrf string) dashboardPage {
+	var deliveries []Delivery
+	for _, d := range s.Deliveries() {
+		if d.project == project.Key {
+			deliveries = append(deliveries, d)
+		}
+	}
 	byTxn := make(map[string][]callbackRow)
 	for _, d := range deliveries {
 		row := callbackRow{Seq: d.Seq, Status: d.Values.Get("status"), URL: d.URL, Delivered: d.Delivered, Done: d.Done}
@@ -124,11 +149,11 @@ func (s *Server) dashboardData() dashboardPage {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := s.st.projects[s.ProjectKey]
+	p := project
 	page := dashboardPage{
-		Now: s.clock.Now().Format(time.RFC3339), CSRF: s.controlToken(controlCSRFLabel),
+		Now: s.clock.Now().Format(time.RFC3339), CSRF: csrf,
 		ProjectKey: p.Key, Form: p.Form.String(), CallbackURL: p.CallbackURL,
-		Total: len(s.st.order), Faults: Faults, Count: len(deliveries),
+		Faults: Faults, Count: len(deliveries),
 	}
 	for cur, amount := range s.st.balances[p.Key] {
 		page.Balances = append(page.Balances, balanceRow{Currency: cur, Amount: amount.StringFixed(2), RollingReserve: "0.00"})
@@ -138,8 +163,14 @@ func (s *Server) dashboardData() dashboardPage {
 		page.Methods = append(page.Methods, name)
 	}
 	slices.Sort(page.Methods)
-	for i := len(s.st.order) - 1; i >= 0 && len(page.Transactions) < dashboardLimit; i-- {
+	for i := len(s.st.order) - 1; i >= 0; i-- {
 		t := s.st.order[i]
+		if t.project.Key != p.Key {
+			continue
+		}
+		if page.Total++; len(page.Transactions) == dashboardLimit {
+			continue
+		}
 		row := txnRow{
 			ID: idString(t.id), Type: string(wireType(t)), Status: string(t.effectiveStatus()),
 			OriginalStatus: string(t.status), Amount: t.price.StringFixed(2), Currency: t.currency,

@@ -98,10 +98,11 @@ func newDeliverer(clock *Clock, waits []time.Duration, logLimit, queueLimit int)
 	}
 }
 
-// send records a new callback to target (empty: recorded only) and queues
-// its first attempt. It never blocks, so it may be called under Server.mu.
-func (d *deliverer) send(target string, v url.Values) {
-	seq := d.log.add(Delivery{URL: target, Values: v, Done: target == ""})
+// send records a new callback of project to target (empty: recorded only)
+// and queues its first attempt. It never blocks, so it may be called under
+// Server.mu.
+func (d *deliverer) send(project, target string, v url.Values) {
+	seq := d.log.add(Delivery{URL: target, Values: v, Done: target == "", project: project})
 	if target == "" {
 		return
 	}

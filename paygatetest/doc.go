@@ -41,7 +41,9 @@
 // # Alternative methods
 //
 // transaction/create opens a payment that the payer approves or declines
-// at {URL}/confirm/{id}/; the page redirects to success_url or fail_url.
+// at {URL}/confirm/{id}/; the page redirects to success_url or fail_url. A
+// test without a browser GETs the page and posts its form back, with the
+// hidden token field.
 //
 // # Events, faults and the control plane
 //
@@ -53,8 +55,10 @@
 // among them the unknown outcome: processed, then no answer. The same
 // operations, with the clock, the delivery log, the callback URL and
 // Reset, are served as JSON under {URL}/sandbox/ to a request carrying
-// "Authorization: Bearer <private key>", and {URL}/sandbox/ in a browser
-// is a dashboard of it all.
+// "Authorization: Bearer <private key>" of any of the server's projects,
+// and act within that project only; {URL}/sandbox/ in a browser is a
+// dashboard of it all, after a sign-in with the key. The Go methods act on
+// the whole server: the test that holds it owns it.
 //
 // # Time
 //
@@ -163,6 +167,41 @@
 //     it; a permanent token whose card expired since is charged.
 //   - The JSONP callback name of card/getToken is a JavaScript name of at
 //     most 128 characters: anything else would let a page inject script.
+//   - The permanent token a processing charge with remember=1 answers is
+//     40402 until the charge completes, and stays so when it fails, is
+//     cancelled or abandoned: only a charge that went through remembers a
+//     card, or a declined card would stay chargeable.
+//   - The confirm page takes the payer's decision only from a form it
+//     served: a single-use token bound to the payment (the forms of its 8
+//     newest page views), and, when the browser sends Origin or Referer,
+//     the sandbox's own host (the request's, or WithPublicURL's); 403
+//     otherwise. It is never framed
+//     (X-Frame-Options: DENY, frame-ancestors 'none'). Otherwise any page
+//     the payer visits could approve a payment in their name.
+//   - The control plane and the dashboard act only within the project
+//     whose private key authorised the request: another project's
+//     transactions and callbacks are unknown (40402, 40400), faults hit
+//     that project's calls only, callback-url and reset change that
+//     project only. The clock is the server's, shared by its projects:
+//     only the key of the server's own project (WithProject) moves it
+//     (40300 otherwise); any key reads it. A sandbox shared by teams must
+//     not let one drive, or wipe, another's tests.
+//   - Key guesses are slow: wrong keys on the dashboard's key form, and
+//     wrong bearer keys or session cookies on the control plane, are
+//     counted per client address (20 at once, then 2 a second) and in all
+//     (100 at once, then 20 a second); past that every attempt, the right
+//     key included, is 42900 (HTTP 429) with Retry-After, and each one
+//     made while waiting makes the wait longer (up to 10.5 seconds).
+//     Forwarding headers are not trusted, so clients behind one proxy
+//     share a budget.
+//   - A dashboard sign-in sets a cookie (HttpOnly, SameSite=Strict, Path
+//     /sandbox/, Secure over TLS) holding a random session id and an HMAC
+//     of it and the project under a secret the server draws at start:
+//     never the key, and useless on another server. Each sign-in starts a
+//     new session and ends the project's previous one; a session lasts 12
+//     hours. The dashboard's forms carry a token bound to the session, a
+//     request whose Origin or Referer is another host is refused, and its
+//     pages are never framed.
 //   - payout-parameters for CREDIT_CARD takes the card's 6-digit BIN, as
 //     the spec describes, because the parameters depend on it; SEPA
 //     payouts are in EUR only (42201), to model a project's configuration.
@@ -200,6 +239,6 @@
 //     A cancelled or abandoned payment gets no callback: the Events table
 //     has no status for it. An event that does not apply is 40900 (HTTP
 //     409); the control plane answers 40300 without the key, 40400 for no
-//     such operation, 40500 for another HTTP method and 41300 for a body
-//     over its bound.
+//     such operation, 40500 for another HTTP method, 41300 for a body
+//     over its bound and 42900 to a client out of key guesses.
 package paygatetest

@@ -39,7 +39,7 @@ func ExampleServer_Chargeback() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	st, err := client.Transactions.Status(ctx, &paygate.StatusParams{ID: payment.ID})
+	st, err := client.Transactions.Status(ctx, &paygate.TransactionStatusParams{ID: payment.ID})
 	if err != nil {
 		log.Fatal(err)
 	}

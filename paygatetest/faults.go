@@ -54,8 +54,15 @@ var ErrInvalidFault = errors.New("paygatetest: invalid fault")
 // /v1/, such as "card/process", or "transactions/{id}") suffer fault f,
 // whoever makes them. It replaces what was pending for the method; count 0
 // removes it. The error matches ErrInvalidFault for an unknown method or
-// fault, or a count outside 0..MaxFaultCount.
+// fault, or a count outside 0..MaxFaultCount. (The control plane's faults
+// are those of the calls of one project.)
 func (s *Server) InjectFault(method string, f Fault, count int) error {
+	return s.injectFault("", method, f, count)
+}
+
+// injectFault is InjectFault for the calls naming project key, or every
+// call when key is "".
+func (s *Server) injectFault(key, method string, f Fault, count int) error {
 	method = strings.TrimPrefix(strings.TrimPrefix(method, "/"), "v1/")
 	if _, ok := routes[method]; !ok {
 		return fmt.Errorf("%w: unknown method %q", ErrInvalidFault, method)
@@ -66,49 +73,68 @@ func (s *Server) InjectFault(method string, f Fault, count int) error {
 	if count < 0 || count > MaxFaultCount {
 		return fmt.Errorf("%w: count must be 0 to %d", ErrInvalidFault, MaxFaultCount)
 	}
-	s.faults.set(method, f, count)
+	s.faults.set(faultTarget{key, method}, f, count)
 	return nil
 }
 
 // faultTable holds the faults waiting for their calls.
 type faultTable struct {
 	mu      sync.Mutex
-	pending map[string]faultPlan // by method
+	pending map[faultTarget]faultPlan
 }
+
+// faultTarget is the calls a fault waits for: of a method, by the project
+// with public key project ("": by anyone).
+type faultTarget struct{ project, method string }
 
 type faultPlan struct {
 	fault Fault
 	left  int
 }
 
-func (ft *faultTable) set(method string, f Fault, count int) {
+func (ft *faultTable) set(target faultTarget, f Fault, count int) {
 	ft.mu.Lock()
 	defer ft.mu.Unlock()
 	if count == 0 {
-		delete(ft.pending, method)
+		delete(ft.pending, target)
 		return
 	}
 	if ft.pending == nil {
-		ft.pending = make(map[string]faultPlan)
+		ft.pending = make(map[faultTarget]faultPlan)
 	}
-	ft.pending[method] = faultPlan{fault: f, left: count}
+	ft.pending[target] = faultPlan{fault: f, left: count}
 }
 
-// take returns the fault the next call of method suffers, if any, and
-// counts it.
-func (ft *faultTable) take(method string) (Fault, bool) {
+// take returns the fault the next call of method by project suffers, if
+// any (the project's own first, then one for anyone), and counts it.
+func (ft *faultTable) take(project, method string) (Fault, bool) {
 	ft.mu.Lock()
 	defer ft.mu.Unlock()
-	p, ok := ft.pending[method]
+	target := faultTarget{project, method}
+	p, ok := ft.pending[target]
 	if !ok {
-		return "", false
+		target.project = ""
+		if p, ok = ft.pending[target]; !ok {
+			return "", false
+		}
 	}
 	if p.left--; p.left == 0 {
-		delete(ft.pending, method)
+		delete(ft.pending, target)
 	} else {
-		ft.pending[method] = p
+		ft.pending[target] = p
 	}
 	return p.fault, true
+}
+
+// resetProject removes the faults waiting for project's calls.
+func (ft *faultTable) resetProject(project string) {
+	ft.mu.Lock()
+	defer ft.mu.Unlock()
+	for target := range ft.pending {
+		if target.project == project {
+			delete(ft.pending, target)
+		}
+	}
 }
 
 func (ft *faultTable) reset() {
@@ -142,9 +168,11 @@ func (s *Server) serveAPIWithFaults(w http.ResponseWriter, r *http.Request, meth
 	if id, ok := strings.CutPrefix(method, "transactions/"); ok && id != "" {
 		key = "transactions/{id}"
 	}
-	f, ok := s.faults.take(key)
+	// The parameters are read first: a fault may be for one project's calls.
+	params, perr := readParams(w, r)
+	f, ok := s.faults.take(params.Get("project"), key)
 	if !ok {
-		s.serveAPI(w, r, method)
+		s.serveAPI(w, r, method, params, perr)
 		return
 	}
 	if a, ok := faultAnswers[f]; ok {
@@ -161,7 +189,7 @@ func (s *Server) serveAPIWithFaults(w http.ResponseWriter, r *http.Request, meth
 		return
 	}
 	// After commit: the call is processed in full, its answer discarded.
-	s.serveAPI(&discardWriter{h: http.Header{}}, r, method)
+	s.serveAPI(&discardWriter{h: http.Header{}}, r, method, params, perr)
 	if f == FaultTimeoutAfterCommit {
 		hold := time.NewTimer(MaxFaultHold)
 		defer hold.Stop()

@@ -28,6 +28,7 @@ func (s *Server) transition(t *txn, status paygate.Status) {
 		s.applyCardEffects(t)
 	case paygate.StatusFailed, paygate.StatusCancelled, paygate.StatusAbandoned:
 		s.dropSubscription(t)
+		s.dropPendingToken(t)
 	}
 	if status == paygate.StatusProcessing {
 		s.schedule(t)
@@ -38,13 +39,18 @@ func (s *Server) transition(t *txn, status paygate.Status) {
 }
 
 // applyCardEffects issues the permanent token and the recurring
-// subscription a successful (or processing) charge asked for, once.
+// subscription a successful (or processing) charge asked for, once. The
+// token of a processing charge is answered at once, as the gateway does,
+// but charges nothing until the charge completes (see dropPendingToken).
 func (s *Server) applyCardEffects(t *txn) {
 	if t.card == nil || t.method != "card" {
 		return
 	}
 	if t.remember && t.permanentToken == "" {
 		t.permanentToken = s.st.newToken(t.project, t.card, true).id
+	}
+	if tok := s.st.tokens[t.permanentToken]; tok != nil {
+		tok.pending = t.status == paygate.StatusProcessing
 	}
 	if t.recurring && !t.subscribed && t.user != nil {
 		t.subscribed = true
@@ -63,6 +69,16 @@ func (s *Server) dropSubscription(t *txn) {
 		delete(s.st.recurring, t.user.id)
 	}
 	t.subscribed = false
+}
+
+// dropPendingToken forgets the permanent token of a charge that ended
+// unpaid while processing: a card is remembered only by a charge that went
+// through, so the token is unknown from now on.
+func (s *Server) dropPendingToken(t *txn) {
+	if tok := s.st.tokens[t.permanentToken]; tok != nil && tok.pending {
+		delete(s.st.tokens, tok.id)
+		t.permanentToken = ""
+	}
 }
 
 // schedule settles t after the processing delay. The caller holds s.mu.

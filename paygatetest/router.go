@@ -74,8 +74,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string) {
-	params, perr := readParams(w, r)
+// serveAPI serves an API call whose parameters readParams read (perr: why
+// they could not be).
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string, params url.Values, perr *apiError) {
 	if perr != nil {
 		s.writeAPIError(w, "", params, perr) // what was read before the refusal: the query is not read again
 		return

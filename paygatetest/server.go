@@ -51,6 +51,8 @@ type Server struct {
 
 	publicURL string     // written into acs.url; URL unless WithPublicURL
 	faults    faultTable // see InjectFault
+	guesses   *guessLimiter
+	sessions  *sessions
 
 	hs              *httptest.Server
 	clock           *Clock
@@ -198,6 +200,9 @@ func start(addr string, opts []Option) (*Server, error) {
 		timer:           make(map[int64]*time.Timer),
 		closed:          make(chan struct{}),
 		deliveries:      newDeliverer(cfg.clock, cfg.callbackWaits, cfg.maxDeliveries, cfg.callbackQueue),
+		// Real time: the sandbox's clock may stand still or jump.
+		guesses:  newGuessLimiter(time.Now),
+		sessions: newSessions(time.Now),
 	}
 	p := cfg.project
 	s.st.addProject(p)

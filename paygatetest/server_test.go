@@ -22,12 +22,12 @@ func TestServer_ClientTalksToTheSandbox(t *testing.T) {
 	assert.Equal(t, paygate.FormExtended, client.Form())
 	pid, err := paygate.ParseID(id)
 	require.NoError(t, err)
-	st, err := client.Transactions.Status(context.Background(), &paygate.StatusParams{ID: pid})
+	st, err := client.Transactions.Status(context.Background(), &paygate.TransactionStatusParams{ID: pid})
 	require.NoError(t, err)
 	assert.Equal(t, paygate.StatusCompleted, st.Status)
 	assert.Equal(t, "10", st.Price.String())
 
-	_, err = client.Transactions.Status(context.Background(), &paygate.StatusParams{ID: pid + 100})
+	_, err = client.Transactions.Status(context.Background(), &paygate.TransactionStatusParams{ID: pid + 100})
 	require.ErrorIs(t, err, paygate.ErrTransactionNotFound)
 }
 

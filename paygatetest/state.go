@@ -80,6 +80,7 @@ type txn struct {
 
 	// alternative-method payments
 	successURL, failURL string
+	confirmTokens       []string // of the confirm forms served and not used, oldest first
 
 	// disputes (see events.go): the chargeback of a payment, the retrieval
 	// of a chargeback, the penalty of a chargeback or refund

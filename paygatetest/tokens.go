@@ -50,6 +50,7 @@ type token struct {
 	expiresAt time.Time
 	used      bool
 	permanent bool
+	pending   bool // permanent, of a charge still processing: not usable yet
 }
 
 // Bounds of temporary tokens, which anyone who knows a project key can
@@ -94,11 +95,12 @@ func (s *state) forgetTokens(now time.Time) {
 }
 
 // useToken consumes a temporary token or reads a permanent one: 40402 when
-// unknown, 40305 when already used, 40304 when expired.
+// unknown (or permanent but its charge has not completed), 40305 when
+// already used, 40304 when expired.
 func (s *state) useToken(p *Project, id string, now time.Time) (*cardData, *apiError) {
 	t := s.tokens[id]
 	switch {
-	case t == nil || t.project != p:
+	case t == nil || t.project != p || t.pending:
 		return nil, newError(paygate.CodeCardTokenInvalid, "")
 	case t.permanent:
 		return t.card, nil

@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +21,7 @@ import (
 
 	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/internal/cmdtest"
+	"github.com/paygate/paygate-go/paygatetest"
 )
 
 func TestRun_ServesTheSandboxUntilCancelled(t *testing.T) {
@@ -45,16 +48,27 @@ func TestRun_ServesTheSandboxUntilCancelled(t *testing.T) {
 	assert.Contains(t, stderr.String(), "project demo")
 }
 
-// startRun runs the command with args on a free loopback port, its
-// standard error going to stderr, and returns its base URL and stop (see
-// cmdtest.Start).
+// startRun runs the command with args on a free loopback port and an empty
+// environment, its standard error going to stderr, and returns its base
+// URL and stop (see cmdtest.Start).
 func startRun(t *testing.T, stderr io.Writer, args ...string) (base string, stop func()) {
+	t.Helper()
+	return startRunEnv(t, stderr, nil, args...)
+}
+
+// startRunEnv is startRun with the environment env.
+func startRunEnv(t *testing.T, stderr io.Writer, env map[string]string, args ...string) (base string, stop func()) {
 	t.Helper()
 	var stdout cmdtest.Buffer
 	stop = cmdtest.Start(t, func(ctx context.Context) error {
-		return run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), &stdout, stderr)
+		return run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), envOf(env), &stdout, stderr)
 	})
 	return cmdtest.URL(t, &stdout), stop
+}
+
+// envOf reads env as os.Getenv reads the environment.
+func envOf(env map[string]string) func(string) string {
+	return func(name string) string { return env[name] }
 }
 
 func TestRun_PublicURLIsTheACSAddress(t *testing.T) {
@@ -105,10 +119,10 @@ func advanceClock(t *testing.T, base, key string) *http.Response {
 
 func TestRun_HelpPrintsTheUsage(t *testing.T) {
 	var stdout, stderr strings.Builder
-	err := run(context.Background(), []string{"-h"}, &stdout, &stderr)
+	err := run(context.Background(), []string{"-h"}, envOf(nil), &stdout, &stderr)
 	require.ErrorIs(t, err, flag.ErrHelp)
 	assert.Empty(t, stdout.String())
-	for _, name := range []string{"-addr", "-project", "-secret", "-callback-url", "-form", "-public-url"} {
+	for _, name := range []string{"-addr", "-project", "-secret", "-secret-file", "PAYGATE_SECRET", "-callback-url", "-form", "-public-url"} {
 		assert.Contains(t, stderr.String(), name)
 	}
 }
@@ -134,12 +148,72 @@ func TestRun_RejectsBadFlags(t *testing.T) {
 		{"-addr", "256.0.0.1:0"},
 		{"-nope"},
 		{"-public-url", "sandbox.example:8080"},
+		{"-secret", "k", "-secret-file", filepath.Join(t.TempDir(), "key")},
+		{"-secret-file", filepath.Join(t.TempDir(), "no-such-dir", "key")},
 	} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			var stdout, stderr strings.Builder
-			err := run(context.Background(), args, &stdout, &stderr)
+			err := run(context.Background(), args, envOf(nil), &stdout, &stderr)
 			require.Error(t, err)
 			assert.Empty(t, stdout.String(), "nothing is announced when nothing listens")
 		})
 	}
+}
+
+// Without a key the sandbox never takes the published one: it makes a
+// random key, writes it to a file only its owner reads, says where, and
+// removes the file at shutdown.
+func TestRun_WithoutAKeyMakesARandomOneInAPrivateFile(t *testing.T) {
+	var stderr cmdtest.Buffer
+	base, stop := startRun(t, &stderr)
+	resp := advanceClock(t, base, paygatetest.DefaultPrivateKey)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode, "the published key does not work")
+
+	m := regexp.MustCompile(`private key made at random, in (\S+) `).FindStringSubmatch(stderr.String())
+	require.NotNil(t, m, "the start line says where the key is: %s", stderr.String())
+	info, err := os.Stat(m[1])
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	key, err := os.ReadFile(m[1])
+	require.NoError(t, err)
+	assert.NotContains(t, stderr.String(), string(key), "the key is never printed")
+	resp = advanceClock(t, base, string(key))
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+
+	stop()
+	_, err = os.Stat(m[1])
+	assert.ErrorIs(t, err, os.ErrNotExist, "the key dies with the server")
+}
+
+func TestRun_KeyFromTheEnvironmentOrAChosenFile(t *testing.T) {
+	var stderr cmdtest.Buffer
+	base, _ := startRunEnv(t, &stderr, map[string]string{"PAYGATE_PROJECT": "env-project", "PAYGATE_SECRET": "env-secret"})
+	resp := advanceClock(t, base, "env-secret")
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Contains(t, stderr.String(), "project env-project, extended form (private key from PAYGATE_SECRET)")
+	assert.NotContains(t, stderr.String(), "env-secret")
+
+	file := filepath.Join(t.TempDir(), "sandbox.key")
+	var stderr2 cmdtest.Buffer
+	base, _ = startRun(t, &stderr2, "-secret-file", file)
+	key, err := os.ReadFile(file)
+	require.NoError(t, err)
+	resp = advanceClock(t, base, string(key))
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Contains(t, stderr2.String(), "made at random, in "+file)
+
+	var out strings.Builder
+	err = run(context.Background(), []string{"-addr", "127.0.0.1:0", "-secret-file", file}, envOf(nil), &out, io.Discard)
+	require.Error(t, err, "an existing file is never overwritten")
+	assert.Empty(t, out.String())
+}
+
+func TestRun_WarnsOfThePublishedKey(t *testing.T) {
+	var stderr cmdtest.Buffer
+	startRun(t, &stderr, "-secret", paygatetest.DefaultPrivateKey)
+	assert.Contains(t, stderr.String(), "warning: the private key is the published")
 }

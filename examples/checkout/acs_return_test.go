@@ -53,7 +53,7 @@ func TestACSReturn_OfAnotherOrderIsRefusedAndCompletesNothingHere(t *testing.T) 
 	assert.Contains(t, res.Body.String(), "belongs to another payment")
 	got, _ := a.orders.get(orderB.ID)
 	assert.Equal(t, statusAuthenticating, got.Status, "order B is not paid by A's verification")
-	st, err := a.cfg.Client.Transactions.Status(context.Background(), &paygate.StatusParams{ID: orderB.TransactionID})
+	st, err := a.cfg.Client.Transactions.Status(context.Background(), &paygate.TransactionStatusParams{ID: orderB.TransactionID})
 	require.NoError(t, err)
 	assert.Equal(t, paygate.StatusAuthenticating, st.Status)
 }

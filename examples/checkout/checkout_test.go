@@ -92,7 +92,7 @@ func TestCheckout_InvalidCardNumberIsCaughtInTheBrowser(t *testing.T) {
 	assert.Equal(t, s.URL+"/orders/"+orderID+"/checkout", location(t, ctx), "the payer stays on the card form")
 	assert.False(t, s.sawPath("POST", "/orders/"+orderID+"/charge"), "nothing was posted to the shop")
 
-	_, err := s.Client.Transactions.Status(ctx, &paygate.StatusParams{OrderID: orderID})
+	_, err := s.Client.Transactions.Status(ctx, &paygate.TransactionStatusParams{OrderID: orderID})
 	require.ErrorIs(t, err, paygate.ErrTransactionNotFound, "the gateway has no payment for the order")
 	s.requireNeverSaw(t, invalid)
 }
@@ -229,7 +229,7 @@ func waitStatus(status paygate.Status) chromedp.Action[chromedp.Void] {
 // typed (its last four digits) and the shop never did.
 func requireGateway(t *testing.T, s *shop, orderID string, want paygate.Status, pan string) {
 	t.Helper()
-	st, err := s.Client.Transactions.Status(context.Background(), &paygate.StatusParams{OrderID: orderID})
+	st, err := s.Client.Transactions.Status(context.Background(), &paygate.TransactionStatusParams{OrderID: orderID})
 	require.NoError(t, err)
 	assert.Equal(t, want, st.Status)
 	assert.Equal(t, "12.5", st.Price.String())

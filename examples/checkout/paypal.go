@@ -17,17 +17,17 @@ func (a *app) startPayPal(w http.ResponseWriter, r *http.Request) {
 	}
 	a.orders.update(o.ID, func(ord *order) bool { ord.Email = email; return true })
 	base := a.cfg.PublicURL + "/orders/" + o.ID + "/paypal/"
-	payment, err := a.cfg.Client.Transactions.Create(paymentContext(r), &paygate.AlternativePaymentParams{
-		User:          email,
-		Email:         email,
-		IP:            clientIP(r),
-		PaymentMethod: paygate.MethodPayPal,
-		Price:         o.Product.Price,
-		Currency:      o.Product.Currency,
-		OrderID:       o.ID,
-		Description:   o.Product.Name,
-		SuccessURL:    base + "success",
-		FailURL:       base + "fail",
+	payment, err := a.cfg.Client.Transactions.Create(paymentContext(r), &paygate.AlternativeCreateParams{
+		UserIdentifier: email,
+		Email:          email,
+		IP:             clientIP(r),
+		PaymentMethod:  paygate.MethodPayPal,
+		Price:          o.Product.Price,
+		Currency:       o.Product.Currency,
+		OrderID:        o.ID,
+		Description:    o.Product.Name,
+		SuccessURL:     base + "success",
+		FailURL:        base + "fail",
 	})
 	if err != nil {
 		// Nothing is charged before the payer approves, so the payer may
@@ -57,7 +57,7 @@ func (a *app) payPalReturn(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if o.TransactionID != 0 && !o.Final() {
-		if tx, err := a.cfg.Client.Transactions.Status(r.Context(), &paygate.StatusParams{ID: o.TransactionID}); err != nil {
+		if tx, err := a.cfg.Client.Transactions.Status(r.Context(), &paygate.TransactionStatusParams{ID: o.TransactionID}); err != nil {
 			a.cfg.Logger.Error("PayPal status", "order", o.ID, "err", err)
 		} else {
 			o, _ = a.orders.update(o.ID, func(ord *order) bool {

@@ -48,7 +48,7 @@ func TestACSReturn_OfAnotherOrderIsRefused(t *testing.T) {
 	res.Body.Close()
 	assert.Equal(t, http.StatusBadRequest, res.StatusCode)
 	assert.Contains(t, string(body), "belongs to another payment")
-	st, err := gw.client.Transactions.Status(context.Background(), &paygate.StatusParams{ID: payB.ID})
+	st, err := gw.client.Transactions.Status(context.Background(), &paygate.TransactionStatusParams{ID: payB.ID})
 	require.NoError(t, err)
 	assert.Equal(t, paygate.StatusAuthenticating, st.Status, "order B is not paid by A's verification")
 

@@ -157,7 +157,7 @@ func (f *flow) charge(ctx context.Context) (string, error) {
 }
 
 func (f *flow) checkStatus(ctx context.Context) (string, error) {
-	st, err := f.client.Transactions.Status(ctx, &paygate.StatusParams{OrderID: f.firstPayment.OrderID})
+	st, err := f.client.Transactions.Status(ctx, &paygate.TransactionStatusParams{OrderID: f.firstPayment.OrderID})
 	if err != nil {
 		return "", err
 	}
@@ -166,7 +166,7 @@ func (f *flow) checkStatus(ctx context.Context) (string, error) {
 
 func (f *flow) listOrder(ctx context.Context) (string, error) {
 	n := 0
-	for tx, err := range f.client.Transactions.All(ctx, &paygate.ListParams{OrderID: f.firstPayment.OrderID}) {
+	for tx, err := range f.client.Transactions.All(ctx, &paygate.TransactionListParams{OrderID: f.firstPayment.OrderID}) {
 		if err != nil {
 			return "", err
 		}
@@ -315,15 +315,15 @@ func (f *flow) callback(ctx context.Context) (string, error) {
 }
 
 func (f *flow) payPal(ctx context.Context) (string, error) {
-	alt, err := f.client.Transactions.Create(ctx, &paygate.AlternativePaymentParams{
-		User:          "quickstart-customer-42",
-		PaymentMethod: paygate.MethodPayPal,
-		Price:         decimal.RequireFromString("30.00"),
-		Currency:      "EUR",
-		Description:   "Quickstart PayPal order",
-		OrderID:       f.orderID("paypal"),
-		SuccessURL:    f.gw.merchant.URL + "/paid",
-		FailURL:       f.gw.merchant.URL + "/not-paid",
+	alt, err := f.client.Transactions.Create(ctx, &paygate.AlternativeCreateParams{
+		UserIdentifier: "quickstart-customer-42",
+		PaymentMethod:  paygate.MethodPayPal,
+		Price:          decimal.RequireFromString("30.00"),
+		Currency:       "EUR",
+		Description:    "Quickstart PayPal order",
+		OrderID:        f.orderID("paypal"),
+		SuccessURL:     f.gw.merchant.URL + "/paid",
+		FailURL:        f.gw.merchant.URL + "/not-paid",
 	})
 	if err != nil {
 		return "", err
@@ -350,7 +350,7 @@ func (f *flow) payoutTypes(ctx context.Context) (string, error) {
 }
 
 func (f *flow) payoutParameters(ctx context.Context) (string, error) {
-	controls, err := f.client.Payouts.Parameters(ctx, &paygate.PayoutParameterParams{
+	controls, err := f.client.Payouts.Parameters(ctx, &paygate.PayoutParametersParams{
 		Type:     f.payoutType,
 		Account:  cardApproved, // only the BIN is sent
 		Currency: "EUR",

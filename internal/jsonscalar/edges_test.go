@@ -41,6 +41,9 @@ func TestText_EscapesAndEdges(t *testing.T) {
 	}
 	for _, in := range []string{
 		`"`, `"\"`, `"a`, `a"`, "\"a\x01b\"", "\"\x01\"", "\"\x1f\"", `"\x"`, `nul`, `nulls`, `-`, `1.`, `--1`, `+1`, `.5`, `"a""`,
+		// An unescaped quote inside the quotes ends the string early: the
+		// fast path must not take the inner quote for text.
+		`"""`, `"a"b"`,
 	} {
 		_, err := Text([]byte(in))
 		var te *json.UnmarshalTypeError

@@ -120,9 +120,12 @@ func TestBool(t *testing.T) {
 		require.NoError(t, err, in)
 		require.Equal(t, want, got, in)
 	}
-	for _, in := range []string{`2`, `"yes"`, `{}`, `[]`, ``} {
-		_, err := Bool([]byte(in))
+	for _, in := range []string{`2`, `"yes"`, `{}`, `[]`, ``, `tru`, `"1 "`} {
+		got, err := Bool([]byte(in))
 		require.Error(t, err, in)
+		// A caller that logs the error and reads on must see false, never
+		// a success that was not sent.
+		require.False(t, got, in)
 	}
 }
 
