@@ -1,6 +1,7 @@
 package paygatetest_test
 
 import (
+	"cmp"
 	"io"
 	"net/http"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 // the body and the sandbox's memory and time.
 type hostileRequest struct {
 	name        string
+	path        string // /v1/user/resolve when empty
 	method      string // HTTP method
 	contentType string
 	query       string
@@ -76,7 +78,16 @@ func hostileRequests() []hostileRequest {
 // send sends h to the sandbox at base and returns the status and answer.
 func (h hostileRequest) send(t testing.TB, hc *http.Client, base string) (int, map[string]any) {
 	t.Helper()
-	target := base + "/v1/user/resolve"
+	status, body := h.sendRaw(t, hc, base)
+	out, err := decodeReader(strings.NewReader(body))
+	require.NoError(t, err)
+	return status, out
+}
+
+// sendRaw sends h to the sandbox at base and returns the status and body.
+func (h hostileRequest) sendRaw(t testing.TB, hc *http.Client, base string) (int, string) {
+	t.Helper()
+	target := base + cmp.Or(h.path, "/v1/user/resolve")
 	if h.query != "" {
 		target += "?" + h.query
 	}
@@ -88,9 +99,9 @@ func (h hostileRequest) send(t testing.TB, hc *http.Client, base string) (int, m
 	resp, err := hc.Do(req)
 	require.NoError(t, err)
 	defer resp.Body.Close()
-	out, err := decodeReader(io.LimitReader(resp.Body, 1<<16))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	require.NoError(t, err)
-	return resp.StatusCode, out
+	return resp.StatusCode, string(body)
 }
 
 // Each hostile request is refused with 40000 naming the bound it passed,
@@ -112,4 +123,21 @@ func TestHostileRequests_AreRefusedWithBoundedWork(t *testing.T) {
 			assert.Contains(t, out["error"].(map[string]any)["message"], h.message)
 		})
 	}
+}
+
+// The ACS page, which a payer's browser reaches without any key, reads its
+// form with the same bounds.
+func TestHostileRequests_ToTheACSPageAreRefusedWithBoundedWork(t *testing.T) {
+	srv := paygatetest.NewServer()
+	defer srv.Close()
+	hc := &http.Client{Transport: &http.Transport{}}
+	h := hostileRequest{path: "/acs", method: http.MethodPost, contentType: "application/x-www-form-urlencoded",
+		body: manyPairs(nearlyMiB)}
+	var status int
+	var body string
+	heap := paygatetest.AllocatedBy(func() { status, body = h.sendRaw(t, hc, srv.URL) })
+	t.Logf("%d KiB allocated", heap>>10)
+	assert.Less(t, heap, uint64(1<<20), "bytes allocated by the exchange")
+	assert.Equal(t, http.StatusBadRequest, status)
+	assert.Contains(t, body, "more than 256 parameters")
 }
