@@ -71,11 +71,21 @@ func (p *paramReader) body(w http.ResponseWriter, r *http.Request) error {
 		w.Header().Set("Connection", "close") // the rest of the body is not worth reading
 		return errBodyTooLong
 	}
-	body := bufio.NewReaderSize(http.MaxBytesReader(w, r.Body, maxRequestBody), readBuffer)
+	body := bufio.NewReaderSize(http.MaxBytesReader(w, r.Body, maxRequestBody), bufferFor(r.ContentLength))
 	if readsJSON {
 		return p.json(body)
 	}
 	return p.form(body)
+}
+
+// bufferFor is the read-ahead buffer for a body of length bytes (-1:
+// unknown): a small body gets a buffer of its size, so that the buffer does
+// not cost an ordinary request more than its body.
+func bufferFor(length int64) int {
+	if length >= 0 && length < readBuffer {
+		return int(length) + 1 // one more to see the end
+	}
+	return readBuffer
 }
 
 func isJSON(contentType string) bool {
