@@ -59,7 +59,7 @@ func (p *paramReader) body(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	if !readsJSON {
-		mt, _, err := mime.ParseMediaType(cmp.Or(ct, "application/octet-stream"))
+		mt, err := mediaType(cmp.Or(ct, "application/octet-stream"))
 		if err != nil {
 			return errors.New("the form cannot be parsed")
 		}
@@ -89,8 +89,17 @@ func bufferFor(length int64) int {
 }
 
 func isJSON(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
+	mt, err := mediaType(contentType)
 	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
+// mediaType returns the media type of a Content-Type, in lower case. Its
+// parameters are not parsed: none matters to the sandbox, and a megabyte of
+// them would cost megabytes of memory.
+func mediaType(contentType string) (string, error) {
+	typ, _, _ := strings.Cut(contentType, ";")
+	mt, _, err := mime.ParseMediaType(typ)
+	return mt, err
 }
 
 // add keeps one parameter, counting it against maxParams.

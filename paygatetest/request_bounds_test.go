@@ -70,6 +70,8 @@ func hostileRequests() []hostileRequest {
 			body: `{"` + strings.Repeat("k", nearlyMiB) + `":1}`, message: "parameter name is longer than 256 bytes", heapBudget: 1 << 20},
 		{name: "form name of 1 MiB", method: http.MethodPost, contentType: form,
 			body: strings.Repeat("k", nearlyMiB) + "=1", message: "parameter name is longer than 256 bytes", heapBudget: 1 << 20},
+		{name: "Content-Type of 900 KiB of parameters", method: http.MethodPost, contentType: json + ";" + strings.TrimSuffix(strings.ReplaceAll(manyPairs(900<<10), "=&", "=1;"), ";"),
+			body: `{"a":` + strings.Repeat("[", 100), message: "nested deeper than 8 levels", heapBudget: 8 << 20}, // net/http reads a 1 MiB header into about 6 MiB
 		{name: "JSON value of 1 MiB", method: http.MethodPost, contentType: json,
 			body: `{"identifier":"` + strings.Repeat("v", nearlyMiB) + `"}`, message: "identifier is longer than 4096 bytes", heapBudget: 1 << 20},
 	}
