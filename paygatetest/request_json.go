@@ -5,34 +5,25 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"strconv"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// flattenJSON reads a JSON object body as the form fields a PHP client
+// json reads a JSON object body into p as the form fields a PHP client
 // would send for it: nested objects and arrays become bracket keys
 // (card[number], items[0]), numbers keep their literal text (a 19-digit id
 // never passes through float64), true is "1", false and null are "".
 // Strings are decoded as encoding/json decodes them. An empty body has no
 // fields.
-func flattenJSON(body io.Reader) (url.Values, error) {
-	p := paramReader{out: url.Values{}}
-	if err := p.json(bufio.NewReaderSize(body, readBuffer)); err != nil {
-		return nil, err
-	}
-	return p.out, nil
-}
-
-// json reads a JSON object body into p. It reads byte by byte and refuses
-// at the first byte past a bound: a name that would make a key longer than
-// maxKeyLength, a value longer than maxParamLength, nesting deeper than
-// maxJSONDepth, more than maxParams values. It keeps one key, the one of
-// the value being read, and makes strings only of the values it keeps, so
-// that its work is linear in the body and its memory bounded by what it
-// keeps, whatever the body holds.
+//
+// It reads byte by byte and refuses at the first byte past a bound: a name
+// that would make a key longer than maxKeyLength, a value longer than
+// maxParamLength, nesting deeper than maxJSONDepth, more than maxParams
+// values. It keeps one key, the one of the value being read, and makes
+// strings only of the values it keeps, so that its work is linear in the
+// body and its memory bounded by what it keeps, whatever the body holds.
 func (p *paramReader) json(in *bufio.Reader) error {
 	j := jsonReader{in: in, p: p, key: make([]byte, 0, maxKeyLength)}
 	c, err := j.next()

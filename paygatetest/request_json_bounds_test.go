@@ -1,13 +1,24 @@
 package paygatetest
 
 import (
+	"bufio"
 	"io"
+	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// flattenJSON reads body as readParams reads a JSON body.
+func flattenJSON(body io.Reader) (url.Values, error) {
+	p := paramReader{out: url.Values{}}
+	if err := p.json(bufio.NewReaderSize(body, readBuffer)); err != nil {
+		return nil, err
+	}
+	return p.out, nil
+}
 
 // countingReader counts the bytes read from it.
 type countingReader struct {
