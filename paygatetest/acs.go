@@ -18,12 +18,12 @@ func (s *Server) PaRes(md, password string) string {
 // TermUrl by itself. The password ACSPassword passes; any other fails the
 // authentication, which card/authenticate reads from PaRes.
 func (s *Server) serveACS(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxRequestBody)
-	if err := r.ParseForm(); err != nil {
-		http.Error(w, "malformed form", http.StatusBadRequest)
+	form, perr := readParams(w, r) // the bounds of an API request: no key is needed to get here
+	if perr != nil {
+		http.Error(w, "malformed form: "+perr.detail, http.StatusBadRequest)
 		return
 	}
-	md, term := r.Form.Get("MD"), r.Form.Get("TermUrl")
+	md, term := form.Get("MD"), form.Get("TermUrl")
 	s.mu.Lock()
 	t := s.st.byMD[md]
 	s.mu.Unlock()
@@ -32,12 +32,12 @@ func (s *Server) serveACS(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if _, submitted := r.Form["password"]; !submitted || r.Method != http.MethodPost {
-		acsPasswordTemplate.Execute(w, map[string]string{"PaReq": r.Form.Get("PaReq"), "MD": md, "TermUrl": term})
+	if _, submitted := form["password"]; !submitted || r.Method != http.MethodPost {
+		acsPasswordTemplate.Execute(w, map[string]string{"PaReq": form.Get("PaReq"), "MD": md, "TermUrl": term})
 		return
 	}
 	acsReturnTemplate.Execute(w, map[string]string{
-		"PaRes": acsPaRes(md, r.Form.Get("password") == ACSPassword), "MD": md, "TermUrl": term,
+		"PaRes": acsPaRes(md, form.Get("password") == ACSPassword), "MD": md, "TermUrl": term,
 	})
 }
 

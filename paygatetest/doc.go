@@ -118,9 +118,21 @@
 // The sandbox is meant to run for days and may be reachable by others, so
 // what any caller can make it spend is bounded:
 //
-//   - Connections: read-header 10s, read 30s, write 30s, idle 2 minutes.
-//   - Requests: a body of 1 MiB, 256 parameters of 4 KiB each, JSON
-//     nested 8 levels: 40000 beyond, before anything is parsed or locked.
+//   - Connections: at most 512 at once. One that arrives at the cap takes
+//     the place of the connection that has waited longest without a
+//     request in progress (idle after a request, or not sending one yet);
+//     when all 512 are serving requests it waits in the listen queue until
+//     one is done, so that idle connections never keep a request waiting
+//     and a request in progress is never cut. Timeouts: read-header 5s,
+//     read 30s, write 30s, idle 30s.
+//   - Requests: a body of 1 MiB (refused unread when its Content-Length
+//     says more); 256 parameters, the query string and the body together,
+//     where in a JSON body every value counts, objects and arrays
+//     included; names of 256 bytes, brackets included; values of 4 KiB;
+//     JSON nested 8 levels. 40000 beyond, naming the bound. The bounds
+//     apply while the request is read, which stops at the first byte past
+//     one, so that refusing a request costs reading its first few
+//     kilobytes whatever follows, and nothing is parsed or locked before.
 //   - Amounts: 32 characters, 12 decimal places, below 10^15.
 //   - Temporary tokens (card/getToken is unsigned): forgotten an hour after
 //     they expire (then 40402 instead of 40304), and beyond 100,000 the

@@ -37,3 +37,12 @@ func Routes() map[string]RouteFlags {
 	}
 	return out
 }
+
+// WithConnectionLimit sets how many connections the server holds at once,
+// so that a test of the cap does not need 512 of them.
+func WithConnectionLimit(n int) Option {
+	return func(c *config) { c.maxConns = n }
+}
+
+// AllocatedBy returns the bytes the process allocated while f ran.
+var AllocatedBy = allocatedBy

@@ -40,6 +40,7 @@ type config struct {
 	processingDelay time.Duration
 	callbackWaits   []time.Duration
 	timeouts        serverTimeouts
+	maxConns        int // 0 is maxConnections
 	maxTokens       int
 	maxDeliveries   int
 	retention       int

@@ -1,170 +1,140 @@
 package paygatetest
 
 import (
-	"encoding/json"
+	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 )
 
-// Bounds of what a request may carry, checked before any value is parsed
-// or the server's lock is taken. No parameter of the API comes near them.
+// Bounds of what a request may carry. They are applied while the request is
+// read, before any value is parsed or the server's lock is taken: a reader
+// stops at the first byte past a bound, so that refusing a hostile request
+// costs no more than reading its first few kilobytes. No parameter of the
+// API comes near them.
 const (
-	maxParams      = 256     // parameters per request, nested leaves counted
+	maxParams      = 256     // parameters per request; in a JSON body every value, objects and arrays included
 	maxParamLength = 4 << 10 // bytes of one value
 	maxKeyLength   = 256     // bytes of one name, brackets included
 	maxJSONDepth   = 8       // nesting of a JSON body's objects and arrays
 	maxHeaderBytes = 1 << 20 // request line and headers: a huge query string is answered 40000, not 431
+	readBuffer     = 4 << 10 // bytes a body is read ahead of its reader
 )
 
-// readParams reads the parameters of an API request: the query string and,
-// for a POST, the body as a form or as a JSON object (see flattenJSON).
+// errBodyTooLong answers a body over maxRequestBody.
+var errBodyTooLong = fmt.Errorf("the body is longer than %d bytes", maxRequestBody)
+
+// readParams reads the parameters of an API request: the body, as a form or
+// as a JSON object (see flattenJSON), then the query string, as
+// http.Request.ParseForm orders them. On a refusal it returns what it read
+// before the bound was passed, from which the answer learns the project.
 func readParams(w http.ResponseWriter, r *http.Request) (url.Values, *apiError) {
-	r.Body = http.MaxBytesReader(w, r.Body, maxRequestBody)
-	var params url.Values
-	if r.Method != http.MethodGet && r.Method != http.MethodHead && isJSON(r.Header.Get("Content-Type")) {
-		query, err := url.ParseQuery(r.URL.RawQuery)
-		if err != nil {
-			return nil, newError(codeMalformedRequest, "the query string cannot be parsed")
-		}
-		if params, err = flattenJSON(r.Body); err != nil {
-			return nil, newError(codeMalformedRequest, err.Error())
-		}
-		for k, vs := range query {
-			params[k] = append(params[k], vs...)
-		}
-	} else {
-		if err := r.ParseForm(); err != nil {
-			return nil, newError(codeMalformedRequest, "the form cannot be parsed")
-		}
-		params = r.Form
+	params := paramReader{out: url.Values{}}
+	if err := params.body(w, r); err != nil {
+		return params.out, newError(codeMalformedRequest, err.Error())
 	}
-	return params, checkBounds(params)
+	if err := params.form(strings.NewReader(r.URL.RawQuery)); err != nil {
+		return params.out, newError(codeMalformedRequest, err.Error())
+	}
+	return params.out, nil
 }
 
-// checkBounds refuses a request with too many, too long or too long-named
-// parameters: 40000 naming the first.
-func checkBounds(params url.Values) *apiError {
-	n := 0
-	for k, vs := range params {
-		n += len(vs)
-		if len(k) > maxKeyLength {
-			return newError(codeMalformedRequest, fmt.Sprintf("a parameter name is longer than %d bytes", maxKeyLength))
-		}
-		for _, v := range vs {
-			if len(v) > maxParamLength {
-				return newError(codeMalformedRequest, fmt.Sprintf("%s is longer than %d bytes", k, maxParamLength))
-			}
-		}
-	}
-	if n > maxParams {
-		return newError(codeMalformedRequest, fmt.Sprintf("more than %d parameters", maxParams))
-	}
-	return nil
-}
-
-func isJSON(contentType string) bool {
-	mt, _, err := mime.ParseMediaType(contentType)
-	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
-}
-
-// flattenJSON reads a JSON object body as the form fields a PHP client
-// would send for it: nested objects and arrays become bracket keys
-// (card[number], items[0]), numbers keep their literal text (a 19-digit id
-// never passes through float64), true is "1", false and null are "". An
-// empty body has no fields.
-func flattenJSON(body io.Reader) (url.Values, error) {
-	dec := json.NewDecoder(body)
-	dec.UseNumber()
-	out := url.Values{}
-	tok, err := dec.Token()
-	switch {
-	case errors.Is(err, io.EOF):
-		return out, nil
-	case err != nil:
-		return nil, errors.New("the JSON body cannot be read")
-	case tok != json.Delim('{'):
-		return nil, errors.New("the JSON body is not an object")
-	}
-	f := flattener{dec: dec, out: out}
-	if err := f.object("", 1); err != nil {
-		return nil, err
-	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, errors.New("the JSON body has data after the object")
-	}
-	return out, nil
-}
-
-type flattener struct {
-	dec   *json.Decoder
+// paramReader gathers the parameters of one request and counts them against
+// maxParams across the body and the query string.
+type paramReader struct {
 	out   url.Values
 	count int
 }
 
-// object reads the members of an object whose '{' was read, under prefix.
-func (f *flattener) object(prefix string, depth int) error {
-	for f.dec.More() {
-		tok, err := f.dec.Token()
+// body reads the body the way ParseForm would, and a JSON object body of
+// any method but GET and HEAD. Other bodies are not read.
+func (p *paramReader) body(w http.ResponseWriter, r *http.Request) error {
+	ct := r.Header.Get("Content-Type")
+	readsJSON := r.Method != http.MethodGet && r.Method != http.MethodHead && isJSON(ct)
+	if !readsJSON && r.Method != http.MethodPost && r.Method != http.MethodPut && r.Method != http.MethodPatch {
+		return nil
+	}
+	if !readsJSON {
+		mt, err := mediaType(cmp.Or(ct, "application/octet-stream"))
 		if err != nil {
-			return errors.New("the JSON body cannot be read")
+			return errors.New("the form cannot be parsed")
 		}
-		key, _ := tok.(string)
-		if prefix != "" {
-			key = prefix + "[" + key + "]"
-		}
-		if err := f.value(key, depth); err != nil {
-			return err
+		if mt != "application/x-www-form-urlencoded" {
+			return nil
 		}
 	}
-	_, err := f.dec.Token() // '}'
-	return err
+	if r.ContentLength > maxRequestBody {
+		w.Header().Set("Connection", "close") // the rest of the body is not worth reading
+		return errBodyTooLong
+	}
+	body := bufio.NewReaderSize(http.MaxBytesReader(w, r.Body, maxRequestBody), bufferFor(r.ContentLength))
+	if readsJSON {
+		return p.json(body)
+	}
+	return p.form(body)
 }
 
-// array reads the elements of an array whose '[' was read, under prefix.
-func (f *flattener) array(prefix string, depth int) error {
-	for i := 0; f.dec.More(); i++ {
-		if err := f.value(prefix+"["+strconv.Itoa(i)+"]", depth); err != nil {
-			return err
-		}
+// bufferFor is the read-ahead buffer for a body of length bytes (-1:
+// unknown): a small body gets a buffer of its size, so that the buffer does
+// not cost an ordinary request more than its body.
+func bufferFor(length int64) int {
+	if length >= 0 && length < readBuffer {
+		return int(length) + 1 // one more to see the end
 	}
-	_, err := f.dec.Token() // ']'
-	return err
+	return readBuffer
 }
 
-func (f *flattener) value(key string, depth int) error {
-	tok, err := f.dec.Token()
-	if err != nil {
-		return errors.New("the JSON body cannot be read")
+func isJSON(contentType string) bool {
+	mt, err := mediaType(contentType)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
+// mediaType returns the media type of a Content-Type, in lower case. Its
+// parameters are not parsed: none matters to the sandbox, and a megabyte of
+// them would cost megabytes of memory.
+func mediaType(contentType string) (string, error) {
+	typ, _, _ := strings.Cut(contentType, ";")
+	mt, _, err := mime.ParseMediaType(typ)
+	return mt, err
+}
+
+// add keeps one parameter, counting it against maxParams.
+func (p *paramReader) add(key, value string) error {
+	if err := p.counted(); err != nil {
+		return err
 	}
-	if d, ok := tok.(json.Delim); ok {
-		if depth >= maxJSONDepth {
-			return fmt.Errorf("the JSON body is nested deeper than %d levels", maxJSONDepth)
-		}
-		if d == '{' {
-			return f.object(key, depth+1)
-		}
-		return f.array(key, depth+1)
-	}
-	if f.count++; f.count > maxParams {
-		return fmt.Errorf("more than %d parameters", maxParams)
-	}
-	var s string
-	switch v := tok.(type) {
-	case string:
-		s = v
-	case json.Number:
-		s = string(v)
-	case bool:
-		if v {
-			s = "1"
-		}
-	}
-	f.out.Add(key, s)
+	p.out[key] = append(p.out[key], value)
 	return nil
+}
+
+// counted counts one more parameter, refusing the first past maxParams.
+func (p *paramReader) counted() error {
+	if p.count++; p.count > maxParams {
+		return errTooManyParams
+	}
+	return nil
+}
+
+var (
+	errTooManyParams = fmt.Errorf("more than %d parameters", maxParams)
+	errKeyTooLong    = fmt.Errorf("a parameter name is longer than %d bytes", maxKeyLength)
+)
+
+// errValueTooLong names the parameter whose value passed maxParamLength.
+func errValueTooLong(key string) error {
+	return fmt.Errorf("%s is longer than %d bytes", key, maxParamLength)
+}
+
+// readFailure is what a failed read of the body is answered: its length
+// when the body passed maxRequestBody, otherwise the fallback.
+func readFailure(err error, fallback string) error {
+	var tooLong *http.MaxBytesError
+	if errors.As(err, &tooLong) {
+		return errBodyTooLong
+	}
+	return errors.New(fallback)
 }

@@ -78,7 +78,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // they could not be).
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string, params url.Values, perr *apiError) {
 	if perr != nil {
-		s.writeAPIError(w, "", r.URL.Query(), perr)
+		s.writeAPIError(w, "", params, perr) // what was read before the refusal: the query is not read again
 		return
 	}
 	c := &call{params: params}

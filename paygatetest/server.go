@@ -75,7 +75,7 @@ type serverTimeouts struct {
 	readHeader, read, write, idle time.Duration
 }
 
-var defaultTimeouts = serverTimeouts{readHeader: 10 * time.Second, read: 30 * time.Second, write: 30 * time.Second, idle: 2 * time.Minute}
+var defaultTimeouts = serverTimeouts{readHeader: 5 * time.Second, read: 30 * time.Second, write: 30 * time.Second, idle: 30 * time.Second}
 
 func (t serverTimeouts) apply(hs *http.Server) {
 	hs.ReadHeaderTimeout, hs.ReadTimeout, hs.WriteTimeout, hs.IdleTimeout = t.readHeader, t.read, t.write, t.idle
@@ -220,6 +220,8 @@ func start(addr string, opts []Option) (*Server, error) {
 		s.hs.Listener.Close()
 		s.hs.Listener = ln
 	}
+	limiter := newConnLimiter(s.hs.Listener, cmp.Or(cfg.maxConns, maxConnections))
+	s.hs.Listener, s.hs.Config.ConnState = limiter, limiter.track
 	// URL is set before the first request can arrive: handlers read it.
 	s.URL = "http://" + s.hs.Listener.Addr().String()
 	s.publicURL = cmp.Or(cfg.publicURL, s.URL)
