@@ -1,4 +1,4 @@
-package main
+package sandboxcmd
 
 import (
 	"crypto/rand"

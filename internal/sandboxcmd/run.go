@@ -1,0 +1,131 @@
+// Package sandboxcmd is the sandbox's command line, shared by the
+// paygate-sandbox binary and "paygate sandbox": its flags, where its keys
+// come from, and what it prints.
+package sandboxcmd
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
+)
+
+// gcPercent is the garbage collector's target unless GOGC says otherwise:
+// what the sandbox keeps lives for weeks and what a request makes dies with
+// it, so a heap allowed to grow to twice what is kept (the default, 100)
+// would be mostly garbage. At 40 the process stays within about 1.4 times
+// what it keeps, for a little more collection work.
+const gcPercent = 40
+
+// Main runs the command named name with the process's arguments and
+// environment until SIGINT or SIGTERM, and exits 1 on an error.
+func Main(name string, args []string) {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := Run(ctx, name, args, os.Getenv, os.Stdout, os.Stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return // the usage was printed; asking for it is no failure
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, name+":", err)
+		os.Exit(1)
+	}
+}
+
+// Run serves until ctx is done, as the command name with the arguments
+// args (without the command's name); getenv reads the environment.
+func Run(ctx context.Context, name string, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (host:port)")
+	project := fs.String("project", "", "the project's public key (default $PAYGATE_PROJECT, else "+paygatetest.DefaultProjectKey+")")
+	secret := fs.String("secret", "", "the project's private key (default $PAYGATE_SECRET, else one made at random: see -secret-file)")
+	secretFile := fs.String("secret-file", "", "new file (mode 0600) to write a random private key to, when none is given (default: one in the temporary directory)")
+	callbackURL := fs.String("callback-url", "", "URL that receives the signed callbacks")
+	formName := fs.String("form", "extended", "form of the interface: extended or basic")
+	publicURL := fs.String("public-url", "", "address browsers reach the sandbox at, written into acs.url (default: the listening address)")
+	retain := fs.Int("retain", paygatetest.DefaultRetention, "how many transactions to keep; beyond them the oldest in a final state are dropped with their callbacks")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *retain < 1 {
+		return fmt.Errorf("-retain must be at least 1, not %d", *retain)
+	}
+	form, err := parseForm(*formName)
+	if err != nil {
+		return err
+	}
+	if *publicURL != "" {
+		if u, err := url.Parse(*publicURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return fmt.Errorf("-public-url must be an absolute http(s) URL, not %q", *publicURL)
+		}
+	}
+	projectKey, err := projectKey(fs, *project, getenv)
+	if err != nil {
+		return err
+	}
+	key, err := privateKey(*secret, *secretFile, getenv)
+	if err != nil {
+		return err
+	}
+	defer key.discard()
+	srv, err := paygatetest.Listen(*addr,
+		paygatetest.WithProject(projectKey, key.value),
+		paygatetest.WithCallbackURL(*callbackURL),
+		paygatetest.WithForm(form),
+		paygatetest.WithPublicURL(*publicURL),
+		paygatetest.WithRetention(*retain),
+	)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	// The private key is never printed: developers do pass real-looking
+	// keys, and CI logs are read by many.
+	fmt.Fprintf(stderr, "project %s, %s form (private key %s)\n", projectKey, form, key.origin)
+	if key.value == paygatetest.DefaultPrivateKey {
+		fmt.Fprintln(stderr, "warning: the private key is the published "+paygatetest.DefaultPrivateKey+": anyone who reaches this sandbox can drive it")
+	}
+	fmt.Fprintf(stderr, "control plane and dashboard at %s/sandbox/ (Authorization: Bearer <private key>)\n", srv.URL)
+	fmt.Fprintf(stdout, "listening on %s\n", srv.URL)
+	<-ctx.Done()
+	return nil
+}
+
+func parseForm(name string) (paygate.Form, error) {
+	switch name {
+	case "extended":
+		return paygate.FormExtended, nil
+	case "basic":
+		return paygate.FormBasic, nil
+	}
+	return paygate.Form(0), fmt.Errorf("-form must be extended or basic, not %q", name)
+}
+
+// projectKey is -project when given, else $PAYGATE_PROJECT, else the
+// default project key (a public key is no secret).
+func projectKey(fs *flag.FlagSet, flagValue string, getenv func(string) string) (string, error) {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "project" })
+	switch {
+	case given && flagValue == "":
+		return "", errors.New("-project must not be empty")
+	case given:
+		return flagValue, nil
+	case getenv("PAYGATE_PROJECT") != "":
+		return getenv("PAYGATE_PROJECT"), nil
+	}
+	return paygatetest.DefaultProjectKey, nil
+}
