@@ -157,7 +157,7 @@ func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		msg := "paygate callback not processed"
 		if errors.Is(err, errNotRecorded) {
-			msg = "paygate callback processed but not recorded"
+			msg = "paygate callback processed, but recording it failed"
 		}
 		h.log(r.Context(), slog.LevelError, msg, cb, err)
 		http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)

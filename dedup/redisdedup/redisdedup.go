@@ -21,7 +21,9 @@ package redisdedup
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -50,9 +52,14 @@ type Store struct {
 	cfg    dedupstore.Settings
 	prefix string
 	tokens dedupstore.Tokens
+	logger *slog.Logger
+	marked atomic.Bool // the marker key was seen or written by this store
 }
 
-var _ paygate.CallbackOrderStore = (*Store)(nil)
+var (
+	_ paygate.CallbackOrderStore = (*Store)(nil)
+	_ paygate.LeasedDedupStore   = (*Store)(nil)
+)
 
 // Option configures New.
 type Option func(*Store)
@@ -74,10 +81,20 @@ func WithKeyPrefix(p string) Option {
 	return func(s *Store) { s.prefix = p }
 }
 
+// WithLogger sets where the store reports that Redis lost its data (at
+// error level). Default slog.Default(); nil keeps it.
+func WithLogger(l *slog.Logger) Option {
+	return func(s *Store) {
+		if l != nil {
+			s.logger = l
+		}
+	}
+}
+
 // New returns a store on rdb: a *redis.Client, a *redis.ClusterClient or a
 // failover client.
 func New(rdb redis.UniversalClient, opts ...Option) *Store {
-	s := &Store{rdb: rdb, cfg: dedupstore.Defaults(), prefix: DefaultKeyPrefix}
+	s := &Store{rdb: rdb, cfg: dedupstore.Defaults(), prefix: DefaultKeyPrefix, logger: slog.Default()}
 	for _, o := range opts {
 		o(s)
 	}
@@ -112,6 +129,13 @@ var releaseScript = redis.NewScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0`)
 
+// markScript writes the marker key unless it exists: 1 when it existed, 0
+// when it was just written. It never expires.
+var markScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 1 end
+redis.call('SET', KEYS[1], ARGV[1])
+return 0`)
+
 // latestScript records a status in the transaction's hash unless one of a
 // later or the same stage is there.
 var latestScript = redis.NewScript(`
@@ -125,13 +149,30 @@ return 1`)
 // claim held elsewhere: it reports DedupBusy, and the handler answers 503
 // so that the gateway delivers again later. A claim this process holds is
 // never taken over by this process, even past its lease: its holder is
-// alive.
+// alive. Beside the claim, in the same round trip, it checks the store's
+// marker key, whose loss it logs (see the package documentation).
 func (s *Store) Claim(ctx context.Context, key paygate.DedupKey) (paygate.DedupClaim, error) {
 	k, token := s.callbackKey(key), dedupstore.New()
 	if s.tokens.Holds(k) {
 		return paygate.DedupBusy, nil
 	}
-	n, err := claimScript.Run(ctx, s.rdb, []string{k}, token, ms(s.cfg.Lease), done).Int()
+	n, err := dedupstore.Abandon(ctx, func() (int64, error) {
+		var claim, mark *redis.Cmd
+		_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			// EVAL rather than EVALSHA: a restarted Redis has no scripts,
+			// and a retry would find the marker rewritten by this pipeline.
+			claim = claimScript.Eval(ctx, p, []string{k}, token, ms(s.cfg.Lease), done)
+			mark = markScript.Eval(ctx, p, []string{s.markerKey()}, time.Now().UTC().Format(time.RFC3339))
+			return nil
+		})
+		if err != nil {
+			return 0, err
+		}
+		if existed, err := mark.Int(); err == nil {
+			s.checkMarker(ctx, existed == 1)
+		}
+		return claim.Int64()
+	})
 	if err != nil {
 		return paygate.DedupBusy, fmt.Errorf("redisdedup: claim: %w", err)
 	}
@@ -145,22 +186,43 @@ func (s *Store) Claim(ctx context.Context, key paygate.DedupKey) (paygate.DedupC
 	return paygate.DedupBusy, nil
 }
 
+// checkMarker logs a marker key found missing: at error level when this
+// store had seen it (Redis lost its data since), at warn level on the
+// store's first claim (a new store, or data lost while no replica ran).
+func (s *Store) checkMarker(ctx context.Context, existed bool) {
+	seen := s.marked.Swap(true)
+	switch {
+	case existed:
+	case seen:
+		s.logger.LogAttrs(ctx, slog.LevelError, "redisdedup: Redis lost the record of processed callbacks (restarted without persistence, flushed, evicted or failed over): callbacks processed before may be processed again",
+			slog.String("marker", s.markerKey()))
+	default:
+		s.logger.LogAttrs(ctx, slog.LevelWarn, "redisdedup: no record of earlier callbacks: a new store, or Redis lost its data while no replica ran",
+			slog.String("marker", s.markerKey()))
+	}
+}
+
 // Complete implements paygate.CallbackDedupStore: the callback is
 // remembered as processed for the retention, and its status recorded as the
 // latest of its transaction unless a later stage was. It returns an error
-// matching ErrLeaseLost when another replica took the claim over.
+// matching ErrLeaseLost when another replica took the claim over. Whether
+// it succeeds or fails, this process holds the claim no more: after a
+// failure the claim lapses with its lease.
 func (s *Store) Complete(ctx context.Context, key paygate.DedupKey) error {
-	if key.Transaction != 0 && key.Stage() > 0 {
-		// Before the done mark: a crash in between leaves the callback to
-		// be processed again, never a processed status unrecorded.
-		err := latestScript.Run(ctx, s.rdb, []string{s.transactionKey(key.Transaction)},
-			key.Stage(), string(key.Status), ms(s.cfg.Retention)).Err()
-		if err != nil {
-			return fmt.Errorf("redisdedup: record latest status: %w", err)
-		}
-	}
 	k := s.callbackKey(key)
-	n, err := completeScript.Run(ctx, s.rdb, []string{k}, s.tokens.Take(k), done, ms(s.cfg.Retention)).Int()
+	token := s.tokens.Take(k)
+	n, err := dedupstore.Abandon(ctx, func() (int64, error) {
+		if key.Transaction != 0 && key.Stage() > 0 {
+			// Before the done mark: a crash in between leaves the callback
+			// to be processed again, never a processed status unrecorded.
+			err := latestScript.Run(ctx, s.rdb, []string{s.transactionKey(key.Transaction)},
+				key.Stage(), string(key.Status), ms(s.cfg.Retention)).Err()
+			if err != nil {
+				return 0, fmt.Errorf("record latest status: %w", err)
+			}
+		}
+		return completeScript.Run(ctx, s.rdb, []string{k}, token, done, ms(s.cfg.Retention)).Int64()
+	})
 	if err != nil {
 		return fmt.Errorf("redisdedup: complete: %w", err)
 	}
@@ -174,7 +236,11 @@ func (s *Store) Complete(ctx context.Context, key paygate.DedupKey) error {
 // is still this replica's, so that the next delivery is processed.
 func (s *Store) Release(ctx context.Context, key paygate.DedupKey) error {
 	k := s.callbackKey(key)
-	if err := releaseScript.Run(ctx, s.rdb, []string{k}, s.tokens.Take(k)).Err(); err != nil {
+	token := s.tokens.Take(k)
+	_, err := dedupstore.Abandon(ctx, func() (any, error) {
+		return nil, releaseScript.Run(ctx, s.rdb, []string{k}, token).Err()
+	})
+	if err != nil {
 		return fmt.Errorf("redisdedup: release: %w", err)
 	}
 	return nil
@@ -182,7 +248,9 @@ func (s *Store) Release(ctx context.Context, key paygate.DedupKey) error {
 
 // LatestStatus implements paygate.CallbackOrderStore.
 func (s *Store) LatestStatus(ctx context.Context, transaction paygate.ID) (paygate.CallbackStatus, error) {
-	st, err := s.rdb.HGet(ctx, s.transactionKey(transaction), "status").Result()
+	st, err := dedupstore.Abandon(ctx, func() (string, error) {
+		return s.rdb.HGet(ctx, s.transactionKey(transaction), "status").Result()
+	})
 	switch {
 	case err == redis.Nil:
 		return "", nil
@@ -191,6 +259,13 @@ func (s *Store) LatestStatus(ctx context.Context, transaction paygate.ID) (payga
 	}
 	return paygate.CallbackStatus(st), nil
 }
+
+// Lease implements paygate.LeasedDedupStore: the callback handler bounds
+// each call by a quarter of it.
+func (s *Store) Lease() time.Duration { return s.cfg.Lease }
+
+// markerKey is the key whose loss tells that Redis lost the store's data.
+func (s *Store) markerKey() string { return s.prefix + "store" }
 
 func (s *Store) callbackKey(key paygate.DedupKey) string {
 	return s.prefix + "{" + key.String() + "}"
