@@ -212,16 +212,24 @@ func (s *Store) Complete(ctx context.Context, key paygate.DedupKey) error {
 	k := s.callbackKey(key)
 	token := s.tokens.Take(k)
 	n, err := dedupstore.Abandon(ctx, func() (int64, error) {
-		if key.Transaction != 0 && key.Stage() > 0 {
-			// Before the done mark: a crash in between leaves the callback
-			// to be processed again, never a processed status unrecorded.
-			err := latestScript.Run(ctx, s.rdb, []string{s.transactionKey(key.Transaction)},
-				key.Stage(), string(key.Status), ms(s.cfg.Retention)).Err()
-			if err != nil {
-				return 0, fmt.Errorf("record latest status: %w", err)
+		// One round trip, so that an answer lost on the way back leaves
+		// the callback recorded. The latest status goes first: on one
+		// server the commands run in order, and a crash in between leaves
+		// the callback to be processed again, never a processed status
+		// unrecorded (on a Cluster the two keys may be on two nodes).
+		var marked *redis.Cmd
+		_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+			if key.Transaction != 0 && key.Stage() > 0 {
+				latestScript.Eval(ctx, p, []string{s.transactionKey(key.Transaction)},
+					key.Stage(), string(key.Status), ms(s.cfg.Retention))
 			}
+			marked = completeScript.Eval(ctx, p, []string{k}, token, done, ms(s.cfg.Retention))
+			return nil
+		})
+		if err != nil {
+			return 0, err
 		}
-		return completeScript.Run(ctx, s.rdb, []string{k}, token, done, ms(s.cfg.Retention)).Int64()
+		return marked.Int64()
 	})
 	if err != nil {
 		return fmt.Errorf("redisdedup: complete: %w", err)

@@ -473,11 +473,11 @@ func key(n uint64) paygate.DedupKey {
 	return paygate.DedupKey{ID: id, Status: paygate.CallbackCompleted, Transaction: id, Digest: sha256.Sum256(b[:])}
 }
 
-// serve runs a CallbackHandler on store behind a loopback server and
-// returns its URL.
-func serve(t *testing.T, fn paygate.CallbackFunc, store paygate.CallbackDedupStore) string {
+// serve runs a CallbackHandler on store (and opts) behind a loopback
+// server and returns its URL.
+func serve(t *testing.T, fn paygate.CallbackFunc, store paygate.CallbackDedupStore, opts ...paygate.CallbackHandlerOption) string {
 	t.Helper()
-	h, err := paygate.NewCallbackHandler([]string{secret}, fn, paygate.WithDedupStore(store))
+	h, err := paygate.NewCallbackHandler([]string{secret}, fn, append(opts, paygate.WithDedupStore(store))...)
 	if err != nil {
 		t.Fatal(err)
 	}

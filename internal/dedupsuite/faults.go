@@ -1,0 +1,109 @@
+package dedupsuite
+
+import (
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	paygate "github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
+)
+
+// The fault tests of each store (beside the store: what fails is
+// engine-specific) share the delivery below: one new callback, a failure
+// of the engine at a chosen moment, then redeliveries as the gateway
+// makes them, ending with how often the merchant function ran.
+
+// Fault is a failure of the engine injected around one callback's
+// processing.
+type Fault struct {
+	// During runs inside the merchant function of the first delivery,
+	// after the claim and before the store records the callback.
+	During func(t *testing.T)
+	// After runs once the first delivery was answered, before the
+	// redeliveries.
+	After func(t *testing.T)
+}
+
+// Outcome is what a Fault did to one callback.
+type Outcome struct {
+	// First is the answer to the first delivery.
+	First int
+	// Runs is how often the merchant function ran, once a redelivery was
+	// acknowledged and one more was too.
+	Runs int32
+}
+
+// FaultRuns delivers one new signed callback to a handler on store
+// (logging to logger), injecting f, then redelivers it until a delivery is
+// acknowledged, as the gateway does, and once more, which must be
+// acknowledged without running the function.
+func FaultRuns(t *testing.T, store paygate.CallbackDedupStore, logger *slog.Logger, f Fault) Outcome {
+	t.Helper()
+	var runs atomic.Int32
+	during := f.During
+	fn := func(context.Context, *paygate.Callback) error {
+		if runs.Add(1) == 1 && during != nil {
+			during(t)
+		}
+		return nil
+	}
+	url := serve(t, fn, store, paygate.WithCallbackLogger(logger))
+	signer := paygatetest.NewCallbackSigner(secret, paygate.FormExtended)
+	body := signer.Body(paygate.CallbackCompleted, map[string][]string{"id": {paygate.ID(rand.Int64N(1<<62) + 1).String()}})
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	first, err := post(ctx, http.DefaultClient, url, body)
+	if err != nil {
+		t.Fatalf("first delivery: %v", err)
+	}
+	if f.After != nil {
+		f.After(t)
+	}
+	if _, err := deliverUntilAcknowledged(ctx, http.DefaultClient, []string{url}, body); err != nil {
+		t.Fatal(err)
+	}
+	before := runs.Load()
+	if code, err := post(ctx, http.DefaultClient, url, body); err != nil || code != http.StatusOK || runs.Load() != before {
+		t.Fatalf("delivery after the acknowledged one: %d, %v, %d more runs; want 200 without a run", code, err, runs.Load()-before)
+	}
+	return Outcome{First: first, Runs: runs.Load()}
+}
+
+// Logs collects what a logger writes, for a test to read.
+type Logs struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+// Logger returns a text logger writing to l at every level.
+func (l *Logs) Logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// Write implements io.Writer.
+func (l *Logs) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// Errors returns the lines logged at error level.
+func (l *Logs) Errors() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var lines []string
+	for _, line := range strings.Split(l.buf.String(), "\n") {
+		if strings.Contains(line, "level=ERROR") {
+			lines = append(lines, line)
+		}
+	}
+	return lines
+}
