@@ -39,6 +39,37 @@
 // PostgreSQL cuts identifiers to 63 bytes, so New refuses a table name of
 // more than 59 bytes, which would leave the two index names (the name plus
 // "_txn" and "_age") cut to one and one index silently missing.
+//
+// # What it guarantees, and what to configure
+//
+// PostgreSQL is durable by default: a claim or a processed callback is on
+// disk when its statement returns (fsync and synchronous_commit on), so a
+// crash or restart of the server loses nothing and a callback recorded
+// before it is acknowledged after it without running the merchant function
+// again. Turning synchronous_commit off for this database gives that up:
+// a crash may lose the last commits, and their callbacks run again.
+//
+// The callback handler gives each call a deadline, a quarter of the lease
+// (see paygate.WithDedupTimeout), and every call returns when it passes,
+// even on a stalled connection; pgx, with its default context watcher,
+// closes the connection it gave up on at once (a
+// BuildContextWatcherHandler of your own may keep it longer, though the
+// store no longer waits). Choose a lease longer than the merchant function
+// can run plus that quarter.
+//
+// A callback the function processed but Complete could not record (the
+// server down or stalled) is logged by the handler at error level and
+// answered 500, so the gateway delivers it again. When only the answer was
+// lost, the row is marked processed and the next delivery is acknowledged
+// without running the function. Otherwise the claim blocks the callback
+// until the lease ends (answered 503) and the function then runs again: the
+// exception a store cannot avoid, as when a replica dies between the
+// function and Complete. pgx prepares a statement on its first use on a
+// connection, a round trip of its own; after that, Complete is one.
+//
+// TestStore_FaultsRunTheFunctionOnceOrAsDocumented shows each case on a
+// real server: stalled connections (answers lost, or nothing delivered),
+// killed and restarted, killed while the function runs.
 package pgdedup
 
 import (

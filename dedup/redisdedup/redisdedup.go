@@ -16,6 +16,49 @@
 // transaction has one, hash-tagged on the transaction id; every script
 // touches one key, so the store works on a Redis Cluster (pass a
 // *redis.ClusterClient) as on one server.
+//
+// # What it guarantees, and what to configure
+//
+// The callback handler gives each call a deadline, a quarter of the lease
+// (see paygate.WithDedupTimeout), and every call returns when it passes,
+// even on a stalled connection: go-redis itself would wait for its read
+// timeout (3 s by default, for ever if disabled) unless the client was made
+// with ContextTimeoutEnabled, which also frees the connection at the
+// deadline. Choose a lease longer than the merchant function can run plus
+// that quarter.
+//
+// A callback the function processed but Complete could not record (Redis
+// down or stalled) is logged by the handler at error level and answered
+// 500, so the gateway delivers it again. Complete is one round trip: when
+// only its answer was lost, the callback is recorded and the next delivery
+// is acknowledged without running the function. Otherwise the claim blocks
+// the callback until the lease ends (answered 503) and the function then
+// runs again: the exception a store cannot avoid, as when a replica dies
+// between the function and Complete.
+//
+// Redis keeps its data in memory. Exactly once across a restart of Redis
+// needs an append-only file synced on every write:
+//
+//	appendonly yes
+//	appendfsync always
+//
+// With appendfsync everysec a crash can lose about the last second of
+// claims and processed marks; with snapshots only,
+// or no persistence, a restart loses them all, and every callback delivered
+// after it is processed again. Evicting keys loses them too: set
+// maxmemory-policy noeviction, or give Redis memory for the retention's
+// callbacks. Replication is asynchronous, so a failover can lose the last
+// writes as well. To make such a loss seen, the store keeps a marker key,
+// prefix + "store", that never expires, and checks it in the round trip of
+// every claim: a process that saw it and finds it gone logs at error level
+// that Redis lost its data (WithLogger; callbacks processed before may run
+// again); a process that never saw it logs at warn level (a new store, or
+// data lost while no replica ran). Do not delete it. On a Cluster it lives
+// on one node, whose losses alone it shows.
+//
+// TestStore_FaultsRunTheFunctionOnceOrAsDocumented shows each case on a
+// real server: killed and restarted with and without persistence, flushed,
+// killed while the function runs, and stalled.
 package redisdedup
 
 import (
