@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"reflect"
 	"time"
 )
 
@@ -118,7 +119,7 @@ func (h *CallbackHandler) checkDedup() error {
 	if h.dedupOff {
 		return nil
 	}
-	if h.dedup == nil {
+	if isNil(h.dedup) {
 		return errors.New("paygate: WithDedupStore(nil): pass a store, or WithoutDedup to turn de-duplication off")
 	}
 	leased, ok := h.dedup.(LeasedDedupStore)
@@ -180,6 +181,20 @@ func (h *CallbackHandler) GoString() string { return h.String() }
 func (h *CallbackHandler) Format(f fmt.State, _ rune) { io.WriteString(f, h.String()) }
 
 var errDedupBusy = errors.New("paygate: the same callback is being processed")
+
+// isNil reports whether s is nil, or a nil pointer (or map, ...) in the
+// interface: a store variable left unset by mistake, which would panic on
+// the first callback.
+func isNil(s CallbackDedupStore) bool {
+	if s == nil {
+		return true
+	}
+	switch v := reflect.ValueOf(s); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
+}
 
 // process runs fn once per callback (see DedupKey): a claim is taken
 // before fn runs, marked done only when fn returned nil, and released

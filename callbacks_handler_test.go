@@ -19,6 +19,10 @@ func TestNewCallbackHandler_NilDedupStoreIsAnError(t *testing.T) {
 	_, err := NewCallbackHandler([]string{testSecret}, fn, WithDedupStore(nil))
 	require.Error(t, err, "a nil store must not turn de-duplication off silently")
 	assert.Contains(t, err.Error(), "WithoutDedup")
+
+	var unset *MemoryDedupStore // a store variable never assigned
+	_, err = NewCallbackHandler([]string{testSecret}, fn, WithDedupStore(unset))
+	assert.Error(t, err, "a nil pointer is no store either")
 }
 
 // leasedStore is a MemoryDedupStore that reports a lease, and records

@@ -2,7 +2,6 @@ package pgdedup_test
 
 import (
 	"net/url"
-	"strings"
 	"testing"
 	"time"
 
@@ -37,31 +36,29 @@ func TestStore_FaultsRunTheFunctionOnceOrAsDocumented(t *testing.T) {
 	q.Set("pool_max_conns", "1")
 	dsn.RawQuery = q.Encode()
 	tests := []struct {
-		name      string
-		fault     dedupsuite.Fault
-		wantFirst int
-		wantRuns  int32
-		wantError string // in a line logged at error level
+		name  string
+		fault dedupsuite.Fault
+		want  dedupsuite.Want
 	}{
 		{
 			"stalled answers: recorded, acknowledged on the next delivery",
 			dedupsuite.Fault{During: func(*testing.T) { proxy.Stall(testengine.StallAnswers) }, After: func(*testing.T) { proxy.Resume() }},
-			500, 1, "paygate callback processed, but recording it failed",
+			dedupsuite.Want{First: 500, Runs: 1, Error: dedupsuite.NotRecorded},
 		},
 		{
 			"stalled both ways: not recorded, processed again after the lease",
 			dedupsuite.Fault{During: func(*testing.T) { proxy.Stall(testengine.StallBoth) }, After: func(*testing.T) { proxy.Resume() }},
-			500, 2, "paygate callback processed, but recording it failed",
+			dedupsuite.Want{First: 500, Runs: 2, Error: dedupsuite.NotRecorded},
 		},
 		{
 			"killed and restarted: once",
 			dedupsuite.Fault{After: func(*testing.T) { server.Restart() }},
-			200, 1, "",
+			dedupsuite.Want{First: 200, Runs: 1},
 		},
 		{
 			"killed while the function runs: not recorded, processed again after the lease",
 			dedupsuite.Fault{During: func(*testing.T) { server.Kill() }, After: func(*testing.T) { server.Restart() }},
-			500, 2, "paygate callback processed, but recording it failed",
+			dedupsuite.Want{First: 500, Runs: 2, Error: dedupsuite.NotRecorded},
 		},
 	}
 	for i, tt := range tests {
@@ -73,15 +70,7 @@ func TestStore_FaultsRunTheFunctionOnceOrAsDocumented(t *testing.T) {
 			// through a stalled connection never runs. Warm, it is sent
 			// in one.
 			dedupsuite.Record(t, store, dedupsuite.Key(paygate.ID(70+i)))
-			got := dedupsuite.FaultRuns(t, store, logs.Logger(), tt.fault)
-			if got.First != tt.wantFirst || got.Runs != tt.wantRuns {
-				t.Errorf("first answer %d, function ran %d times; want %d and %d", got.First, got.Runs, tt.wantFirst, tt.wantRuns)
-			}
-			errs := strings.Join(logs.Errors(), "\n")
-			if tt.wantError != "" && !strings.Contains(errs, tt.wantError) {
-				t.Errorf("logged at error level:\n%s\nwant a line with %q", errs, tt.wantError)
-			}
-			t.Logf("function ran %d times; errors logged:\n%s", got.Runs, errs)
+			dedupsuite.FaultRuns(t, store, &logs, tt.fault, tt.want)
 		})
 	}
 }

@@ -31,20 +31,28 @@ type Fault struct {
 	After func(t *testing.T)
 }
 
-// Outcome is what a Fault did to one callback.
-type Outcome struct {
+// Want is what a Fault must leave of one callback.
+type Want struct {
 	// First is the answer to the first delivery.
 	First int
 	// Runs is how often the merchant function ran, once a redelivery was
 	// acknowledged and one more was too.
 	Runs int32
+	// Error is part of a line logged at error level, by the handler or
+	// the store; "" requires none.
+	Error string
 }
 
+// NotRecorded is what the handler logs at error level when the function
+// processed a callback that the store could not record.
+const NotRecorded = "paygate callback processed, but recording it failed"
+
 // FaultRuns delivers one new signed callback to a handler on store
-// (logging to logger), injecting f, then redelivers it until a delivery is
-// acknowledged, as the gateway does, and once more, which must be
-// acknowledged without running the function.
-func FaultRuns(t *testing.T, store paygate.CallbackDedupStore, logger *slog.Logger, f Fault) Outcome {
+// (logging to logs, as the store should), injecting f, then redelivers it
+// until a delivery is acknowledged, as the gateway does, and once more,
+// which must be acknowledged without running the function; it fails the
+// test unless what happened is want.
+func FaultRuns(t *testing.T, store paygate.CallbackDedupStore, logs *Logs, f Fault, want Want) {
 	t.Helper()
 	var runs atomic.Int32
 	during := f.During
@@ -54,7 +62,7 @@ func FaultRuns(t *testing.T, store paygate.CallbackDedupStore, logger *slog.Logg
 		}
 		return nil
 	}
-	url := serve(t, fn, store, paygate.WithCallbackLogger(logger))
+	url := serve(t, fn, store, paygate.WithCallbackLogger(logs.Logger()))
 	signer := paygatetest.NewCallbackSigner(secret, paygate.FormExtended)
 	body := signer.Body(paygate.CallbackCompleted, map[string][]string{"id": {paygate.ID(rand.Int64N(1<<62) + 1).String()}})
 
@@ -74,7 +82,14 @@ func FaultRuns(t *testing.T, store paygate.CallbackDedupStore, logger *slog.Logg
 	if code, err := post(ctx, http.DefaultClient, url, body); err != nil || code != http.StatusOK || runs.Load() != before {
 		t.Fatalf("delivery after the acknowledged one: %d, %v, %d more runs; want 200 without a run", code, err, runs.Load()-before)
 	}
-	return Outcome{First: first, Runs: runs.Load()}
+	if first != want.First || runs.Load() != want.Runs {
+		t.Errorf("first answer %d, function ran %d times; want %d and %d", first, runs.Load(), want.First, want.Runs)
+	}
+	errs := strings.Join(logs.Errors(), "\n")
+	if want.Error != "" && !strings.Contains(errs, want.Error) {
+		t.Errorf("logged at error level:\n%s\nwant a line with %q", errs, want.Error)
+	}
+	t.Logf("function ran %d times; errors logged:\n%s", runs.Load(), errs)
 }
 
 // Logs collects what a logger writes, for a test to read.
