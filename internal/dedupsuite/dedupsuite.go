@@ -1,7 +1,9 @@
 // Package dedupsuite holds the behaviour every shared CallbackDedupStore
 // must show, run by the tests of each store against a real engine: many
 // replicas processing each callback exactly once, a crashed replica's claim
-// expiring after the lease, and order kept per transaction.
+// expiring after the lease, and order kept per transaction; and FaultRuns,
+// the delivery that each store's fault tests make around a failure of its
+// engine.
 package dedupsuite
 
 import (

@@ -2,7 +2,10 @@
 // redis-server and PostgreSQL from the operating system's packages, each
 // on a free loopback port in a temporary directory, stopped when the test
 // ends. A missing engine fails the test with the command that installs it;
-// it never skips, so that a test run without the engines cannot pass.
+// it never skips, so that a test run without the engines cannot pass. For
+// fault tests, a server can be killed and restarted on the same port and
+// data (StartRedis, StartPostgres), and a Proxy stalls the connections to
+// one.
 package testengine
 
 import (
