@@ -155,10 +155,13 @@ const (
 // A callback is claimed before processing, completed only after it was
 // processed successfully, and released when processing failed, so a failed
 // callback is retried and two concurrent deliveries never both run.
-// Implementations must be safe for concurrent use; a store shared by
-// several processes (a database table with a unique key on
-// DedupKey.String, for example) makes de-duplication hold across them.
-// Stores that also keep order implement [CallbackOrderStore].
+// Implementations must be safe for concurrent use, and return when the
+// context of a call ends: the handler gives each call a deadline (see
+// WithDedupTimeout), and a call that waits on a stalled connection beyond it
+// holds the delivery. A store shared by several processes (a database table
+// with a unique key on DedupKey.String, for example) makes de-duplication
+// hold across them. Stores that also keep order implement
+// [CallbackOrderStore].
 type CallbackDedupStore interface {
 	// Claim reserves key for processing, or reports that it was processed
 	// already or is in progress. It may wait for a claim in progress to

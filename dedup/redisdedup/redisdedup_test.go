@@ -94,6 +94,9 @@ func TestNew_DefaultsAreAMinutesLeaseAndThirtyDaysRetention(t *testing.T) {
 	ctx := context.Background()
 	rdb := connect(t, testengine.Redis(t))
 	s := redisdedup.New(rdb)
+	if s.Lease() != time.Minute {
+		t.Fatalf("Lease() = %v, want 1m: the handler's store deadline is a quarter of it", s.Lease())
+	}
 	key := dedupsuite.Key(12)
 	mark := redisdedup.DefaultKeyPrefix + "{" + key.String() + "}"
 	dedupsuite.RequireClaim(t, s, key, paygate.DedupAcquired)
