@@ -12,9 +12,9 @@ import (
 )
 
 // faultLease is the claims' lease in the fault tests: the callbacks that
-// run twice do so once it ended, so it is short. The handler gives each
-// store call a quarter of it.
-const faultLease = time.Second
+// run twice do so once it ended, so it is short; but the handler gives
+// each store call a quarter of it, which a loaded machine must not miss.
+const faultLease = 2 * time.Second
 
 // Each test fails PostgreSQL around one callback and counts the merchant
 // function's runs once the gateway's redeliveries were acknowledged: once,

@@ -11,9 +11,9 @@ import (
 )
 
 // faultLease is the claims' lease in the fault tests: the callbacks that
-// run twice do so once it ended, so it is short. The handler gives each
-// store call a quarter of it.
-const faultLease = time.Second
+// run twice do so once it ended, so it is short; but the handler gives
+// each store call a quarter of it, which a loaded machine must not miss.
+const faultLease = 2 * time.Second
 
 // appendOnly is the persistence that keeps every write across a crash.
 var appendOnly = []string{"--appendonly", "yes", "--appendfsync", "always"}
