@@ -6,11 +6,17 @@ import (
 	"encoding/hex"
 	"slices"
 	"sync"
+	"time"
 )
 
 // DefaultDedupCapacity is how many processed callbacks the handler's
 // default MemoryDedupStore remembers.
 const DefaultDedupCapacity = 10000
+
+// DefaultDedupTimeout is the deadline of each call the handler makes to a
+// de-duplication store that is no [LeasedDedupStore] (the default
+// MemoryDedupStore among them), unless WithDedupTimeout sets another.
+const DefaultDedupTimeout = 15 * time.Second
 
 // DedupKey identifies one callback for de-duplication, and places it in the
 // life of its transaction for ordering. Build it with [Callback.DedupKey].
@@ -149,10 +155,13 @@ const (
 // A callback is claimed before processing, completed only after it was
 // processed successfully, and released when processing failed, so a failed
 // callback is retried and two concurrent deliveries never both run.
-// Implementations must be safe for concurrent use; a store shared by
-// several processes (a database table with a unique key on
-// DedupKey.String, for example) makes de-duplication hold across them.
-// Stores that also keep order implement [CallbackOrderStore].
+// Implementations must be safe for concurrent use, and return when the
+// context of a call ends: the handler gives each call a deadline (see
+// WithDedupTimeout), and a call that waits on a stalled connection beyond it
+// holds the delivery. A store shared by several processes (a database table
+// with a unique key on DedupKey.String, for example) makes de-duplication
+// hold across them. Stores that also keep order implement
+// [CallbackOrderStore].
 type CallbackDedupStore interface {
 	// Claim reserves key for processing, or reports that it was processed
 	// already or is in progress. It may wait for a claim in progress to
@@ -179,6 +188,20 @@ type CallbackOrderStore interface {
 	// LatestStatus returns the latest status recorded for transaction, or
 	// "" when none is.
 	LatestStatus(ctx context.Context, transaction ID) (CallbackStatus, error)
+}
+
+// LeasedDedupStore is a CallbackDedupStore whose claims end by themselves
+// after a lease, as those of a store shared by several processes must (a
+// process may die holding one). The handler bounds each call to it by a
+// quarter of the lease (see [WithDedupTimeout]), so that a stalled store
+// never holds a delivery until the lease ends, when another process would
+// take the callback over. The stores of dedup/redisdedup and dedup/pgdedup
+// implement it.
+type LeasedDedupStore interface {
+	CallbackDedupStore
+	// Lease returns how long a claim lasts when its holder neither
+	// completes nor releases it.
+	Lease() time.Duration
 }
 
 // MemoryDedupStore is an in-process CallbackDedupStore. It remembers up to
