@@ -1,0 +1,169 @@
+package paygate_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
+)
+
+// orderBook is a shop's orders table, kept by paygate.OrderState's rule:
+// each change reads the stored state, applies the observation and writes
+// it back with a compare-and-set, as a shop does in its database.
+type orderBook struct {
+	mu     sync.Mutex
+	orders map[string]paygate.OrderState
+	// seen counts the callbacks the shop's function was called with, by
+	// status.
+	seen map[paygate.CallbackStatus]int
+}
+
+func newOrderBook() *orderBook {
+	return &orderBook{orders: map[string]paygate.OrderState{}, seen: map[paygate.CallbackStatus]int{}}
+}
+
+func (b *orderBook) get(id string) paygate.OrderState {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.orders[id]
+}
+
+// compareAndSet stores next for order id if it still holds old.
+func (b *orderBook) compareAndSet(id string, old, next paygate.OrderState) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.orders[id].Equal(old) {
+		return false
+	}
+	b.orders[id] = next
+	return true
+}
+
+// apply applies o to order id and returns the stored state.
+func (b *orderBook) apply(id string, o paygate.OrderObservation) paygate.OrderState {
+	for {
+		old := b.get(id)
+		next := old.Apply(o)
+		if next.Equal(old) || b.compareAndSet(id, old, next) {
+			return next
+		}
+	}
+}
+
+// handle is the shop's callback function as the README recommends:
+// confirm the callback against the gateway's record, then apply it. One
+// that does not confirm is acknowledged when the rule says it is old news
+// for the order (nothing would change); otherwise it is refused, so that
+// the gateway delivers it again.
+func (b *orderBook) handle(client *paygate.Client) paygate.CallbackFunc {
+	return func(ctx context.Context, cb *paygate.Callback) error {
+		b.mu.Lock()
+		b.seen[cb.Status]++
+		b.mu.Unlock()
+		obs := paygate.ObserveCallback(cb)
+		_, err := client.ConfirmCallback(ctx, cb)
+		var mismatch *paygate.CallbackMismatchError
+		switch {
+		case errors.As(err, &mismatch):
+			if now := b.get(cb.OrderID); now.Apply(obs).Equal(now) {
+				return nil
+			}
+			return err
+		case err != nil:
+			return err
+		}
+		b.apply(cb.OrderID, obs)
+		return nil
+	}
+}
+
+// shopOnSandbox starts a sandbox whose callbacks go to a shop keeping its
+// orders in book, with the handler options given.
+func shopOnSandbox(t *testing.T, book *orderBook, opts ...paygate.CallbackHandlerOption) *sandbox {
+	t.Helper()
+	sb := newSandbox(t, paygate.FormExtended)
+	h, err := paygate.NewCallbackHandler([]string{sb.srv.PrivateKey}, book.handle(sb.client), opts...)
+	require.NoError(t, err)
+	require.NoError(t, sb.srv.SetCallbackURL(serveCallbacks(t, h).URL))
+	return sb
+}
+
+// waitDelivered waits until the shop acknowledged the sandbox's callback
+// with status for order orderID (of transaction id, unless 0) at the
+// attempts-th attempt, and returns it.
+func waitDelivered(t *testing.T, sb *sandbox, orderID string, id paygate.ID, status paygate.CallbackStatus, attempts int) paygatetest.Delivery {
+	t.Helper()
+	d, err := sb.srv.WaitForDelivery(testCtx(t), func(d paygatetest.Delivery) bool {
+		return d.Values.Get("order_id") == orderID && (id == 0 || d.Values.Get("id") == id.String()) &&
+			d.Values.Get("status") == string(status) && d.Attempts >= attempts && d.Delivered
+	})
+	require.NoError(t, err, "no acknowledged %s callback for %s", status, orderID)
+	return d
+}
+
+func TestOrderState_CallbackOvertakingALateUnknownAnswerLeavesTheOrderPaid(t *testing.T) {
+	t.Parallel()
+	book := newOrderBook()
+	sb := shopOnSandbox(t, book)
+	const orderID = "ord-overtaken"
+	book.orders[orderID] = paygate.NewOrderState(dec("25.00"))
+	params := sb.chargeParams(t, sb.user(t, "cust-"+orderID), paygatetest.CardApproved, "25.00", orderID)
+	require.NoError(t, sb.srv.InjectFault("card/process", paygatetest.FaultTimeoutAfterCommit, 1))
+
+	ctx, giveUp := context.WithCancel(testCtx(t))
+	defer giveUp()
+	answer := make(chan error, 1)
+	go func() {
+		_, err := sb.client.Cards.Charge(ctx, params)
+		answer <- err
+	}()
+	// The gateway processed the charge and holds the answer; its callback
+	// comes first and is confirmed.
+	waitDelivered(t, sb, orderID, 0, paygate.CallbackCompleted, 1)
+	require.Equal(t, paygate.OrderPaid, book.get(orderID).Status, "the confirmed callback paid the order")
+
+	giveUp() // the shop's deadline: the answer never came
+	err := <-answer
+	require.ErrorIs(t, err, paygate.ErrOutcomeUnknown)
+	got := book.apply(orderID, paygate.ObserveCharge(nil, err))
+	assert.Equal(t, paygate.OrderPaid, got.Status, "the late unknown answer leaves the order paid")
+}
+
+func TestOrderState_StaleCompletedNeverReopensARefundedOrder(t *testing.T) {
+	t.Parallel()
+	book := newOrderBook()
+	// Without de-duplication (or after a restart: the memory store
+	// forgets), the redelivered callback reaches the shop's function.
+	sb := shopOnSandbox(t, book, paygate.WithDedupStore(nil))
+	const orderID = "ord-refunded"
+	book.orders[orderID] = paygate.NewOrderState(dec("25.00"))
+
+	pay := sb.charge(t, paygatetest.CardApproved, "25.00", orderID)
+	book.apply(orderID, paygate.ObserveCharge(pay, nil))
+	completed := waitDelivered(t, sb, orderID, pay.ID, paygate.CallbackCompleted, 1)
+	for _, amount := range []string{"10.00", "15.00"} {
+		refund, err := sb.reverse(t, pay.ID, amount)
+		require.NoError(t, err)
+		waitDelivered(t, sb, orderID, refund.ID, paygate.CallbackRefundCompleted, 1)
+		if amount == "10.00" {
+			require.Equal(t, paygate.OrderPartiallyRefunded, book.get(orderID).Status)
+		}
+	}
+	require.Equal(t, paygate.OrderRefunded, book.get(orderID).Status, "the refunds add up to the whole payment")
+
+	require.NoError(t, sb.srv.Redeliver(completed.Seq))
+	again := waitDelivered(t, sb, orderID, pay.ID, paygate.CallbackCompleted, 2)
+	assert.Equal(t, 200, again.LastStatus, "old news is acknowledged")
+	book.mu.Lock()
+	assert.Equal(t, 2, book.seen[paygate.CallbackCompleted], "the stale completed reached the shop")
+	book.mu.Unlock()
+	got := book.get(orderID)
+	assert.Equal(t, paygate.OrderRefunded, got.Status, "a stale completed never reopens a refunded order")
+	assert.Equal(t, "25", got.Refunded.String())
+}
