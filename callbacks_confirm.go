@@ -28,21 +28,26 @@ func (c *CallbackConfirmation) Confirmed() bool { return len(c.Mismatched) == 0 
 // nil.
 func (c *CallbackConfirmation) Mismatches() []string { return slices.Clone(c.Mismatched) }
 
-// ConfirmCallback looks the callback's transaction up and compares every
-// field the gateway's record can confirm:
+// ConfirmCallback looks the callback's transaction (its id) up and
+// compares every field the gateway's record can confirm:
 //
 //   - id: the record is the callback's transaction;
-//   - reference_id: the record's reference transaction (extended form);
-//   - type: the callback type is "transaction" (or absent, basic form), and
-//     the record's transaction type is one the status is about: a
-//     refund_completed callback is about a refund, a payout_* one about a
-//     payout, a completed one about a payment (see
-//     [CallbackStatus.TransactionTypes]);
-//   - status: the record's current status, with the effects of later
-//     transactions, is what the callback status reports (see
-//     [CallbackStatus.TransactionStatuses]): a completed callback of a
-//     payment refunded since, or a processing one of a payment completed
-//     since, does not confirm;
+//   - type and status: the callback type is "transaction" (or absent,
+//     basic form), and the record has one of the shapes the callback
+//     status may be about (see [CallbackStatus.Shapes]): a transaction of
+//     one of the shape's types that reads one of its statuses now, with
+//     the effects of later transactions. A completed callback of a payment
+//     refunded since, or a processing one of a payment completed since,
+//     does not confirm: it is no longer the truth;
+//   - reference_id (extended form): the record's parent, whatever the
+//     shape, since a callback's reference_id is always the parent of the
+//     transaction its id names. A refund, chargeback, retrieval or penalty
+//     ([CallbackShape.Child]) has one, so the callback must name it; a
+//     chargeback_completed sent for the payment itself (reading
+//     charged_back) carries the payment's own parent, empty unless the
+//     payment follows another (a recurring charge names the charge that
+//     started it). In the basic form the record has no reference id: only
+//     a child's must be present;
 //   - price, and amount when sent (even empty): equal to the record's
 //     price as numbers (the callback sends four decimals, the record two;
 //     the gateway fills amount with the price);
@@ -72,13 +77,13 @@ func (c *Client) ConfirmCallback(ctx context.Context, cb *Callback, opts ...Call
 		conf = compareCallback(cb, &Transaction{
 			ID: st.ID, OrderID: st.OrderID, Price: st.Price, Fee: st.Fee, Currency: st.Currency, Type: st.Type,
 			Status: st.Status, OriginalStatus: st.OriginalStatus, CreatedAt: st.CreatedAt, UpdatedAt: st.UpdatedAt,
-		}, false)
+		}, FormBasic)
 	} else {
 		tx, err := c.Transactions.Get(ctx, cb.ID, opts...)
 		if err != nil {
 			return nil, err
 		}
-		conf = compareCallback(cb, tx, true)
+		conf = compareCallback(cb, tx, FormExtended)
 	}
 	if !conf.Confirmed() {
 		return conf, &CallbackMismatchError{ID: cb.ID, Status: cb.Status, Fields: conf.Mismatches()}
@@ -86,90 +91,144 @@ func (c *Client) ConfirmCallback(ctx context.Context, cb *Callback, opts ...Call
 	return conf, nil
 }
 
-// TransactionStatuses returns the current transaction statuses (with the
-// effects of later transactions) that confirm a callback with status s, or
-// nil for a status the spec does not list:
+// CallbackShape is one kind of gateway record a callback status may be
+// about: the transaction the callback's id names has one of Types and
+// reads one of Statuses now.
+type CallbackShape struct {
+	// Types are the record's possible transaction types (the basic form
+	// calls a payment a deposit).
+	Types []TransactionType
+	// Statuses are the record's current statuses, with the effects of
+	// later transactions, that confirm the callback.
+	Statuses []Status
+	// Child is set when the record is the transaction the event made (a
+	// refund, a chargeback, a retrieval, a penalty): the callback's
+	// reference_id must name its parent, the transaction acted on.
+	Child bool
+	// BasicOnly is set for a shape only the basic form sends.
+	BasicOnly bool
+}
+
+// Shapes returns the records that confirm a callback with status s, in
+// either form unless BasicOnly, or nil for a status the spec does not
+// list, which never confirms:
 //
-//	completed, penalty_completed  completed
-//	waiting_approval              waiting_approval
-//	processing                    processing
-//	failed                        failed
-//	verified                      verified
-//	reversed                      reversed, refunded (basic form: the payment itself)
-//	refund_completed              completed (the refund transaction itself)
-//	chargeback_completed          charged_back
-//	retrieval_completed           retrieved
-//	payout_completed              completed
-//	payout_failed                 failed
-//	payout_cancelled              cancelled
-//	payout_abandoned              abandoned
-func (s CallbackStatus) TransactionStatuses() []Status {
-	return slices.Clone(callbackTransactionStatuses[s])
-}
-
-// TransactionTypes returns the transaction types a callback with status s
-// can be about, or nil for a status that does not tell.
-func (s CallbackStatus) TransactionTypes() []TransactionType {
-	return slices.Clone(callbackTransactionTypes[s])
-}
-
-var callbackTransactionStatuses = map[CallbackStatus][]Status{
-	CallbackCompleted:           {StatusCompleted},
-	CallbackWaitingApproval:     {StatusWaitingApproval},
-	CallbackProcessing:          {StatusProcessing},
-	CallbackFailed:              {StatusFailed},
-	CallbackVerified:            {StatusVerified},
-	CallbackReversed:            {StatusReversed, StatusRefunded},
-	CallbackRefundCompleted:     {StatusCompleted},
-	CallbackChargebackCompleted: {StatusChargedBack},
-	CallbackRetrievalCompleted:  {StatusRetrieved},
-	CallbackPenaltyCompleted:    {StatusCompleted},
-	CallbackPayoutCompleted:     {StatusCompleted},
-	CallbackPayoutFailed:        {StatusFailed},
-	CallbackPayoutCancelled:     {StatusCancelled},
-	CallbackPayoutAbandoned:     {StatusAbandoned},
+//	completed            payment: completed
+//	waiting_approval     payment: waiting_approval; payout held for approval: waiting_approval
+//	processing           payment or verification: processing; payout: processing
+//	failed               payment or verification: failed
+//	verified             verification or payment: verified
+//	reversed             payment: reversed or refunded
+//	refund_completed     the refund (child): completed; basic form: the payment: refunded
+//	chargeback_completed the chargeback (child): completed; the payment: charged_back
+//	retrieval_completed  the retrieval (child): completed; the payment: retrieved
+//	penalty_completed    the penalty (child): completed
+//	payout_completed     payout: completed
+//	payout_failed        payout: failed
+//	payout_cancelled     payout: cancelled
+//	payout_abandoned     payout: abandoned
+//
+// The gateway (and the sandbox) sends the first shape of each status; the
+// others are how a gateway may report the same change on the transaction
+// acted on, and confirm too.
+func (s CallbackStatus) Shapes() []CallbackShape {
+	out := slices.Clone(callbackShapes[s])
+	for i := range out {
+		out[i].Types, out[i].Statuses = slices.Clone(out[i].Types), slices.Clone(out[i].Statuses)
+	}
+	return out
 }
 
 // charges are the types of a transaction that takes funds from a payer
 // (deposit is the basic form's name for a payment).
 var charges = []TransactionType{TypePayment, TypeDeposit}
 
-var callbackTransactionTypes = map[CallbackStatus][]TransactionType{
-	CallbackCompleted:           charges,
-	CallbackWaitingApproval:     charges,
-	CallbackFailed:              {TypePayment, TypeDeposit, TypeVerification},
-	CallbackVerified:            {TypeVerification, TypePayment, TypeDeposit},
-	CallbackReversed:            charges,
-	CallbackRefundCompleted:     {TypeRefund},
-	CallbackChargebackCompleted: {TypePayment, TypeDeposit, TypeChargeback},
-	CallbackRetrievalCompleted:  {TypePayment, TypeDeposit, TypeRetrieval},
-	CallbackPenaltyCompleted:    {TypePenalty},
-	CallbackPayoutCompleted:     {TypePayout},
-	CallbackPayoutFailed:        {TypePayout},
-	CallbackPayoutCancelled:     {TypePayout},
-	CallbackPayoutAbandoned:     {TypePayout},
+// cardCharges adds the verification, which card/process makes with
+// verify_card and which goes through the same statuses.
+var cardCharges = []TransactionType{TypePayment, TypeDeposit, TypeVerification}
+
+// payout is the type of every payout_* callback.
+var payout = []TransactionType{TypePayout}
+
+// callbackShapes is the one table of what confirms each callback status;
+// within a status the shapes' types never overlap, so the record's type
+// picks the shape.
+var callbackShapes = map[CallbackStatus][]CallbackShape{
+	CallbackCompleted: {{Types: charges, Statuses: []Status{StatusCompleted}}},
+	CallbackWaitingApproval: {
+		{Types: charges, Statuses: []Status{StatusWaitingApproval}},
+		{Types: payout, Statuses: []Status{StatusWaitingApproval}},
+	},
+	// A payout is processing first too, and says so with this status
+	// (the spec gives processing as a payout's first status).
+	CallbackProcessing: {
+		{Types: cardCharges, Statuses: []Status{StatusProcessing}},
+		{Types: payout, Statuses: []Status{StatusProcessing}},
+	},
+	CallbackFailed:   {{Types: cardCharges, Statuses: []Status{StatusFailed}}},
+	CallbackVerified: {{Types: cardCharges, Statuses: []Status{StatusVerified}}},
+	CallbackReversed: {{Types: charges, Statuses: []Status{StatusReversed, StatusRefunded}}},
+	CallbackRefundCompleted: {
+		{Types: []TransactionType{TypeRefund}, Statuses: []Status{StatusCompleted}, Child: true},
+		{Types: charges, Statuses: []Status{StatusRefunded}, BasicOnly: true},
+	},
+	CallbackChargebackCompleted: {
+		{Types: []TransactionType{TypeChargeback}, Statuses: []Status{StatusCompleted}, Child: true},
+		{Types: charges, Statuses: []Status{StatusChargedBack}},
+	},
+	CallbackRetrievalCompleted: {
+		{Types: []TransactionType{TypeRetrieval}, Statuses: []Status{StatusCompleted}, Child: true},
+		{Types: charges, Statuses: []Status{StatusRetrieved}},
+	},
+	CallbackPenaltyCompleted: {{Types: []TransactionType{TypePenalty}, Statuses: []Status{StatusCompleted}, Child: true}},
+	CallbackPayoutCompleted:  {{Types: payout, Statuses: []Status{StatusCompleted}}},
+	CallbackPayoutFailed:     {{Types: payout, Statuses: []Status{StatusFailed}}},
+	CallbackPayoutCancelled:  {{Types: payout, Statuses: []Status{StatusCancelled}}},
+	CallbackPayoutAbandoned:  {{Types: payout, Statuses: []Status{StatusAbandoned}}},
 }
 
-// compareCallback compares cb with the record tx; full tells whether the
-// record carries the reference id and the user.
-func compareCallback(cb *Callback, tx *Transaction, full bool) *CallbackConfirmation {
+// sentIn reports whether the gateway sends the shape in form.
+func (sh CallbackShape) sentIn(form Form) bool { return !sh.BasicOnly || form == FormBasic }
+
+// shapeFor returns the shape of status s whose types include typ in form,
+// and whether s has shapes in form at all.
+func shapeFor(s CallbackStatus, typ TransactionType, form Form) (shape *CallbackShape, listed bool) {
+	for i, sh := range callbackShapes[s] {
+		if !sh.sentIn(form) {
+			continue
+		}
+		listed = true
+		if slices.Contains(sh.Types, typ) {
+			return &callbackShapes[s][i], true
+		}
+	}
+	return nil, listed
+}
+
+// compareCallback compares cb with the record tx, read in form: the
+// extended form's record carries the reference id and the user.
+func compareCallback(cb *Callback, tx *Transaction, form Form) *CallbackConfirmation {
 	conf := &CallbackConfirmation{Transaction: tx}
 	check := func(field string, ok bool) {
 		if !ok {
 			conf.Mismatched = append(conf.Mismatched, field)
 		}
 	}
+	full := form != FormBasic
 	sameTx := tx.ID == cb.ID
+	shape, listed := shapeFor(cb.Status, tx.Type, form)
 	check("id", sameTx)
+	child := shape != nil && shape.Child
 	if full {
-		check("reference_id", sameTx && tx.ReferenceID == cb.ReferenceID)
+		check("reference_id", sameTx && tx.ReferenceID == cb.ReferenceID && (!child || cb.ReferenceID != 0))
+	} else if child {
+		check("reference_id", cb.ReferenceID != 0)
 	}
-	types := callbackTransactionTypes[cb.Status]
 	// Presence, not emptiness: a swap with an empty field (reason) leaves
 	// type and amount present but empty, which the record cannot confirm.
-	check("type", sameTx && (!cb.raw.Has("type") || cb.Type == CallbackTypeTransaction) &&
-		(types == nil || slices.Contains(types, tx.Type)))
-	check("status", sameTx && slices.Contains(callbackTransactionStatuses[cb.Status], tx.Status))
+	// A status no shape lists is reported on status alone.
+	check("type", sameTx && (!cb.raw.Has("type") || cb.Type == CallbackTypeTransaction) && (shape != nil || !listed))
+	check("status", sameTx && statusConfirms(cb.Status, shape, tx.Status, form))
 	check("price", sameTx && tx.Price.Equal(cb.Price))
 	if cb.raw.Has("amount") {
 		check("amount", sameTx && tx.Price.Equal(cb.Amount))
@@ -186,4 +245,19 @@ func compareCallback(cb *Callback, tx *Transaction, full bool) *CallbackConfirma
 		conf.Unconfirmed = []string{"reference_id", "user"}
 	}
 	return conf
+}
+
+// statusConfirms reports whether the record's status is one shape lists
+// or, when the record's type fits no shape (reported on type), one any
+// shape of s in form lists.
+func statusConfirms(s CallbackStatus, shape *CallbackShape, status Status, form Form) bool {
+	if shape != nil {
+		return slices.Contains(shape.Statuses, status)
+	}
+	for _, sh := range callbackShapes[s] {
+		if sh.sentIn(form) && slices.Contains(sh.Statuses, status) {
+			return true
+		}
+	}
+	return false
 }

@@ -10,6 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
+// parentShape makes a refund, chargeback or retrieval callback about the
+// transaction acted on: its id is the payment, and its reference_id the
+// payment's own parent (none).
+var parentShape = url.Values{"id": {"9007199254740993"}, "reference_id": {""}}
+
 func TestConfirmCallback_ComparesWithTheGatewaysRecord(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -39,6 +44,42 @@ func TestConfirmCallback_ComparesWithTheGatewaysRecord(t *testing.T) {
 		{"type emptied by a swap with reason", FormExtended, CallbackCompleted, url.Values{"type": {""}, "reason": {"transaction"}}, "transaction_completed.json", []string{"type"}},
 		{"currency differs", FormExtended, CallbackCompleted, url.Values{"currency": {"USD"}}, "transaction_completed.json", []string{"currency"}},
 		{"order id differs", FormExtended, CallbackCompleted, url.Values{"order_id": {"order-2002"}}, "transaction_completed.json", []string{"order_id"}},
+
+		// Every shape of DESIGN's table, in both forms where the form has it.
+		{"chargeback_completed for the chargeback", FormExtended, CallbackChargebackCompleted, nil, "transaction_chargeback.json", nil},
+		{"basic chargeback_completed for the chargeback", FormBasic, CallbackChargebackCompleted, nil, "transaction_status_chargeback.json", nil},
+		{"chargeback_completed for the charged back payment", FormExtended, CallbackChargebackCompleted, parentShape, "transaction_charged_back.json", nil},
+		{"basic chargeback_completed for the charged back payment", FormBasic, CallbackChargebackCompleted, parentShape, "transaction_status_charged_back.json", nil},
+		{"retrieval_completed for the retrieval", FormExtended, CallbackRetrievalCompleted, nil, "transaction_retrieval.json", nil},
+		{"basic retrieval_completed for the retrieval", FormBasic, CallbackRetrievalCompleted, nil, "transaction_status_retrieval.json", nil},
+		{"retrieval_completed for the retrieved payment", FormExtended, CallbackRetrievalCompleted, parentShape, "transaction_retrieved.json", nil},
+		{"basic retrieval_completed for the retrieved payment", FormBasic, CallbackRetrievalCompleted, parentShape, "transaction_status_retrieved.json", nil},
+		{"penalty_completed for the penalty", FormExtended, CallbackPenaltyCompleted, nil, "transaction_penalty.json", nil},
+		{"basic penalty_completed for the penalty", FormBasic, CallbackPenaltyCompleted, nil, "transaction_status_penalty.json", nil},
+		{"basic refund_completed for the refund", FormBasic, CallbackRefundCompleted, nil, "transaction_status_refund.json", nil},
+		{"basic refund_completed for the refunded payment", FormBasic, CallbackRefundCompleted, parentShape, "transaction_status_refunded_deposit.json", nil},
+		{"waiting_approval for a payout held for approval", FormExtended, CallbackWaitingApproval, nil, "transaction_payout_waiting_approval.json", nil},
+		{"processing for a payout", FormExtended, CallbackProcessing, nil, "transaction_payout_processing.json", nil},
+		{"processing for a verification", FormExtended, CallbackProcessing, nil, "transaction_verification_processing.json", nil},
+
+		// Shapes the table does not list never confirm.
+		{"chargeback_completed whose id is a refund", FormExtended, CallbackChargebackCompleted, nil, "transaction_refund.json", []string{"type"}},
+		{"basic chargeback_completed whose id is a refund", FormBasic, CallbackChargebackCompleted, nil, "transaction_status_refund.json", []string{"type"}},
+		{"chargeback_completed with id and reference_id swapped", FormExtended, CallbackChargebackCompleted,
+			url.Values{"id": {"9007199254740993"}, "reference_id": {"9007199254740994"}}, "transaction_charged_back.json", []string{"reference_id"}},
+		{"chargeback_completed for a payment not charged back", FormExtended, CallbackChargebackCompleted, parentShape, "transaction_completed.json", []string{"status"}},
+		{"chargeback_completed for the chargeback without its parent", FormExtended, CallbackChargebackCompleted,
+			url.Values{"reference_id": {""}}, "transaction_chargeback.json", []string{"reference_id"}},
+		{"basic chargeback_completed for the chargeback without its parent", FormBasic, CallbackChargebackCompleted,
+			url.Values{"reference_id": {""}}, "transaction_status_chargeback.json", []string{"reference_id"}},
+		{"retrieval_completed whose id is the chargeback", FormExtended, CallbackRetrievalCompleted, nil, "transaction_chargeback.json", []string{"type"}},
+		{"retrieval_completed for a payment still charged back", FormExtended, CallbackRetrievalCompleted, parentShape, "transaction_charged_back.json", []string{"status"}},
+		{"penalty_completed whose id is the chargeback it fines", FormExtended, CallbackPenaltyCompleted, nil, "transaction_chargeback.json", []string{"type"}},
+		{"penalty_completed for the payment", FormExtended, CallbackPenaltyCompleted, parentShape, "transaction_charged_back.json", []string{"type", "status"}},
+		{"refund_completed for the refunded payment in the extended form", FormExtended, CallbackRefundCompleted, parentShape, "transaction_refunded.json", []string{"type", "status"}},
+		{"payout_completed whose id is a payment", FormExtended, CallbackPayoutCompleted, nil, "transaction_completed.json", []string{"type"}},
+		{"waiting_approval for a refund", FormExtended, CallbackWaitingApproval, url.Values{"id": {"9007199254740994"}, "reference_id": {"9007199254740993"}},
+			"transaction_refund.json", []string{"type", "status"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -110,20 +151,37 @@ func TestConfirmCallback_WithoutIDIsAValidationErrorAndSendsNothing(t *testing.T
 	assert.Zero(t, mock.GetTotalCallCount())
 }
 
-func TestCallbackStatus_TransactionStatusesCoverEveryCallbackStatus(t *testing.T) {
+func TestCallbackStatus_ShapesCoverEveryCallbackStatus(t *testing.T) {
 	t.Parallel()
-	for s := range callbackTransactionStatuses {
+	assert.Len(t, callbackShapes, 14)
+	for s, shapes := range callbackShapes {
 		assert.True(t, s.Known())
-		for _, ts := range s.TransactionStatuses() {
-			assert.True(t, ts.Known(), "%s maps to %s", s, ts)
-		}
-		if s != CallbackProcessing {
-			assert.NotEmpty(t, s.TransactionTypes(), "%s names the transaction types it is about", s)
+		require.NotEmpty(t, shapes, s)
+		seen := map[TransactionType]bool{}
+		for _, sh := range shapes {
+			require.NotEmpty(t, sh.Types, "%s names the transaction types it is about", s)
+			require.NotEmpty(t, sh.Statuses, s)
+			for _, ts := range sh.Statuses {
+				assert.True(t, ts.Known(), "%s maps to %s", s, ts)
+			}
+			for _, typ := range sh.Types {
+				assert.False(t, seen[typ], "%s: the record's type %s picks one shape", s, typ)
+				seen[typ] = true
+			}
 		}
 	}
-	assert.Len(t, callbackTransactionStatuses, 14)
-	assert.Len(t, callbackTransactionTypes, 13, "processing is about any type")
-	assert.Equal(t, []Status{StatusCompleted}, CallbackRefundCompleted.TransactionStatuses())
-	assert.Equal(t, []TransactionType{TypeRefund}, CallbackRefundCompleted.TransactionTypes())
-	assert.Nil(t, CallbackStatus("on_hold").TransactionStatuses())
+	assert.Equal(t, []CallbackShape{
+		{Types: []TransactionType{TypeChargeback}, Statuses: []Status{StatusCompleted}, Child: true},
+		{Types: []TransactionType{TypePayment, TypeDeposit}, Statuses: []Status{StatusChargedBack}},
+	}, CallbackChargebackCompleted.Shapes())
+	assert.Nil(t, CallbackStatus("on_hold").Shapes())
+}
+
+func TestCallbackStatus_ShapesIsACopy(t *testing.T) {
+	t.Parallel()
+	shapes := CallbackRefundCompleted.Shapes()
+	shapes[0].Types[0], shapes[0].Statuses[0], shapes[0].Child = TypePayment, StatusFailed, false
+	assert.Equal(t, []TransactionType{TypeRefund}, CallbackRefundCompleted.Shapes()[0].Types)
+	assert.Equal(t, []Status{StatusCompleted}, CallbackRefundCompleted.Shapes()[0].Statuses)
+	assert.True(t, CallbackRefundCompleted.Shapes()[0].Child)
 }
