@@ -167,3 +167,26 @@ func TestOrderState_StaleCompletedNeverReopensARefundedOrder(t *testing.T) {
 	assert.Equal(t, paygate.OrderRefunded, got.Status, "a stale completed never reopens a refunded order")
 	assert.Equal(t, "25", got.Refunded.String())
 }
+
+func TestOrderState_DisputeWonStaysWonWhenTheChargebackIsDeliveredAgain(t *testing.T) {
+	t.Parallel()
+	book := newOrderBook()
+	sb := shopOnSandbox(t, book, paygate.WithDedupStore(nil))
+	const orderID = "ord-disputed"
+	book.orders[orderID] = paygate.NewOrderState(dec("25.00"))
+
+	pay := sb.charge(t, paygatetest.CardApproved, "25.00", orderID)
+	waitDelivered(t, sb, orderID, pay.ID, paygate.CallbackCompleted, 1)
+	chargeback, err := sb.srv.Chargeback(pay.ID)
+	require.NoError(t, err)
+	disputed := waitDelivered(t, sb, orderID, chargeback, paygate.CallbackChargebackCompleted, 1)
+	require.Equal(t, paygate.OrderChargedBack, book.get(orderID).Status, "the confirmed chargeback callback")
+	retrieval, err := sb.srv.Retrieve(chargeback)
+	require.NoError(t, err)
+	waitDelivered(t, sb, orderID, retrieval, paygate.CallbackRetrievalCompleted, 1)
+	require.Equal(t, paygate.OrderRetrieved, book.get(orderID).Status, "the confirmed retrieval callback")
+
+	require.NoError(t, sb.srv.Redeliver(disputed.Seq))
+	waitDelivered(t, sb, orderID, chargeback, paygate.CallbackChargebackCompleted, 2)
+	assert.Equal(t, paygate.OrderRetrieved, book.get(orderID).Status, "a won dispute stays won")
+}
