@@ -35,7 +35,7 @@ func TestCheckout_ApprovedCardCompletesWithout3DSecure(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, chromium.SaveScreenshot("checkout.png", png)) // -update-screenshots rewrites it
 
-	do(t, ctx, chromedp.Click(chromedp.ID("pay-card")), waitStatus(paygate.StatusCompleted))
+	do(t, ctx, chromedp.Click(chromedp.ID("pay-card")), waitStatus(paygate.OrderPaid))
 	assert.Equal(t, "Payment completed", text(t, ctx, "#order-status"))
 	assert.Contains(t, text(t, ctx, "#events"), "charge completed")
 	assert.Equal(t, s.URL+"/orders/"+orderID, location(t, ctx))
@@ -48,7 +48,7 @@ func TestCheckout_3DSecureWithRightPasswordCompletes(t *testing.T) {
 	t.Parallel()
 	s, ctx, orderID := startCheckout(t)
 
-	payWith3DSecure(t, ctx, s, paygatetest.ACSPassword, paygate.StatusCompleted)
+	payWith3DSecure(t, ctx, s, paygatetest.ACSPassword, paygate.OrderPaid)
 	assert.Equal(t, "Payment completed", text(t, ctx, "#order-status"))
 	assert.Contains(t, text(t, ctx, "#events"), "charge authenticating")
 	assert.Contains(t, text(t, ctx, "#events"), "3-D Secure completed")
@@ -61,7 +61,7 @@ func TestCheckout_3DSecureWithWrongPasswordShowsFailure(t *testing.T) {
 	t.Parallel()
 	s, ctx, orderID := startCheckout(t)
 
-	payWith3DSecure(t, ctx, s, "0000", paygate.StatusFailed)
+	payWith3DSecure(t, ctx, s, "0000", paygate.OrderFailed)
 	assert.Equal(t, "Payment failed", text(t, ctx, "#order-status"))
 	assert.Contains(t, text(t, ctx, "#order-message"), "could not verify this payment (3-D Secure failed)")
 	assert.Contains(t, text(t, ctx, "#retry"), "Try again")
@@ -73,7 +73,7 @@ func TestCheckout_DeclinedCardShowsDecline(t *testing.T) {
 	t.Parallel()
 	s, ctx, orderID := startCheckout(t)
 
-	do(t, ctx, fillCard(paygatetest.CardDeclined), chromedp.Click(chromedp.ID("pay-card")), waitStatus(paygate.StatusFailed))
+	do(t, ctx, fillCard(paygatetest.CardDeclined), chromedp.Click(chromedp.ID("pay-card")), waitStatus(paygate.OrderFailed))
 	assert.Equal(t, "Payment failed", text(t, ctx, "#order-status"))
 	assert.Contains(t, text(t, ctx, "#order-message"), "Your card was declined")
 
@@ -110,7 +110,7 @@ func TestCheckout_PayPalApproved(t *testing.T) {
 	assert.Equal(t, s.URL+"/orders/"+orderID+"/paypal/success", location(t, ctx))
 	assert.Equal(t, "Payment completed", text(t, ctx, "#order-status"))
 
-	do(t, ctx, chromedp.Click(chromedp.ID("order-link")), waitStatus(paygate.StatusCompleted))
+	do(t, ctx, chromedp.Click(chromedp.ID("order-link")), waitStatus(paygate.OrderPaid))
 	requireGateway(t, s, orderID, paygate.StatusCompleted, "")
 	requireCallback(t, s, orderID, paygate.CallbackCompleted)
 }
@@ -132,11 +132,11 @@ func TestCheckout_OrderPageReachesCompletedThroughCallback(t *testing.T) {
 	t.Parallel()
 	s, ctx, orderID := startCheckout(t)
 
-	do(t, ctx, fillCard(paygatetest.CardProcessing), chromedp.Click(chromedp.ID("pay-card")), waitStatus(paygate.StatusProcessing))
+	do(t, ctx, fillCard(paygatetest.CardProcessing), chromedp.Click(chromedp.ID("pay-card")), waitStatus(paygate.OrderProcessing))
 	assert.Equal(t, "Processing", text(t, ctx, "#order-status"))
 
 	// Nothing but the callback moves the order on: the page only reloads.
-	do(t, ctx, waitStatus(paygate.StatusCompleted))
+	do(t, ctx, waitStatus(paygate.OrderPaid))
 	assert.Equal(t, "Payment completed", text(t, ctx, "#order-status"))
 	assert.Contains(t, text(t, ctx, "#events"), "callback completed")
 
@@ -203,7 +203,7 @@ func answerPayPal(button, outcome string) chromedp.Action[chromedp.Void] {
 
 // payWith3DSecure pays with the 3-D Secure card, answers the ACS page with
 // password and waits until the order page shows want.
-func payWith3DSecure(t *testing.T, ctx context.Context, s *shop, password string, want paygate.Status) {
+func payWith3DSecure(t *testing.T, ctx context.Context, s *shop, password string, want paygate.OrderStatus) {
 	t.Helper()
 	do(t, ctx, fillCard(paygatetest.Card3DSecure), chromedp.Click(chromedp.ID("pay-card")))
 	passACS(t, ctx, s, password)
@@ -220,7 +220,7 @@ func passACS(t *testing.T, ctx context.Context, s *shop, password string) {
 }
 
 // waitStatus waits until the page shows the order in status.
-func waitStatus(status paygate.Status) chromedp.Action[chromedp.Void] {
+func waitStatus(status paygate.OrderStatus) chromedp.Action[chromedp.Void] {
 	return chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf("#order-status[data-status=%q]", status)))
 }
 
