@@ -95,15 +95,15 @@ type shop struct {
 
 // startShop starts the app on a loopback port, with a sandbox whose
 // callbacks go to the app's /callback, and records every request the app
-// receives.
-func startShop(t *testing.T) *shop {
+// receives. The app's client takes clientOpts.
+func startShop(t *testing.T, clientOpts ...paygate.Option) *shop {
 	t.Helper()
 	ts := httptest.NewUnstartedServer(nil)
 	shopURL := "http://" + ts.Listener.Addr().String()
 	sandbox := paygatetest.NewServer(paygatetest.WithCallbackURL(shopURL+"/callback"), sandboxRetry)
 	logs := &cmdtest.Buffer{}
 	h, err := newApp(config{
-		Client:      sandbox.Client(),
+		Client:      sandbox.Client(clientOpts...),
 		CallbackKey: sandbox.PrivateKey,
 		GatewayURL:  sandbox.URL,
 		PublicURL:   shopURL,

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -143,6 +144,38 @@ func TestCheckout_OrderPageReachesCompletedThroughCallback(t *testing.T) {
 	requireGateway(t, s, orderID, paygate.StatusCompleted, paygatetest.CardProcessing)
 	d := requireCallback(t, s, orderID, paygate.CallbackCompleted)
 	assert.Equal(t, s.URL+"/callback", d.URL)
+}
+
+func TestCheckout_RefundAndChargebackAppearOnTheOrderPage(t *testing.T) {
+	t.Parallel()
+	s, ctx, orderID := startCheckout(t)
+	do(t, ctx, fillCard(paygatetest.CardApproved), chromedp.Click(chromedp.ID("pay-card")), waitStatus(paygate.OrderPaid))
+	payment := requireGatewayPayment(t, s, orderID)
+
+	// The merchant's back office refunds part of the order; the page, left
+	// open, shows it once the refund's callback arrives.
+	_, err := s.Client.Transactions.Reverse(ctx, &paygate.ReverseParams{ID: payment, Amount: decimal.RequireFromString("5.00")})
+	require.NoError(t, err)
+	do(t, ctx, waitStatus(paygate.OrderPartiallyRefunded))
+	assert.Equal(t, "Partially refunded", text(t, ctx, "#order-status"))
+	assert.Equal(t, "Refund 5.00 EUR", moneyLine(t, ctx, paygate.CallbackRefundCompleted))
+
+	// The payer's bank disputes the rest.
+	_, err = s.Sandbox.Chargeback(payment)
+	require.NoError(t, err)
+	do(t, ctx, waitStatus(paygate.OrderChargedBack))
+	assert.Equal(t, "Charged back", text(t, ctx, "#order-status"))
+	assert.Equal(t, "Chargeback 7.50 EUR", moneyLine(t, ctx, paygate.CallbackChargebackCompleted))
+	assert.Contains(t, text(t, ctx, "#order-message"), "chargeback")
+	assert.Contains(t, text(t, ctx, "#events"), "callback chargeback_completed")
+}
+
+// moneyLine is the order page's line for the refund or dispute of kind,
+// without its time.
+func moneyLine(t *testing.T, ctx context.Context, kind paygate.CallbackStatus) string {
+	t.Helper()
+	css := fmt.Sprintf("#money .money-%s", kind)
+	return text(t, ctx, css+" .money-label") + " " + text(t, ctx, css+" .money-amount")
 }
 
 // startCheckout starts a shop, opens a browser tab and takes the payer to
