@@ -47,37 +47,36 @@ func ExampleNewCallbackHandler() {
 	// 200 OK
 }
 
-// ExampleClient_ConfirmCallback confirms a callback against the gateway's
-// record of its transaction before fulfilling an order, because the
+// ExampleClient_ConfirmCallback confirms every callback against the
+// gateway's record of its transaction before acting on it, because the
 // callback's signature does not cover which field a value was sent in.
+// A genuine callback of any status confirms (see CallbackStatus.Shapes).
 func ExampleClient_ConfirmCallback() {
 	srv := paygatetest.NewServer()
 	defer srv.Close()
 	client := srv.Client()
-	fulfil := func(ctx context.Context, cb *paygate.Callback) error {
-		if cb.Status != paygate.CallbackCompleted {
-			return nil
-		}
+	handle := func(ctx context.Context, cb *paygate.Callback) error {
 		_, err := client.ConfirmCallback(ctx, cb)
 		var mismatch *paygate.CallbackMismatchError
 		switch {
-		case errors.As(err, &mismatch) && cb.Stale:
-			// Overtaken by a later status already processed: acknowledge,
-			// never act.
+		case (err == nil || errors.As(err, &mismatch)) && cb.Stale:
+			// A later status of its transaction was processed already:
+			// acknowledge, never act.
 			return nil
 		case errors.As(err, &mismatch):
-			// Moved between fields, replayed, or read while the payment
-			// is still changing: never act, and do not let it count as
-			// processed, so that a genuine delivery with the same values
-			// is still processed (the handler answers 500).
+			// Moved between fields, replayed, or read while the
+			// transaction is still changing: never act, and do not let it
+			// count as processed, so that a genuine delivery with the same
+			// values is still processed (the handler answers 500).
 			return fmt.Errorf("callback for transaction %s disagrees on %v: %w", cb.ID, mismatch.Fields, err)
 		case err != nil:
 			return err // answered 500: the gateway delivers again
 		}
-		// Fulfil cb.OrderID.
+		// Act on cb.Status: fulfil cb.OrderID on completed, record a
+		// refund, a chargeback, a payout's outcome.
 		return nil
 	}
-	handler, err := paygate.NewCallbackHandler([]string{"sk_live_private"}, fulfil)
+	handler, err := paygate.NewCallbackHandler([]string{"sk_live_private"}, handle)
 	if err != nil {
 		log.Fatal(err)
 	}

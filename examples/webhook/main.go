@@ -1,27 +1,42 @@
 // Command webhook is a runnable receiver of the gateway's callbacks, to
 // copy into a merchant's service.
 //
-//	PAYGATE_SECRET=sk_... go run ./examples/webhook -addr 127.0.0.1:9090
+//	PAYGATE_BASE_URL=https://... PAYGATE_PROJECT=pk_... PAYGATE_SECRET=sk_... \
+//	    go run ./examples/webhook -addr 127.0.0.1:9090 [-form extended|basic]
 //
 // It answers every path of -addr (set the project's callback URL to any
 // path on it). For each callback it answers 200 with body OK once the
 // callback is processed, 403 to a missing or wrong signature, 400 to a
 // correctly signed callback it cannot read (no id, an id that is not a
 // number, a field sent twice), 405 to anything but POST and 413 to a body
-// over 64 KiB. Processing prints one line to standard output:
+// over 64 KiB.
+//
+// The signature covers the values of a callback, not their field names, so
+// a verified callback is confirmed against the gateway's own record of its
+// transaction (Client.ConfirmCallback) before it is processed, as the
+// README's handler does. A callback that disagrees with the record (values
+// moved between fields, a replay, a transaction still changing) or that
+// cannot be confirmed (the gateway unreachable) is answered 500, so that
+// the gateway delivers it again, and is not processed; one that disagrees
+// because a later status of its transaction was processed already (stale)
+// is acknowledged with 200 and not processed either. Processing prints one
+// line to standard output:
 //
 //	callback id=<id> status=<status>
 //
-// A repeated delivery of the same callback (the same transaction id and
-// status) is acknowledged again but processed, and printed, once. The line
-// "listening on http://ADDR" and any diagnostics go to standard error.
+// A repeated delivery of the same callback is acknowledged again but
+// processed, and printed, once. The line "listening on http://ADDR", stale
+// and refused callbacks and other diagnostics go to standard error.
 //
-// PAYGATE_SECRET, the project's private key, is required: it is what
-// authenticates a callback. PAYGATE_PROJECT may be set as for the other
-// examples but is not compared with the callback's project field, which the
-// gateway documents as its numeric project id rather than the public key;
-// the private key is per project, so a callback it verifies is the
-// project's.
+// PAYGATE_SECRET, the project's private key, authenticates a callback.
+// PAYGATE_BASE_URL and PAYGATE_PROJECT (the public key) are where and as
+// whom a callback is confirmed; -form is the project's form of the
+// interface. The three are required. PAYGATE_PROJECT is not compared with
+// the callback's project field, which the gateway documents as its numeric
+// project id rather than the public key; the private key is per project, so
+// a callback it verifies is the project's. PAYGATE_INSECURE_HTTP=1 allows a
+// plain http:// base URL on a private test network (a sandbox in another
+// container), as for the other examples.
 package main
 
 import (
@@ -34,7 +49,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"sync"
+	"strings"
 	"syscall"
 	"time"
 
@@ -58,14 +73,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fs := flag.NewFlagSet("webhook", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:9090", "address to listen on")
+	formName := fs.String("form", "extended", "the project's form of the interface: extended or basic")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	secret := getenv("PAYGATE_SECRET")
-	if secret == "" {
-		return errors.New("PAYGATE_SECRET is not set: it must hold the project's private key, which signs the callbacks")
+	client, err := gatewayClient(getenv, *formName)
+	if err != nil {
+		return err
 	}
-	handler, err := newHandler(secret, stdout)
+	handler, err := newHandler(getenv("PAYGATE_SECRET"), client, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -89,16 +105,36 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return srv.Shutdown(shutdown)
 }
 
-// newHandler returns the callback handler: it verifies each callback with
-// secret and prints one line per processed callback to out. This is where
-// a merchant fulfils the order instead; an error returned here is answered
-// 500 and the gateway delivers the callback again.
-func newHandler(secret string, out io.Writer) (http.Handler, error) {
-	var mu sync.Mutex // keeps concurrent lines whole
-	return paygate.NewCallbackHandler([]string{secret}, func(_ context.Context, cb *paygate.Callback) error {
-		mu.Lock()
-		defer mu.Unlock()
-		_, err := fmt.Fprintf(out, "callback id=%s status=%s\n", cb.ID, cb.Status)
-		return err
-	})
+// gatewayClient is the client that confirms callbacks, from the
+// environment and the -form flag.
+func gatewayClient(getenv func(string) string, formName string) (*paygate.Client, error) {
+	var missing []string
+	for _, name := range []string{"PAYGATE_SECRET", "PAYGATE_PROJECT", "PAYGATE_BASE_URL"} {
+		if getenv(name) == "" {
+			missing = append(missing, name)
+		}
+	}
+	if missing != nil {
+		return nil, fmt.Errorf("%s not set: PAYGATE_SECRET must hold the project's private key, which signs the callbacks, "+
+			"and PAYGATE_BASE_URL and PAYGATE_PROJECT the gateway and public key that confirm them", strings.Join(missing, ", "))
+	}
+	var form paygate.Form
+	switch formName {
+	case "extended":
+		form = paygate.FormExtended
+	case "basic":
+		form = paygate.FormBasic
+	default:
+		return nil, fmt.Errorf("-form must be extended or basic, not %q", formName)
+	}
+	opts := []paygate.Option{
+		paygate.WithBaseURL(getenv("PAYGATE_BASE_URL")), paygate.WithForm(form), paygate.WithAppInfo("webhook", paygate.Version),
+		// A confirmation must end before the gateway gives up on the
+		// answer: within the server's write timeout.
+		paygate.WithTimeout(20 * time.Second),
+	}
+	if getenv("PAYGATE_INSECURE_HTTP") == "1" {
+		opts = append(opts, paygate.WithInsecureHTTP())
+	}
+	return paygate.NewClient(getenv("PAYGATE_PROJECT"), getenv("PAYGATE_SECRET"), opts...)
 }
