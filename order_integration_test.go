@@ -13,10 +13,10 @@ import (
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
-// orderBook is a shop's orders table, kept by paygate.OrderState's rule:
+// shopOrders is a shop's orders table, kept by paygate.OrderState's rule:
 // each change reads the stored state, applies the observation and writes
 // it back with a compare-and-set, as a shop does in its database.
-type orderBook struct {
+type shopOrders struct {
 	mu     sync.Mutex
 	orders map[string]paygate.OrderState
 	// seen counts the callbacks the shop's function was called with, by
@@ -24,18 +24,18 @@ type orderBook struct {
 	seen map[paygate.CallbackStatus]int
 }
 
-func newOrderBook() *orderBook {
-	return &orderBook{orders: map[string]paygate.OrderState{}, seen: map[paygate.CallbackStatus]int{}}
+func newShopOrders() *shopOrders {
+	return &shopOrders{orders: map[string]paygate.OrderState{}, seen: map[paygate.CallbackStatus]int{}}
 }
 
-func (b *orderBook) get(id string) paygate.OrderState {
+func (b *shopOrders) get(id string) paygate.OrderState {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.orders[id]
 }
 
 // compareAndSet stores next for order id if it still holds old.
-func (b *orderBook) compareAndSet(id string, old, next paygate.OrderState) bool {
+func (b *shopOrders) compareAndSet(id string, old, next paygate.OrderState) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !b.orders[id].Equal(old) {
@@ -46,7 +46,7 @@ func (b *orderBook) compareAndSet(id string, old, next paygate.OrderState) bool 
 }
 
 // apply applies o to order id and returns the stored state.
-func (b *orderBook) apply(id string, o paygate.OrderObservation) paygate.OrderState {
+func (b *shopOrders) apply(id string, o paygate.OrderObservation) paygate.OrderState {
 	for {
 		old := b.get(id)
 		next := old.Apply(o)
@@ -61,7 +61,7 @@ func (b *orderBook) apply(id string, o paygate.OrderObservation) paygate.OrderSt
 // that does not confirm is acknowledged when the rule says it is old news
 // for the order (nothing would change); otherwise it is refused, so that
 // the gateway delivers it again.
-func (b *orderBook) handle(client *paygate.Client) paygate.CallbackFunc {
+func (b *shopOrders) handle(client *paygate.Client) paygate.CallbackFunc {
 	return func(ctx context.Context, cb *paygate.Callback) error {
 		b.mu.Lock()
 		b.seen[cb.Status]++
@@ -85,7 +85,7 @@ func (b *orderBook) handle(client *paygate.Client) paygate.CallbackFunc {
 
 // shopOnSandbox starts a sandbox whose callbacks go to a shop keeping its
 // orders in book, with the handler options given.
-func shopOnSandbox(t *testing.T, book *orderBook, opts ...paygate.CallbackHandlerOption) *sandbox {
+func shopOnSandbox(t *testing.T, book *shopOrders, opts ...paygate.CallbackHandlerOption) *sandbox {
 	t.Helper()
 	sb := newSandbox(t, paygate.FormExtended)
 	h, err := paygate.NewCallbackHandler([]string{sb.srv.PrivateKey}, book.handle(sb.client), opts...)
@@ -109,7 +109,7 @@ func waitDelivered(t *testing.T, sb *sandbox, orderID string, id paygate.ID, sta
 
 func TestOrderState_CallbackOvertakingALateUnknownAnswerLeavesTheOrderPaid(t *testing.T) {
 	t.Parallel()
-	book := newOrderBook()
+	book := newShopOrders()
 	sb := shopOnSandbox(t, book)
 	const orderID = "ord-overtaken"
 	book.orders[orderID] = paygate.NewOrderState(dec("25.00"))
@@ -137,7 +137,7 @@ func TestOrderState_CallbackOvertakingALateUnknownAnswerLeavesTheOrderPaid(t *te
 
 func TestOrderState_StaleCompletedNeverReopensARefundedOrder(t *testing.T) {
 	t.Parallel()
-	book := newOrderBook()
+	book := newShopOrders()
 	// Without de-duplication (or after a restart: the memory store
 	// forgets), the redelivered callback reaches the shop's function.
 	sb := shopOnSandbox(t, book, paygate.WithDedupStore(nil))
@@ -170,7 +170,7 @@ func TestOrderState_StaleCompletedNeverReopensARefundedOrder(t *testing.T) {
 
 func TestOrderState_DisputeWonStaysWonWhenTheChargebackIsDeliveredAgain(t *testing.T) {
 	t.Parallel()
-	book := newOrderBook()
+	book := newShopOrders()
 	sb := shopOnSandbox(t, book, paygate.WithDedupStore(nil))
 	const orderID = "ord-disputed"
 	book.orders[orderID] = paygate.NewOrderState(dec("25.00"))
