@@ -278,24 +278,24 @@ func observeChargeError(err error) OrderObservation {
 // refund, charged_back a chargeback, retrieved a retrieval. verified (a
 // card check that took nothing), returned and unknown statuses observe
 // nothing.
-func ObserveStatus(s Status) OrderObservation {
-	switch s {
-	case StatusAuthenticating:
-		return OrderObservation{kind: observedAuthenticating}
-	case StatusOpened, StatusProcessing, StatusWaitingApproval, StatusAuthorized:
-		return OrderObservation{kind: observedProcessing}
-	case StatusCompleted:
-		return OrderObservation{kind: observedPaid}
-	case StatusFailed, StatusCancelled, StatusAbandoned:
-		return OrderObservation{kind: observedFailed}
-	case StatusRefunded, StatusReversed:
-		return OrderObservation{kind: observedRefundAll}
-	case StatusChargedBack:
-		return OrderObservation{kind: observedChargeback}
-	case StatusRetrieved:
-		return OrderObservation{kind: observedRetrieval}
-	}
-	return OrderObservation{}
+func ObserveStatus(s Status) OrderObservation { return OrderObservation{kind: statusObserved[s]} }
+
+// statusObserved is what each transaction status observes; a status not
+// listed observes nothing.
+var statusObserved = map[Status]observed{
+	StatusAuthenticating:  observedAuthenticating,
+	StatusOpened:          observedProcessing,
+	StatusProcessing:      observedProcessing,
+	StatusWaitingApproval: observedProcessing,
+	StatusAuthorized:      observedProcessing,
+	StatusCompleted:       observedPaid,
+	StatusFailed:          observedFailed,
+	StatusCancelled:       observedFailed,
+	StatusAbandoned:       observedFailed,
+	StatusRefunded:        observedRefundAll,
+	StatusReversed:        observedRefundAll,
+	StatusChargedBack:     observedChargeback,
+	StatusRetrieved:       observedRetrieval,
 }
 
 // ObserveCallback is the observation of a callback about the order's
@@ -309,29 +309,26 @@ func ObserveStatus(s Status) OrderObservation {
 // fine on the merchant, which leaves the order as it is), payout_* and
 // unknown statuses observe nothing.
 func ObserveCallback(cb *Callback) OrderObservation {
-	if cb == nil {
+	switch {
+	case cb == nil:
 		return OrderObservation{}
+	case cb.Status == CallbackRefundCompleted && cb.ReferenceID != 0:
+		return OrderObservation{kind: observedRefund, amount: cb.Price}
 	}
-	switch cb.Status {
-	case CallbackProcessing, CallbackWaitingApproval:
-		return OrderObservation{kind: observedProcessing}
-	case CallbackCompleted:
-		return OrderObservation{kind: observedPaid}
-	case CallbackFailed:
-		return OrderObservation{kind: observedFailed}
-	case CallbackRefundCompleted:
-		if cb.ReferenceID != 0 {
-			return OrderObservation{kind: observedRefund, amount: cb.Price}
-		}
-		return OrderObservation{kind: observedRefundAll}
-	case CallbackReversed:
-		return OrderObservation{kind: observedRefundAll}
-	case CallbackChargebackCompleted:
-		return OrderObservation{kind: observedChargeback}
-	case CallbackRetrievalCompleted:
-		return OrderObservation{kind: observedRetrieval}
-	}
-	return OrderObservation{}
+	return OrderObservation{kind: callbackObserved[cb.Status]}
+}
+
+// callbackObserved is what each callback status observes; a status not
+// listed observes nothing.
+var callbackObserved = map[CallbackStatus]observed{
+	CallbackProcessing:          observedProcessing,
+	CallbackWaitingApproval:     observedProcessing,
+	CallbackCompleted:           observedPaid,
+	CallbackFailed:              observedFailed,
+	CallbackRefundCompleted:     observedRefundAll, // about the payment itself
+	CallbackReversed:            observedRefundAll,
+	CallbackChargebackCompleted: observedChargeback,
+	CallbackRetrievalCompleted:  observedRetrieval,
 }
 
 // ObserveRetry is the observation of the payer starting a new payment

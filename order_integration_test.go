@@ -28,6 +28,13 @@ func newShopOrders() *shopOrders {
 	return &shopOrders{orders: map[string]paygate.OrderState{}, seen: map[paygate.CallbackStatus]int{}}
 }
 
+// open records a new order id that charges amount.
+func (b *shopOrders) open(id, amount string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.orders[id] = paygate.NewOrderState(dec(amount))
+}
+
 func (b *shopOrders) get(id string) paygate.OrderState {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -107,12 +114,25 @@ func waitDelivered(t *testing.T, sb *sandbox, orderID string, id paygate.ID, sta
 	return d
 }
 
+// paidOrder starts a shop without de-duplication (as after a restart,
+// when the memory store forgot), so that a redelivered callback reaches
+// the shop's function, and pays its order orderID of 25.00 EUR with the
+// approved card. It returns the payment and its completed callback.
+func paidOrder(t *testing.T, orderID string) (*shopOrders, *sandbox, *paygate.Payment, paygatetest.Delivery) {
+	t.Helper()
+	book := newShopOrders()
+	sb := shopOnSandbox(t, book, paygate.WithDedupStore(nil))
+	book.open(orderID, "25.00")
+	pay := sb.charge(t, paygatetest.CardApproved, "25.00", orderID)
+	return book, sb, pay, waitDelivered(t, sb, orderID, pay.ID, paygate.CallbackCompleted, 1)
+}
+
 func TestOrderState_CallbackOvertakingALateUnknownAnswerLeavesTheOrderPaid(t *testing.T) {
 	t.Parallel()
 	book := newShopOrders()
 	sb := shopOnSandbox(t, book)
 	const orderID = "ord-overtaken"
-	book.orders[orderID] = paygate.NewOrderState(dec("25.00"))
+	book.open(orderID, "25.00")
 	params := sb.chargeParams(t, sb.user(t, "cust-"+orderID), paygatetest.CardApproved, "25.00", orderID)
 	require.NoError(t, sb.srv.InjectFault("card/process", paygatetest.FaultTimeoutAfterCommit, 1))
 
@@ -137,16 +157,9 @@ func TestOrderState_CallbackOvertakingALateUnknownAnswerLeavesTheOrderPaid(t *te
 
 func TestOrderState_StaleCompletedNeverReopensARefundedOrder(t *testing.T) {
 	t.Parallel()
-	book := newShopOrders()
-	// Without de-duplication (or after a restart: the memory store
-	// forgets), the redelivered callback reaches the shop's function.
-	sb := shopOnSandbox(t, book, paygate.WithDedupStore(nil))
 	const orderID = "ord-refunded"
-	book.orders[orderID] = paygate.NewOrderState(dec("25.00"))
-
-	pay := sb.charge(t, paygatetest.CardApproved, "25.00", orderID)
+	book, sb, pay, completed := paidOrder(t, orderID)
 	book.apply(orderID, paygate.ObserveCharge(pay, nil))
-	completed := waitDelivered(t, sb, orderID, pay.ID, paygate.CallbackCompleted, 1)
 	for _, amount := range []string{"10.00", "15.00"} {
 		refund, err := sb.reverse(t, pay.ID, amount)
 		require.NoError(t, err)
@@ -170,13 +183,8 @@ func TestOrderState_StaleCompletedNeverReopensARefundedOrder(t *testing.T) {
 
 func TestOrderState_DisputeWonStaysWonWhenTheChargebackIsDeliveredAgain(t *testing.T) {
 	t.Parallel()
-	book := newShopOrders()
-	sb := shopOnSandbox(t, book, paygate.WithDedupStore(nil))
 	const orderID = "ord-disputed"
-	book.orders[orderID] = paygate.NewOrderState(dec("25.00"))
-
-	pay := sb.charge(t, paygatetest.CardApproved, "25.00", orderID)
-	waitDelivered(t, sb, orderID, pay.ID, paygate.CallbackCompleted, 1)
+	book, sb, pay, _ := paidOrder(t, orderID)
 	chargeback, err := sb.srv.Chargeback(pay.ID)
 	require.NoError(t, err)
 	disputed := waitDelivered(t, sb, orderID, chargeback, paygate.CallbackChargebackCompleted, 1)
