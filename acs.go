@@ -153,6 +153,11 @@ func (s *CardsService) authenticateBound(ctx context.Context, p *AuthenticatePar
 		return paymentFromStatus(before), nil
 	}
 	pay, err := payment(ctx, s.client, epAuthenticate, p, opts)
+	var unknown *OutcomeUnknownError
+	if errors.As(err, &unknown) {
+		// PaRes and MD name no payment: give Settle the one looked up.
+		unknown.TransactionID, unknown.OrderID = expected, before.OrderID
+	}
 	switch {
 	case errors.Is(err, ErrTransactionCompleted):
 		// A repeated return that raced the first: report where the payment

@@ -357,11 +357,23 @@ type callSettings struct {
 	retry    RetryPolicy
 	timeout  time.Duration
 	warnings *[]DecodeWarning
+	// listBound overrides the bound of a walk over a listing; a zero field
+	// keeps the walk's default.
+	listBound ListBound
 }
 
 // WithCallRetryPolicy overrides the client's retry policy for one call.
 func WithCallRetryPolicy(p RetryPolicy) CallOption {
 	return func(s *callSettings) { s.retry = p.normalized() }
+}
+
+// WithListBound overrides the bound of a walk over a listing
+// ([TransactionsService.All], Reconcile, Settle): it stops with a
+// [*ListingBoundError] after pages pages or items transactions. A value of
+// zero or less keeps that side's default ([DefaultListBound] for All,
+// [DefaultReconcileBound] for Reconcile and Settle). Other calls ignore it.
+func WithListBound(pages, items int) CallOption {
+	return func(s *callSettings) { s.listBound = ListBound{Pages: max(pages, 0), Items: max(items, 0)} }
 }
 
 // WithCallTimeout overrides the client's timeout for one call.

@@ -19,6 +19,10 @@ type endpoint struct {
 	// that may have reached the gateway. Any other method is sent again
 	// only when it provably never left.
 	idempotent bool
+	// kind is the operation a non-idempotent payment request performs,
+	// which tells TransactionsService.Settle what to look for; empty for
+	// the requests Settle does not settle.
+	kind OperationKind
 }
 
 // endpointName names a row of endpoints.
@@ -52,15 +56,15 @@ var endpoints = [...]endpoint{
 	epChangeRecurring:   {method: http.MethodPost, path: "user/changeRecurring"},
 	epCancelRecurring:   {method: http.MethodPost, path: "user/cancelRecurring"},
 	epTokenize:          {method: http.MethodGet, path: "card/getToken", unsigned: true, idempotent: true},
-	epCharge:            {method: http.MethodPost, path: "card/process"},
-	epAuthenticate:      {method: http.MethodPost, path: "card/authenticate"},
-	epChargeRecurring:   {method: http.MethodPost, path: "card/processRecurring"},
-	epReverse:           {method: http.MethodPost, path: "transaction/reverse"},
-	epCreateAlternative: {method: http.MethodPost, path: "transaction/create", extendedOnly: true},
+	epCharge:            {method: http.MethodPost, path: "card/process", kind: KindCharge},
+	epAuthenticate:      {method: http.MethodPost, path: "card/authenticate", kind: KindAuthenticate},
+	epChargeRecurring:   {method: http.MethodPost, path: "card/processRecurring", kind: KindRecurringCharge},
+	epReverse:           {method: http.MethodPost, path: "transaction/reverse", kind: KindReversal},
+	epCreateAlternative: {method: http.MethodPost, path: "transaction/create", extendedOnly: true, kind: KindWalletPayment},
 	epStatus:            {method: http.MethodGet, path: "transaction/status", idempotent: true},
 	epPayoutTypes:       {method: http.MethodGet, path: "payout-types", unsigned: true, idempotent: true},
 	epPayoutParameters:  {method: http.MethodGet, path: "payout-parameters", unsigned: true, idempotent: true},
-	epCreatePayout:      {method: http.MethodPost, path: "payout", extendedOnly: true},
+	epCreatePayout:      {method: http.MethodPost, path: "payout", extendedOnly: true, kind: KindPayout},
 	epBalance:           {method: http.MethodGet, path: "balance", extendedOnly: true, idempotent: true},
 	epListTransactions:  {method: http.MethodGet, path: "transactions", extendedOnly: true, idempotent: true},
 	epTransactionByID:   {method: http.MethodGet, path: "transactions/{id}", extendedOnly: true, idempotent: true},

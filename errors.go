@@ -130,8 +130,8 @@ func codeError(c ErrorCode) *Error {
 
 // ErrOutcomeUnknown is matched (errors.Is) by the error of a payment,
 // payout or reversal request that may have reached the gateway but got no
-// usable answer. The SDK never sends such a request again by itself: look
-// the order up (see [TransactionsService.Reconcile]) before deciding.
+// usable answer. The SDK never sends such a request again by itself: settle
+// it first (see [TransactionsService.Settle]) before deciding.
 var ErrOutcomeUnknown = errors.New("paygate: outcome unknown")
 
 // OutcomeUnknownError is the error of a non-idempotent request that may have
@@ -139,11 +139,17 @@ var ErrOutcomeUnknown = errors.New("paygate: outcome unknown")
 type OutcomeUnknownError struct {
 	// Method and Path name the request, for example POST card/process.
 	Method, Path string
+	// Kind is the operation the request performed, which says what
+	// settling it looks for; empty for a request Settle does not settle
+	// (user/resolve and the recurring changes, which can simply be sent
+	// again).
+	Kind OperationKind
 	// OrderID is the merchant order id the request carried, if any: the key
-	// to look the outcome up with.
+	// to look the outcome up with. A bound Authenticate fills in its
+	// payment's order.
 	OrderID string
-	// TransactionID is the transaction the request named (a reversal by
-	// id), if any: look its status up to see whether it was reversed.
+	// TransactionID is the payment the request named (a reversal by id, a
+	// bound Authenticate), if any.
 	TransactionID ID
 	// Attempts is how many times the request was sent (earlier attempts
 	// provably never left the machine).
@@ -166,11 +172,43 @@ func (e *OutcomeUnknownError) Error() string {
 	return s + e.Err.Error()
 }
 
+// SettleParams returns what [TransactionsService.Settle] needs to settle
+// the request: its kind, order id and payment id.
+func (e *OutcomeUnknownError) SettleParams() *SettleParams {
+	return &SettleParams{Kind: e.Kind, OrderID: e.OrderID, TransactionID: e.TransactionID}
+}
+
 // Is makes errors.Is(err, ErrOutcomeUnknown) true.
 func (e *OutcomeUnknownError) Is(target error) bool { return target == ErrOutcomeUnknown }
 
 // Unwrap returns the underlying failure.
 func (e *OutcomeUnknownError) Unwrap() error { return e.Err }
+
+// ErrListingBound is matched (errors.Is) by a [*ListingBoundError].
+var ErrListingBound = errors.New("paygate: listing reached its bound")
+
+// ListingBoundError stops a walk over a listing ([TransactionsService.All],
+// Reconcile, Settle) that reached its bound (see [ListBound]) before the
+// gateway said it had ended: an answer that never stops sending full pages
+// would otherwise be read for ever.
+type ListingBoundError struct {
+	// OrderID is the order whose transactions were listed.
+	OrderID string
+	// Bound is the bound that was reached.
+	Bound ListBound
+	// Pages and Items are how many pages were fetched and transactions
+	// read before stopping.
+	Pages, Items int
+}
+
+// Error implements the error interface.
+func (e *ListingBoundError) Error() string {
+	return fmt.Sprintf("paygate: GET transactions for order %q stopped at its bound of %d pages or %d transactions (read %d pages, %d transactions) before the listing ended",
+		e.OrderID, e.Bound.Pages, e.Bound.Items, e.Pages, e.Items)
+}
+
+// Is makes errors.Is(err, ErrListingBound) true.
+func (e *ListingBoundError) Is(target error) bool { return target == ErrListingBound }
 
 // NetworkError is the error of a request that got no HTTP answer at all,
 // after the retries the policy allowed.

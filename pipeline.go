@@ -148,7 +148,7 @@ func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, unkno
 	if !ep.unsigned {
 		pairs = append(pairs, formenc.Pair{Key: SignatureParam, Value: c.signer.signPairs(pairs)})
 	}
-	unknown = OutcomeUnknownError{Method: ep.method, Path: ep.path}
+	unknown = OutcomeUnknownError{Method: ep.method, Path: ep.path, Kind: ep.kind}
 	unknown.OrderID, _ = pairs.Get("order_id")
 	if unknown.OrderID == "" {
 		unknown.OrderID, _ = pairs.Get("orderId")

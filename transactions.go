@@ -2,7 +2,6 @@ package paygate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"iter"
 	"net/url"
@@ -277,40 +276,64 @@ func (s *TransactionsService) List(ctx context.Context, p *ListParams, opts ...C
 // lazily: page p.Page (1 when zero), then the next, until a page is empty or
 // shorter than the page size (p.Limit, or the first page's length when
 // p.Limit is zero), or TotalCount transactions have been seen. No page is
-// fetched after the loop breaks. A failure is yielded once, with a zero
-// Transaction, and ends the iteration.
+// fetched after the loop breaks, or once ctx is done. A failure is yielded
+// once, with a zero Transaction, and ends the iteration.
+//
+// The walk is bounded: after [DefaultListBound] pages or transactions
+// (or the bound given with [WithListBound]) it yields a
+// [*ListingBoundError] instead of fetching more, so that an answer that
+// never ends cannot keep it going.
 //
 // TotalCount is read as the number of transactions the whole listing holds
 // (the spec's wording, "count of available transactions in the response",
 // leaves room for doubt); a zero or absent count leaves the short or empty
 // page as the only end.
 func (s *TransactionsService) All(ctx context.Context, p *ListParams, opts ...CallOption) iter.Seq2[Transaction, error] {
+	return s.walk(ctx, p, DefaultListBound, opts)
+}
+
+// walk is All with the default bound def.
+func (s *TransactionsService) walk(ctx context.Context, p *ListParams, def ListBound, opts []CallOption) iter.Seq2[Transaction, error] {
 	if p == nil {
 		p = &ListParams{}
 	}
+	bound := listBound(def, opts)
 	return func(yield func(Transaction, error) bool) {
 		q := *p
 		if q.Page == 0 {
 			q.Page = 1
 		}
 		pageSize := q.Limit
-		seen := 0
+		seen, pages, items := 0, 0, 0
+		stop := func() {
+			yield(Transaction{}, &ListingBoundError{OrderID: q.OrderID, Bound: bound, Pages: pages, Items: items})
+		}
 		// prevFirst is the id of the previous page's first transaction;
 		// 0 is an id too, so whether there was one is kept apart.
 		var prevFirst ID
 		fetched := false
 		for {
+			if err := ctx.Err(); err != nil {
+				yield(Transaction{}, err)
+				return
+			}
 			page, err := s.List(ctx, &q, opts...)
 			if err != nil {
 				yield(Transaction{}, err)
 				return
 			}
+			pages++
 			n := len(page.Transactions)
 			if n > 0 && fetched && page.Transactions[0].ID == prevFirst {
 				yield(Transaction{}, fmt.Errorf("paygate: GET transactions returned page %d equal to the page before it", q.Page))
 				return
 			}
 			for _, t := range page.Transactions {
+				if items == bound.Items {
+					stop()
+					return
+				}
+				items++
 				if !yield(t, nil) {
 					return
 				}
@@ -327,112 +350,14 @@ func (s *TransactionsService) All(ctx context.Context, p *ListParams, opts ...Ca
 			if n == 0 || n < pageSize || (page.TotalCount > 0 && seen >= page.TotalCount) {
 				return
 			}
+			if pages == bound.Pages {
+				stop()
+				return
+			}
 			prevFirst, fetched = page.Transactions[0].ID, true
 			q.Page++
 		}
 	}
-}
-
-// Reconciliation is what the gateway recorded for an order, as
-// [TransactionsService.Reconcile] found it.
-type Reconciliation struct {
-	// OrderID is the order that was looked up.
-	OrderID string
-	// Found reports whether the gateway has recorded anything for the order
-	// so far. False is not proof that a request never arrived: one still in
-	// flight may be recorded a moment later.
-	Found bool
-	// Transactions are the order's transactions (extended form), in the
-	// gateway's order.
-	Transactions []Transaction
-	// Status is the order's transaction status (basic form, which has no
-	// listing).
-	Status *TransactionStatus
-}
-
-// Completed reports whether a transaction of the order completed: a payment
-// (basic form: deposit) in status completed, or a status look-up reading
-// completed.
-func (r *Reconciliation) Completed() bool {
-	if r.Status != nil {
-		return r.Status.Status == StatusCompleted
-	}
-	for _, t := range r.Transactions {
-		if t.Status == StatusCompleted && (t.Type == TypePayment || t.Type == TypeDeposit || t.Type == "") {
-			return true
-		}
-	}
-	return false
-}
-
-// Reconcile settles an unknown outcome: it looks the order up and returns
-// what the gateway recorded for it. In the extended form it lists every
-// transaction of the order (GET transactions, all pages); in the basic form,
-// which has no listing, it reads the status by order id (GET
-// transaction/status). Nothing recorded (an empty listing, or 40403 on the
-// status look-up) is not an error: the result has Found false. That means
-// "nothing recorded yet", not "never arrived": a request still being
-// processed may appear later, so keep the order pending, look again after a
-// while or wait for the callback, and only then decide to charge again.
-//
-// A worked example. A charge for order "ord-1001" times out after the
-// request left:
-//
-//	pay, err := client.Cards.Charge(ctx, params)
-//	var unknown *paygate.OutcomeUnknownError
-//	if errors.As(err, &unknown) {
-//		rec, rerr := client.Transactions.Reconcile(ctx, unknown.OrderID)
-//		switch {
-//		case rerr != nil:
-//			// The gateway is still unreachable: keep the order pending and
-//			// reconcile later; do not charge again.
-//		case !rec.Found:
-//			// Nothing recorded yet: keep the order pending and look again
-//			// later (or wait for the callback) before charging again.
-//		case rec.Completed():
-//			// The charge went through: fulfil the order.
-//		default:
-//			// Recorded but not completed (processing, failed, ...): act on
-//			// rec.Transactions or rec.Status, or wait for the callback.
-//		}
-//	}
-//
-// Reconcile can only find requests that carried an order id; give every
-// charge, reversal and payout one. A request cut off by a timeout may still
-// be in flight inside the gateway: reconcile after a pause (seconds, not
-// milliseconds), and reconcile again before treating "nothing recorded" as
-// final when the first look-up came right after the failure.
-func (s *TransactionsService) Reconcile(ctx context.Context, orderID string, opts ...CallOption) (*Reconciliation, error) {
-	if err := firstError(
-		checkRequired("order_id", orderID),
-		checkMaxLen("order_id", orderID, MaxOrderIDLength),
-	); err != nil {
-		return nil, err
-	}
-	rec := &Reconciliation{OrderID: orderID}
-	if s.client.form == FormBasic {
-		st, err := s.Status(ctx, &StatusParams{OrderID: orderID}, opts...)
-		switch {
-		case errors.Is(err, ErrTransactionNotFound):
-			return rec, nil
-		case err != nil:
-			return nil, err
-		}
-		rec.Found, rec.Status = true, st
-		return rec, nil
-	}
-	for t, err := range s.All(ctx, &ListParams{OrderID: orderID}, opts...) {
-		switch {
-		case errors.Is(err, ErrTransactionNotFound):
-			// The gateway's way of saying the order has no transactions.
-		case err != nil:
-			return nil, err
-		default:
-			rec.Transactions = append(rec.Transactions, t)
-		}
-	}
-	rec.Found = len(rec.Transactions) > 0
-	return rec, nil
 }
 
 var (

@@ -506,7 +506,8 @@ func TestReconcile_ListsEveryPageOfTheOrder(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, got.Found)
 	assert.Len(t, got.Transactions, 5)
-	assert.True(t, got.Completed())
+	assert.True(t, got.Completed(), "a completed payment decides over the later one processing")
+	assert.Equal(t, ID(9007199254740993104), got.Transaction.ID, "the latest completed payment")
 	assert.Equal(t, []string{"1", "2", "3"}, txPageNumbers(rec))
 }
 
