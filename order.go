@@ -64,7 +64,7 @@ func (s OrderStatus) rank() int {
 // OrderState is an order's status and the money refunded so far, kept by a
 // rule under which an order never moves backwards, whatever order the
 // news arrives in: a charge's answer, a late ErrOutcomeUnknown, callbacks
-// delivered out of order or again, a reconciliation. Apply an observation
+// delivered out of order or again, a settlement (Transactions.Settle). Apply an observation
 // and store the result:
 //
 //	next := state.Apply(paygate.ObserveCallback(cb))
@@ -181,7 +181,8 @@ func (s OrderState) Equal(t OrderState) bool {
 }
 
 // OrderObservation is one piece of news about an order's payment, built
-// by ObserveCharge, ObserveCallback, ObserveStatus or ObserveRetry and
+// by ObserveCharge, ObserveCallback, ObserveStatus, ObserveSettlement or
+// ObserveRetry and
 // applied with [OrderState.Apply]. The zero value observes nothing.
 type OrderObservation struct {
 	kind   observed
@@ -329,6 +330,42 @@ var callbackObserved = map[CallbackStatus]observed{
 	CallbackReversed:            observedRefundAll,
 	CallbackChargebackCompleted: observedChargeback,
 	CallbackRetrievalCompleted:  observedRetrieval,
+}
+
+// ObserveSettlement is the observation of what [TransactionsService.Settle]
+// (or Reconcile) found after an unknown outcome.
+//
+// For a charge, recurring charge, wallet payment or authentication it is
+// the payment's status with the effects of later transactions when the
+// listing found it (extended form: a payment refunded since observes a
+// whole refund), and otherwise the Outcome: succeeded observes a completed
+// payment, pending a processing one, needs_authentication one waiting for
+// 3-D Secure, failed a failure. For a reversal, a payment left with nothing
+// observes a whole refund; a partial one observes nothing, because its
+// refund_completed callback counts it, and counting it here as well would
+// count it twice. Nothing found yet, an undetermined outcome and a payout
+// observe nothing.
+func ObserveSettlement(r *Reconciliation) OrderObservation {
+	switch {
+	case r == nil:
+		return OrderObservation{}
+	case r.Kind.paysIn() && r.Transaction != nil:
+		return ObserveStatus(r.Transaction.Status)
+	case r.Kind.paysIn():
+		return OrderObservation{kind: outcomeObserved[r.Outcome]}
+	case r.FullyRefunded():
+		return OrderObservation{kind: observedRefundAll}
+	}
+	return OrderObservation{}
+}
+
+// outcomeObserved is what the outcome of a settled payment observes when
+// the payment itself was not read; an outcome not listed observes nothing.
+var outcomeObserved = map[Outcome]observed{
+	OutcomeSucceeded:           observedPaid,
+	OutcomePending:             observedProcessing,
+	OutcomeNeedsAuthentication: observedAuthenticating,
+	OutcomeFailed:              observedFailed,
 }
 
 // ObserveRetry is the observation of the payer starting a new payment

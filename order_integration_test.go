@@ -153,6 +153,30 @@ func TestOrderState_CallbackOvertakingALateUnknownAnswerLeavesTheOrderPaid(t *te
 	require.ErrorIs(t, err, paygate.ErrOutcomeUnknown)
 	got := book.apply(orderID, paygate.ObserveCharge(nil, err))
 	assert.Equal(t, paygate.OrderPaid, got.Status, "the late unknown answer leaves the order paid")
+
+	var unknown *paygate.OutcomeUnknownError
+	require.ErrorAs(t, err, &unknown)
+	rec, err := sb.client.Transactions.Settle(testCtx(t), unknown.SettleParams())
+	require.NoError(t, err)
+	got = book.apply(orderID, paygate.ObserveSettlement(rec))
+	assert.Equal(t, paygate.OrderPaid, got.Status, "settling finds the payment the callback reported")
+}
+
+func TestOrderState_SettlementOfAnUnknownChargeWithoutCallbackPaysTheOrder(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t, paygate.FormExtended) // no callback URL: only settling tells
+	order := paygate.NewOrderState(dec("25.00"))
+	require.NoError(t, sb.srv.InjectFault("card/process", paygatetest.FaultResetAfterCommit, 1))
+	_, err := sb.tryCharge(t, paygatetest.CardApproved, "25.00", "ord-settled")
+	order = order.Apply(paygate.ObserveCharge(nil, err))
+	require.Equal(t, paygate.OrderProcessing, order.Status, "the money may have been taken")
+
+	var unknown *paygate.OutcomeUnknownError
+	require.ErrorAs(t, err, &unknown)
+	rec, err := sb.client.Transactions.Settle(testCtx(t), unknown.SettleParams())
+	require.NoError(t, err)
+	order = order.Apply(paygate.ObserveSettlement(rec))
+	assert.Equal(t, paygate.OrderPaid, order.Status)
 }
 
 func TestOrderState_StaleCompletedNeverReopensARefundedOrder(t *testing.T) {

@@ -46,11 +46,19 @@ func tableObservations(column string, s OrderState) map[string]OrderObservation 
 		return &Callback{ID: 2, ReferenceID: 1, Status: CallbackRefundCompleted, Price: amount}
 	}
 	unknown := &OutcomeUnknownError{Method: "POST", Path: "card/process", OrderID: "o-1", Err: errors.New("timeout")}
+	settled := func(outcome Outcome) OrderObservation {
+		return ObserveSettlement(&Reconciliation{Kind: KindCharge, Outcome: outcome, Found: true})
+	}
+	settledPayment := func(status Status) OrderObservation {
+		return ObserveSettlement(&Reconciliation{Kind: KindCharge, Outcome: OutcomeSucceeded, Found: true,
+			Transaction: &Transaction{ID: 1, Type: TypePayment, Status: status}})
+	}
 	out := map[string]map[string]OrderObservation{
 		"3ds": {
-			"charge needing 3-D Secure":  ObserveCharge(&Payment{Success: true, ID: 1, Status: StatusAuthenticating, ACS: &ACS{URL: "https://acs.example/"}}, nil),
-			"basic-form charge with acs": ObserveCharge(&Payment{Success: true, ID: 1, ACS: &ACS{URL: "https://acs.example/"}}, nil),
-			"status authenticating":      ObserveStatus(StatusAuthenticating),
+			"charge needing 3-D Secure":      ObserveCharge(&Payment{Success: true, ID: 1, Status: StatusAuthenticating, ACS: &ACS{URL: "https://acs.example/"}}, nil),
+			"basic-form charge with acs":     ObserveCharge(&Payment{Success: true, ID: 1, ACS: &ACS{URL: "https://acs.example/"}}, nil),
+			"status authenticating":          ObserveStatus(StatusAuthenticating),
+			"settled waiting for 3-D Secure": settled(OutcomeNeedsAuthentication),
 		},
 		"proc": {
 			"charge processing":         ObserveCharge(&Payment{Success: true, ID: 1, Status: StatusProcessing}, nil),
@@ -70,6 +78,8 @@ func tableObservations(column string, s OrderState) map[string]OrderObservation 
 			"charge completed":   ObserveCharge(&Payment{Success: true, ID: 1, Status: StatusCompleted}, nil),
 			"callback completed": ObserveCallback(&Callback{ID: 1, Status: CallbackCompleted}),
 			"status completed":   ObserveStatus(StatusCompleted),
+			"settled succeeded":  settled(OutcomeSucceeded),
+			"settled payment":    settledPayment(StatusCompleted),
 		},
 		"fail": {
 			"charge failed":      ObserveCharge(&Payment{Success: true, ID: 1, Status: StatusFailed}, nil),
@@ -92,10 +102,14 @@ func tableObservations(column string, s OrderState) map[string]OrderObservation 
 			"basic-form refund_completed (payment)": ObserveCallback(&Callback{ID: 1, Status: CallbackRefundCompleted, Price: tableAmount}),
 			"status refunded":                       ObserveStatus(StatusRefunded),
 			"status reversed":                       ObserveStatus(StatusReversed),
+			"settled payment refunded since":        settledPayment(StatusRefunded),
+			"settled reversal of all that was left": ObserveSettlement(&Reconciliation{Kind: KindReversal, Outcome: OutcomeSucceeded,
+				Found: true, Payment: &Transaction{ID: 1, Type: TypePayment, Status: StatusRefunded}}),
 		},
 		"chbk": {
 			"callback chargeback_completed": ObserveCallback(&Callback{ID: 3, ReferenceID: 1, Status: CallbackChargebackCompleted, Price: tableAmount}),
 			"status charged_back":           ObserveStatus(StatusChargedBack),
+			"settled payment charged back":  settledPayment(StatusChargedBack),
 		},
 		"retr": {
 			"callback retrieval_completed": ObserveCallback(&Callback{ID: 4, ReferenceID: 3, Status: CallbackRetrievalCompleted, Price: tableAmount}),
@@ -223,6 +237,13 @@ func TestObserve_NewsThatSaysNothingAboutThePaymentChangesNothing(t *testing.T) 
 		"status returned":         ObserveStatus(StatusReturned),
 		"status unknown":          ObserveStatus("settled"),
 		"zero observation":        {},
+		"nothing settled yet":     ObserveSettlement(&Reconciliation{Kind: KindCharge, Outcome: OutcomeNotFound}),
+		"undetermined":            ObserveSettlement(&Reconciliation{Kind: KindReversal, Outcome: OutcomeUndetermined, Found: true}),
+		"partial reversal": ObserveSettlement(&Reconciliation{Kind: KindReversal, Outcome: OutcomeSucceeded, Found: true,
+			Transaction: &Transaction{ID: 2, Type: TypeRefund, Status: StatusCompleted, Price: decimal.RequireFromString("1")},
+			Payment:     &Transaction{ID: 1, Type: TypePayment, Status: StatusCompleted}}),
+		"payout":      ObserveSettlement(&Reconciliation{Kind: KindPayout, Outcome: OutcomeSucceeded, Found: true}),
+		"nil settled": ObserveSettlement(nil),
 	} {
 		assert.True(t, paid.Apply(o).Equal(paid), "paid + %s", name)
 		assert.True(t, pending.Apply(o).Equal(pending), "pending + %s", name)
