@@ -89,6 +89,7 @@ type shop struct {
 	URL     string
 	Sandbox *paygatetest.Server
 	Client  *paygate.Client
+	app     *app
 	seen    *requestLog
 	log     *cmdtest.Buffer
 }
@@ -117,7 +118,7 @@ func startShop(t *testing.T, clientOpts ...paygate.Option) *shop {
 		sandbox.Close()
 		ts.Close()
 	})
-	return &shop{URL: shopURL, Sandbox: sandbox, Client: sandbox.Client(), seen: seen, log: logs}
+	return &shop{URL: shopURL, Sandbox: sandbox, Client: sandbox.Client(), app: h.(*app), seen: seen, log: logs}
 }
 
 // requireNeverSaw fails when any request the shop received (path, query,

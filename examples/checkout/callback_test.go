@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -95,6 +96,18 @@ func TestCallback_StaleCompletedAfterARefundIsAcknowledgedAndChangesNothing(t *t
 	require.NoError(t, err)
 	assert.Equal(t, http.StatusOK, d.LastStatus, "acknowledged")
 	assert.Equal(t, paygate.OrderRefunded, s.orderStatus(t, orderID), "a stale completed never reopens a refunded order")
+
+	// After a restart the memory de-duplication has forgotten the callback:
+	// the shop's function sees it, the gateway's record no longer confirms
+	// it, and the order's rule tells it is old news.
+	restarted, err := paygate.NewCallbackHandler([]string{s.Sandbox.PrivateKey}, s.app.handleCallback)
+	require.NoError(t, err)
+	req := httptest.NewRequest(http.MethodPost, "/callback", strings.NewReader(completed.Values.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	res := serve(restarted, req)
+	assert.Equal(t, http.StatusOK, res.Code, "acknowledged, not delivered again and again")
+	assert.Contains(t, s.log.String(), "callback overtaken by the order")
+	assert.Equal(t, paygate.OrderRefunded, s.orderStatus(t, orderID))
 }
 
 // heldCharge is a transport that holds the answer to a charge until
