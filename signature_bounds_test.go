@@ -1,8 +1,6 @@
 package paygate
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
 	"net/url"
 	"strings"
 	"testing"
@@ -37,12 +35,13 @@ func TestVerifySignature_ExactLengthOnly(t *testing.T) {
 // nothing of the request (card numbers among it) reachable.
 func TestSignState_ForgetsTheValuesItSigned(t *testing.T) {
 	const number, code = "4242424242424242", "8317"
-	st := &signState{mac: hmac.New(sha256.New, []byte(testSecret)), values: []string{number, code}, buf: make([]byte, 0, 64)}
+	s := newSigner(testSecret)
+	st := s.get()
 	var sig [signatureLen]byte
-	st.sum(&sig)
-	require.Empty(t, st.values)
-	assert.Equal(t, []string{"", ""}, st.values[:2], "the values are cleared, not only cut")
+	st.hmacHex(&sig, st.canonical([]string{number, code}))
 	buf := st.buf[:cap(st.buf)]
+	s.put(st)
+	require.Empty(t, st.buf)
 	assert.NotContains(t, string(buf), "4242", "the canonical string is cleared")
 	assert.Equal(t, strings.Repeat("\x00", len(code+"|"+number)), string(buf[:len(code+"|"+number)]))
 	assert.Equal(t, Sign(url.Values{"n": {number}, "c": {code}}, testSecret), string(sig[:]))

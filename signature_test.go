@@ -156,7 +156,7 @@ func typicalCharge(t testing.TB) signatureVector {
 // BenchmarkSign measures what every request pays for its signature: the
 // values of a typical 12-parameter charge (and the project key) sorted,
 // joined and HMACed by the client's reusable signer, as the pipeline does.
-// Compare with BenchmarkHMACBaseline.
+// Compare with BenchmarkSignHMACBaseline.
 func BenchmarkSign(b *testing.B) {
 	v := typicalCharge(b)
 	var pairs formenc.Pairs
@@ -187,9 +187,9 @@ func BenchmarkSignValues(b *testing.B) {
 	}
 }
 
-// BenchmarkHMACBaseline is bare HMAC-SHA256 over the already joined
+// BenchmarkSignHMACBaseline is bare HMAC-SHA256 over the already joined
 // canonical string of the same charge: the floor for BenchmarkSign.
-func BenchmarkHMACBaseline(b *testing.B) {
+func BenchmarkSignHMACBaseline(b *testing.B) {
 	v := typicalCharge(b)
 	benchmarkHMAC(b, v.key, v.canonical, v.signature)
 }
