@@ -5,10 +5,12 @@ import (
 	"strings"
 )
 
+//go:generate go run ./internal/cmd/gensortnet -out signature_sortnet.go
+
 // smallSortMax is the largest number of values sortedOrder orders by
-// insertion on integer keys; above it, an O(n log n) sort wins. A request
-// or a callback signs 10 to 25 values. It must stay below 256, the number
-// of indexes a key's low byte holds.
+// integer keys; above it, an O(n log n) sort wins over inserting the keys
+// beyond the first sixteen. A request or a callback signs 10 to 25 values.
+// It must stay below 256, the number of indexes a key's low byte holds.
 const smallSortMax = 64
 
 // sortedOrder returns the indexes of values in the order the values sort
@@ -18,11 +20,12 @@ const smallSortMax = 64
 //
 // Signing sorts every value it signs, and with slices.Sort that sort cost
 // almost as much as the HMAC itself. Here each value becomes an integer
-// key (see sortKey) and the keys are sorted by insertion: values differ
-// mostly in their first bytes, so a comparison is one integer comparison,
-// and only long values sharing their first six bytes are compared as
-// strings. The values stay where they are, so that callers can keep them
-// in an array on the stack.
+// key (see sortKey): values differ mostly in their first bytes, so a
+// comparison is one integer comparison, and only long values sharing
+// their first six bytes are compared as strings. The first sixteen keys
+// go through a sorting network, which does not branch on the values; the
+// rare others are inserted. The values stay where they are, so that
+// callers can keep them in an array on the stack.
 func sortedOrder(values []string, keys []uint64) []uint64 {
 	keys = keys[:0]
 	if len(values) > smallSortMax {
@@ -32,9 +35,18 @@ func sortedOrder(values []string, keys []uint64) []uint64 {
 		slices.SortFunc(keys, func(a, b uint64) int { return strings.Compare(values[a], values[b]) })
 		return keys
 	}
-	ties := false
-	for i, v := range values {
-		k := sortKey(v) | uint64(i)
+	var net [16]uint64
+	for i := range net {
+		net[i] = ^uint64(0) // above every key: the padding sorts last
+	}
+	head := values[:min(len(values), len(net))]
+	for i, v := range head {
+		net[i] = sortKey(v) | uint64(i)
+	}
+	sortNetwork16(&net)
+	keys = append(keys, net[:len(head)]...)
+	for i := len(head); i < len(values); i++ {
+		k := sortKey(values[i]) | uint64(i)
 		j := len(keys)
 		keys = append(keys, k)
 		for j > 0 && keys[j-1] > k {
@@ -42,11 +54,13 @@ func sortedOrder(values []string, keys []uint64) []uint64 {
 			j--
 		}
 		keys[j] = k
-		// Equal keys are equal short values, or long values to compare.
-		ties = ties || k&longValue != 0 && (j > 0 && keys[j-1]>>8 == k>>8 || j+1 < len(keys) && keys[j+1]>>8 == k>>8)
 	}
-	if ties {
-		sortTies(values, keys)
+	for i := 1; i < len(keys); i++ {
+		// Equal keys are equal short values, or long values to compare.
+		if keys[i]>>8 == keys[i-1]>>8 && keys[i]&lengthField == longValue {
+			sortTies(values, keys)
+			break
+		}
 	}
 	for i := range keys {
 		keys[i] &= 0xff
@@ -77,9 +91,12 @@ func sortTies(values []string, keys []uint64) {
 	}
 }
 
-// longValue is the length field of sortKey for a value of seven bytes or
-// more.
-const longValue = 7 << 8
+// lengthField is where sortKey keeps the length of a value; longValue is
+// its content for seven bytes or more.
+const (
+	lengthField = 0xff << 8
+	longValue   = 7 << 8
+)
 
 // sortKey is the sort key of s without its index: the first six bytes of
 // s, big-endian, padded with zero bytes, in the upper 48 bits; then the

@@ -78,3 +78,26 @@ func FuzzSortedOrder(f *testing.F) {
 		checkSortedOrder(t, strings.Split(list, "\x00"))
 	})
 }
+
+// The 0-1 principle: a comparator network that sorts every input of zeros
+// and ones sorts every input.
+func TestSortNetwork16_SortsEveryZeroOneInput(t *testing.T) {
+	for bits := range 1 << 16 {
+		var k [16]uint64
+		ones := 0
+		for i := range k {
+			k[i] = uint64(bits >> i & 1)
+			ones += int(k[i])
+		}
+		sortNetwork16(&k)
+		for i := range k {
+			want := uint64(0)
+			if i >= 16-ones {
+				want = 1
+			}
+			if k[i] != want {
+				t.Fatalf("input %016b sorted to %v", bits, k)
+			}
+		}
+	}
+}
