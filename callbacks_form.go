@@ -101,55 +101,73 @@ var errFormSyntax = errors.New("not a URL-encoded form")
 const maxFormFields = 10000
 
 // parseCallbackForm parses a URL-encoded body into its fields, and accepts
-// and rejects the same bodies as url.ParseQuery. Only a field holding an
-// escape ('%' or '+') is unescaped; the others are slices of body.
+// and rejects the same bodies as url.ParseQuery. It reads the body once,
+// byte by byte through formBytes (a callback's fields are short, and a
+// call to strings.IndexByte per separator cost more than the scan); only a
+// field holding an escape ('%' or '+') is unescaped, the others are slices
+// of body.
 func parseCallbackForm(body string) (callbackFields, error) {
-	if strings.IndexByte(body, ';') >= 0 {
-		return nil, errFormSyntax // url.ParseQuery rejects ';' anywhere
-	}
 	n := strings.Count(body, "&") + 1
 	if n > maxFormFields {
 		return nil, errFormSyntax
 	}
 	fields := make(callbackFields, 0, n)
-	// The next '%' and '+' at or after the current field, or len(body).
-	pct, plus := nextByte(body, 0, '%'), nextByte(body, 0, '+')
-	for start := 0; start < len(body); {
-		end := nextByte(body, start, '&')
-		if end > start {
-			k, v := body[start:end], ""
-			if eq := strings.IndexByte(k, '='); eq >= 0 {
-				k, v = k[:eq], k[eq+1:]
+	start, eq, escaped := 0, -1, false
+	for i := 0; i < len(body); i++ {
+		switch formBytes[body[i]] {
+		case formPlain:
+		case formEquals:
+			if eq < 0 {
+				eq = i
 			}
-			if pct < end || plus < end {
-				var kerr, verr error
-				k, kerr = url.QueryUnescape(k)
-				v, verr = url.QueryUnescape(v)
-				if kerr != nil || verr != nil {
-					return nil, errFormSyntax
-				}
-				if pct < end {
-					pct = nextByte(body, end, '%')
-				}
-				if plus < end {
-					plus = nextByte(body, end, '+')
-				}
+		case formEscape:
+			escaped = true
+		case formSemicolon:
+			return nil, errFormSyntax // url.ParseQuery rejects ';' anywhere
+		case formAmpersand:
+			var err error
+			if fields, err = appendField(fields, body, start, eq, i, escaped); err != nil {
+				return nil, err
 			}
-			fields = append(fields, formField{k, v})
+			start, eq, escaped = i+1, -1, false
 		}
-		start = end + 1
 	}
-	return fields, nil
+	return appendField(fields, body, start, eq, len(body), escaped)
 }
 
-// nextByte returns the index of the first c in s at or after from, or
-// len(s).
-func nextByte(s string, from int, c byte) int {
-	if i := strings.IndexByte(s[from:], c); i >= 0 {
-		return from + i
+// appendField appends the field body[start:end], whose first '=' is at eq
+// (or -1), unescaping it when it holds an escape. An empty field is
+// skipped, as url.ParseQuery skips it.
+func appendField(fields callbackFields, body string, start, eq, end int, escaped bool) (callbackFields, error) {
+	if start == end {
+		return fields, nil
 	}
-	return len(s)
+	k, v := body[start:end], ""
+	if eq >= 0 {
+		k, v = body[start:eq], body[eq+1:end]
+	}
+	if escaped {
+		var kerr, verr error
+		k, kerr = url.QueryUnescape(k)
+		v, verr = url.QueryUnescape(v)
+		if kerr != nil || verr != nil {
+			return nil, errFormSyntax
+		}
+	}
+	return append(fields, formField{k, v}), nil
 }
+
+// The classes of bytes parseCallbackForm tells apart.
+const (
+	formPlain = iota
+	formEquals
+	formEscape
+	formSemicolon
+	formAmpersand
+)
+
+// formBytes classes every byte for parseCallbackForm.
+var formBytes = [256]uint8{'=': formEquals, '%': formEscape, '+': formEscape, ';': formSemicolon, '&': formAmpersand}
 
 // bodyBufs are the buffers callback bodies are read into, so that reading
 // one allocates only the string it becomes.
