@@ -52,7 +52,8 @@ type signer struct {
 type signState struct {
 	mac  hash.Hash
 	keys []uint64 // the sorted order of the values (sortedOrder)
-	buf  []byte   // their canonical string
+	buf  []byte   // their canonical string, in buf[:used]
+	used int
 	raw  [sha256.Size]byte
 }
 
@@ -86,9 +87,14 @@ func (s *signer) put(st *signState) {
 // signPairs returns the signature of the values of pairs.
 func (s *signer) signPairs(pairs formenc.Pairs) string {
 	var arr [stackValues]string
-	values := arr[:0]
-	for _, p := range pairs {
-		values = append(values, p.Value)
+	var values []string
+	if len(pairs) <= len(arr) {
+		values = arr[:len(pairs)]
+	} else {
+		values = make([]string, len(pairs))
+	}
+	for i := range values {
+		values[i] = pairs[i].Value
 	}
 	st := s.get()
 	var sig [signatureLen]byte
@@ -134,15 +140,23 @@ func appendSigned(dst []string, params url.Values) []string {
 // canonical returns the canonical string of values, in st.buf: the values
 // sorted as byte strings and joined with "|".
 func (st *signState) canonical(values []string) []byte {
-	st.keys = sortedOrder(values, st.keys)
+	keys := sortedOrder(values, st.keys)
 	buf := st.buf[:0]
-	for i, k := range st.keys {
+	for i, k := range keys {
 		if i > 0 {
 			buf = append(buf, '|')
 		}
 		buf = append(buf, values[k]...)
 	}
-	st.buf = buf
+	// Stored back only when grown: storing a pointer into the pooled
+	// state costs a write barrier whenever the GC runs.
+	if cap(keys) != cap(st.keys) {
+		st.keys = keys
+	}
+	if cap(buf) != cap(st.buf) {
+		st.buf = buf
+	}
+	st.used = len(buf)
 	return buf
 }
 
@@ -172,8 +186,8 @@ func (st *signState) check(sent string, msg []byte) error {
 // request data (card numbers among it) reachable. (The keys are indexes
 // only.)
 func (st *signState) forget() {
-	clear(st.buf)
-	st.buf = st.buf[:0]
+	clear(st.buf[:st.used])
+	st.used = 0
 }
 
 // appendCanonical joins already sorted values with "|".

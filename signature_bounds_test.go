@@ -41,7 +41,7 @@ func TestSignState_ForgetsTheValuesItSigned(t *testing.T) {
 	st.hmacHex(&sig, st.canonical([]string{number, code}))
 	buf := st.buf[:cap(st.buf)]
 	s.put(st)
-	require.Empty(t, st.buf)
+	require.Zero(t, st.used)
 	assert.NotContains(t, string(buf), "4242", "the canonical string is cleared")
 	assert.Equal(t, strings.Repeat("\x00", len(code+"|"+number)), string(buf[:len(code+"|"+number)]))
 	assert.Equal(t, Sign(url.Values{"n": {number}, "c": {code}}, testSecret), string(sig[:]))

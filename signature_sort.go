@@ -55,12 +55,13 @@ func sortedOrder(values []string, keys []uint64) []uint64 {
 		}
 		keys[j] = k
 	}
+	// Equal keys are equal short values, or long values to compare.
+	ties := false
 	for i := 1; i < len(keys); i++ {
-		// Equal keys are equal short values, or long values to compare.
-		if keys[i]>>8 == keys[i-1]>>8 && keys[i]&lengthField == longValue {
-			sortTies(values, keys)
-			break
-		}
+		ties = ties || keys[i]>>8 == keys[i-1]>>8 && keys[i]&lengthField == longValue
+	}
+	if ties {
+		sortTies(values, keys)
 	}
 	for i := range keys {
 		keys[i] &= 0xff
