@@ -223,6 +223,9 @@ func (v *CallbackVerifier) verifyFields(fields callbackFields) error {
 	if i < 0 || fields[i].value == "" {
 		return ErrSignatureMissing
 	}
+	if len(v.signers) == 0 {
+		return ErrSignatureInvalid // a CallbackVerifier not made by NewCallbackVerifier
+	}
 	sent := fields[i].value
 	var arr [stackValues]string
 	values := appendSignedFields(arr[:0], fields)

@@ -120,3 +120,12 @@ func FuzzCallbackMoney(f *testing.F) {
 		}
 	})
 }
+
+// A verifier not made by NewCallbackVerifier holds no key: it accepts
+// nothing, and does not panic.
+func TestCallbackVerifier_ZeroValueAcceptsNothing(t *testing.T) {
+	var v CallbackVerifier
+	cb, err := v.ParseRequest(callbackRequest(callbackFixture(t, "extended_completed.txt")))
+	require.ErrorIs(t, err, ErrSignatureInvalid)
+	assert.Nil(t, cb)
+}
