@@ -24,7 +24,7 @@ const smallSortMax = 64
 // comparison is one integer comparison, and only long values sharing
 // their first six bytes are compared as strings. The first sixteen keys
 // go through a sorting network, which does not branch on the values; the
-// rare others are inserted. The values stay where they are, so that
+// others (a callback's last few) are inserted. The values stay where they are, so that
 // callers can keep them in an array on the stack.
 func sortedOrder(values []string, keys []uint64) []uint64 {
 	keys = keys[:0]
