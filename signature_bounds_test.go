@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate-go/internal/formenc"
 )
 
 // A signature is exactly 64 hex characters: a valid one with anything
@@ -45,4 +47,28 @@ func TestSignState_ForgetsTheValuesItSigned(t *testing.T) {
 	assert.NotContains(t, string(buf), "4242", "the canonical string is cleared")
 	assert.Equal(t, strings.Repeat("\x00", len(code+"|"+number)), string(buf[:len(code+"|"+number)]))
 	assert.Equal(t, Sign(url.Values{"n": {number}, "c": {code}}, testSecret), string(sig[:]))
+}
+
+// The pipeline's signer allocates the signature it returns and nothing
+// else: the values, their order and the canonical string live on the
+// stack or in the pooled state.
+func TestSignPairs_AllocatesOnlyTheSignature(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts need a build without -race")
+	}
+	v := typicalCharge(t)
+	var pairs formenc.Pairs
+	for k, vs := range v.params {
+		for _, val := range vs {
+			pairs = append(pairs, formenc.Pair{Key: k, Value: val})
+		}
+	}
+	s := newSigner(v.key)
+	require.Equal(t, v.signature, s.signPairs(pairs))
+	allocs := testing.AllocsPerRun(100, func() {
+		if s.signPairs(pairs) != v.signature {
+			t.Fatal("wrong signature")
+		}
+	})
+	assert.LessOrEqual(t, allocs, 1.0)
 }
