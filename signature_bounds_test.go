@@ -7,8 +7,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/paygate/paygate-go/internal/formenc"
 )
 
 // A signature is exactly 64 hex characters: a valid one with anything
@@ -57,12 +55,7 @@ func TestSignPairs_AllocatesOnlyTheSignature(t *testing.T) {
 		t.Skip("allocation counts need a build without -race")
 	}
 	v := typicalCharge(t)
-	var pairs formenc.Pairs
-	for k, vs := range v.params {
-		for _, val := range vs {
-			pairs = append(pairs, formenc.Pair{Key: k, Value: val})
-		}
-	}
+	pairs := v.pairs()
 	s := newSigner(v.key)
 	require.Equal(t, v.signature, s.signPairs(pairs))
 	allocs := testing.AllocsPerRun(100, func() {
