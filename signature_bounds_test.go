@@ -1,12 +1,15 @@
 package paygate
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate-go/internal/formenc"
 )
 
 // A signature is exactly 64 hex characters: a valid one with anything
@@ -64,4 +67,25 @@ func TestSignPairs_AllocatesOnlyTheSignature(t *testing.T) {
 		}
 	})
 	assert.LessOrEqual(t, allocs, 1.0)
+}
+
+// A state keeps the buffers it grew: a request with more values than the
+// stack array holds allocates its values array and its signature, and no
+// longer grows the pooled order and canonical string each time.
+func TestSignPairs_KeepsTheBuffersItGrew(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts need a build without -race")
+	}
+	var pairs formenc.Pairs
+	for i := range 3 * stackValues {
+		pairs = append(pairs, formenc.Pair{Key: fmt.Sprint("k", i), Value: strings.Repeat("v", 20) + fmt.Sprint(i)})
+	}
+	s := newSigner(testSecret)
+	want := s.signPairs(pairs)
+	allocs := testing.AllocsPerRun(100, func() {
+		if s.signPairs(pairs) != want {
+			t.Fatal("signature changed")
+		}
+	})
+	assert.LessOrEqual(t, allocs, 2.0)
 }
