@@ -1,6 +1,7 @@
 package paygate
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"sort"
 	"strings"
@@ -100,4 +101,15 @@ func TestSortNetwork16_SortsEveryZeroOneInput(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Beyond smallSortMax, and beyond the 256 indexes a key's low byte holds,
+// the order is still exact.
+func TestSortedOrder_ManyValues(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	values := make([]string, 600)
+	for i := range values {
+		values[i] = fmt.Sprint(r.IntN(1000))
+	}
+	checkSortedOrder(t, values)
 }
