@@ -2,9 +2,7 @@ package paygate
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
-	"slices"
 	"sync"
 	"time"
 )
@@ -48,7 +46,7 @@ type DedupKey struct {
 
 // DedupKey returns the callback's de-duplication key: see [DedupKey].
 func (c *Callback) DedupKey() DedupKey {
-	k := DedupKey{ID: c.ID, Status: c.Status, Transaction: c.ID, Digest: valuesDigest(c.raw)}
+	k := DedupKey{ID: c.ID, Status: c.Status, Transaction: c.ID, Digest: c.raw.digest()}
 	if c.Status.follows() && c.ReferenceID != 0 {
 		k.Transaction = c.ReferenceID
 	}
@@ -123,14 +121,7 @@ func (k DedupKey) staleAfter(latest CallbackStatus) bool {
 // too: a length-prefixed encoding would tell them apart and let such a
 // callback be processed again.
 func valuesDigest(v map[string][]string) [32]byte {
-	vals := make([]string, 0, len(v))
-	for k, vs := range v {
-		if k != SignatureParam {
-			vals = append(vals, vs...)
-		}
-	}
-	slices.Sort(vals)
-	return sha256.Sum256(appendCanonical(nil, vals))
+	return fieldsOf(v).digest()
 }
 
 // DedupClaim is what a CallbackDedupStore says about a callback about to be
