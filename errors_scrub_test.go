@@ -65,39 +65,39 @@ func TestErrors_NeverCarryCardDataEchoedByAnAnswer(t *testing.T) {
 	}{
 		"Tokenize": {http.MethodGet, "card/getToken", func(c *Client) error {
 			_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{
-				Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode})
+				Number: NewCardNumber(echoCardNumber), Expiry: NewExpiry(echoMonth, echoYear), SecurityCode: NewSecurityCode(echoCode)})
 			return err
 		}, []string{echoCardNumber, echoCode, "11", "2031"}},
 		"Charge with a token": {http.MethodPost, "card/process", func(c *Client) error {
-			_, err := c.Cards.Charge(context.Background(), &ChargeParams{User: "1", CardToken: echoToken,
+			_, err := c.Cards.Charge(context.Background(), &ChargeParams{User: "1", CardToken: NewCardToken(echoToken),
 				Price: decimal.RequireFromString("9.99"), Currency: "EUR", Description: "Order 5", OrderID: "ord-5"})
 			return err
 		}, []string{echoToken}},
 		"Charge with a card object": {http.MethodPost, "card/process", func(c *Client) error {
 			_, err := c.Cards.Charge(context.Background(), &ChargeParams{User: "1",
-				Card:  &CardDetails{Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode, Holder: "JANE ROE"},
+				Card:  &CardDetails{Number: NewCardNumber(echoCardNumber), Expiry: NewExpiry(echoMonth, echoYear), SecurityCode: NewSecurityCode(echoCode), Holder: "JANE ROE"},
 				Price: decimal.RequireFromString("9.99"), Currency: "EUR", Description: "Order 5", OrderID: "ord-5"})
 			return err
 		}, []string{echoCardNumber, echoCode, "11", "2031", "JANE ROE"}},
 		"Payouts.Create with an account": {http.MethodPost, "payout", func(c *Client) error {
-			_, err := c.Payouts.Create(context.Background(), &PayoutParams{Type: PayoutType{ID: 7, Key: "QIWI", Label: "QIWI Wallet"}, Account: echoAccount,
+			_, err := c.Payouts.Create(context.Background(), &PayoutParams{Type: PayoutType{ID: 7, Key: "QIWI", Label: "QIWI Wallet"}, Account: NewAccountNumber(echoAccount),
 				Amount: decimal.RequireFromString("10.00"), Currency: "EUR", OrderID: "payout-77"})
 			return err
 		}, []string{echoAccount}},
 		"Payouts.Create to a card with the remitter's card": {http.MethodPost, "payout", func(c *Client) error {
 			_, err := c.Payouts.Create(context.Background(), &PayoutParams{Type: PayoutType{ID: 1, Key: "CREDIT_CARD", Label: "Card"},
-				Account: echoCardNumber, CardExpirationDate: "11/31", Amount: decimal.RequireFromString("10.00"), Currency: "EUR", OrderID: "payout-78",
-				RemitterCardNumber: echoRemitterCard, RemitterCardExpirationMonth: "09", RemitterCardExpirationYear: "2032",
+				Account: NewAccountNumber(echoCardNumber), CardExpirationDate: "11/31", Amount: decimal.RequireFromString("10.00"), Currency: "EUR", OrderID: "payout-78",
+				RemitterCardNumber: NewAccountNumber(echoRemitterCard), RemitterCardExpirationMonth: "09", RemitterCardExpirationYear: "2032",
 				BeneficiaryFirstName: "Zebulon", BeneficiaryDocumentNumber: "XK998877"})
 			return err
 		}, []string{echoCardNumber, "11/31", echoRemitterCard, "2032", "Zebulon", "XK998877"}},
 		"Payouts.Parameters for an account": {http.MethodGet, "payout-parameters", func(c *Client) error {
 			_, err := c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: PayoutType{ID: 5, Key: "SEPA", Label: "SEPA"},
-				Account: echoIBAN, Currency: "EUR"})
+				Account: NewAccountNumber(echoIBAN), Currency: "EUR"})
 			return err
 		}, []string{echoIBAN}},
 		"Authenticate": {http.MethodPost, "card/authenticate", func(c *Client) error {
-			_, err := c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: echoPaRes, MD: echoMD})
+			_, err := c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: NewACSData(echoPaRes), MD: NewACSData(echoMD)})
 			return err
 		}, []string{echoPaRes, echoMD}},
 	}
@@ -146,7 +146,7 @@ func TestErrors_GatewayMessageKeptWhenItQuotesNoRequestData(t *testing.T) {
 	t.Parallel()
 	c, _ := stubEndpoint(t, http.MethodGet, "card/getToken", httpmock.NewStringResponder(400, `{"error":{"code":40004,"message":"Card number invalid"}}`))
 	_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{
-		Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode})
+		Number: NewCardNumber(echoCardNumber), Expiry: NewExpiry(echoMonth, echoYear), SecurityCode: NewSecurityCode(echoCode)})
 	require.ErrorIs(t, err, ErrCardNumberInvalid)
 	assert.Equal(t, "paygate: Card number invalid (40004, HTTP 400)", err.Error())
 }
@@ -170,7 +170,7 @@ func TestErrors_TransportErrorQuotingTheAnswerIsMasked(t *testing.T) {
 		return nil, fmt.Errorf("malformed HTTP response %q", b)
 	})
 	_, err := c.Cards.Charge(context.Background(), &ChargeParams{User: "1",
-		Card:  &CardDetails{Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode},
+		Card:  &CardDetails{Number: NewCardNumber(echoCardNumber), Expiry: NewExpiry(echoMonth, echoYear), SecurityCode: NewSecurityCode(echoCode)},
 		Price: decimal.RequireFromString("9.99"), Currency: "EUR", Description: "Order 5", OrderID: "ord-5"})
 	require.ErrorIs(t, err, ErrOutcomeUnknown)
 	require.Contains(t, logged.String(), "malformed HTTP response", "the attempt is logged")
