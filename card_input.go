@@ -10,7 +10,9 @@ import (
 // leaf is the one implementation of the leaf types below: it keeps a
 // value behind a pointer, because fmt and slog walk the unexported fields
 // of a merchant's struct by reflection without calling their methods, and
-// print a pointer found there as its address, never what it points to.
+// print a pointer to a string or a number found there as its address,
+// never what it points to (T is never a struct, an array, a slice or a
+// map, which fmt does print behind a pointer when it reports a wrong verb).
 // Everywhere else (an exported field, a value of its own) the methods
 // below print M's mask. The zero value means "not given".
 type leaf[T any, M masker[T]] struct{ p *T }
@@ -95,7 +97,7 @@ func (accountMask) mask(s string) string { return redact.CardNumber(s) }
 func (accountMask) typeName() string     { return "AccountNumber" }
 func (codeMask) mask(string) string      { return maskSecret }
 func (codeMask) typeName() string        { return "SecurityCode" }
-func (expiryMask) mask(expiry) string    { return maskMonth + "/" + maskYear }
+func (expiryMask) mask(int) string       { return maskMonth + "/" + maskYear }
 func (expiryMask) typeName() string      { return "Expiry" }
 func (tokenMask) mask(string) string     { return maskSecret }
 func (tokenMask) typeName() string       { return "CardToken" }
@@ -134,16 +136,27 @@ func NewSecurityCode(digits string) SecurityCode { return SecurityCode{newText[c
 
 // Expiry is a card's expiry date; make one with NewExpiry. It is sent as
 // its month and its four-digit year, and printed as "**/****".
-type Expiry struct{ leaf[expiry, expiryMask] }
-
-// expiry is what an Expiry holds.
-type expiry struct{ month, year int }
+type Expiry struct{ leaf[int, expiryMask] }
 
 // NewExpiry returns the expiry month (1 to 12) of year (four digits), as
 // in NewExpiry(12, 2030). Validation, not NewExpiry, checks them.
+//
+// The date is kept as one number, year*100+month: fmt, reporting a wrong
+// verb, prints what a pointer to a struct points to even inside a struct,
+// but never what a pointer to a number does. A month outside 0..99 or a
+// negative year is kept as 0, which validation refuses as it would have.
 func NewExpiry(month, year int) Expiry {
-	return Expiry{newLeaf[expiry, expiryMask](expiry{month, year})}
+	if month < 0 || month > 99 {
+		month = 0
+	}
+	return Expiry{newLeaf[int, expiryMask](max(year, 0)*100 + month)}
 }
+
+// Month returns the expiry month, 0 when no expiry is given.
+func (e Expiry) Month() int { return e.get() % 100 }
+
+// Year returns the expiry year, 0 when no expiry is given.
+func (e Expiry) Year() int { return e.get() / 100 }
 
 // CardToken is a card token: a temporary one from Tokenize or a permanent
 // one from a charge with Remember; make one with NewCardToken. It is sent
@@ -174,10 +187,9 @@ func init() {
 		if e.IsZero() {
 			return dst
 		}
-		v := e.get()
 		return append(dst,
-			formenc.Pair{Key: name("expiration_month"), Value: strconv.Itoa(v.month)},
-			formenc.Pair{Key: name("expiration_year"), Value: strconv.Itoa(v.year)})
+			formenc.Pair{Key: name("expiration_month"), Value: strconv.Itoa(e.Month())},
+			formenc.Pair{Key: name("expiration_year"), Value: strconv.Itoa(e.Year())})
 	})
 }
 

@@ -145,8 +145,7 @@ func checkCardData(scope string, number CardNumber, exp Expiry, code SecurityCod
 	if err := checkCardNumber(name("number"), number.get()); err != nil {
 		return err
 	}
-	e := exp.get()
-	if err := checkExpiry(name("expiration_month"), e.month, name("expiration_year"), e.year); err != nil {
+	if err := checkExpiry(name("expiration_month"), exp.Month(), name("expiration_year"), exp.Year()); err != nil {
 		return err
 	}
 	switch c := code.get(); {
