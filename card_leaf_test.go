@@ -2,9 +2,11 @@ package paygate
 
 import (
 	"bytes"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -26,6 +28,9 @@ type merchantOrder struct {
 	byName  map[string]SecurityCode
 	params  *TokenizeParams
 	charge  ChargeParams
+	// A client and a verifier held by value keep a private key.
+	client   Client
+	verifier CallbackVerifier
 }
 
 // TestLeaf_UnexportedFieldOfAMerchantStructNeverPrints is DESIGN's rule: a
@@ -45,6 +50,11 @@ func TestLeaf_UnexportedFieldOfAMerchantStructNeverPrints(t *testing.T) {
 		params: &TokenizeParams{Number: NewCardNumber(visaApproved), Expiry: NewExpiry(11, 2047), SecurityCode: NewSecurityCode(secretCode)},
 		charge: ChargeParams{User: "100452", CardToken: NewCardToken(token), Card: &card},
 	}
+	client, err := NewClient("proj-1", leafTestKey, WithBaseURL("https://gw.example"))
+	require.NoError(t, err)
+	verifier, err := NewCallbackVerifier([]string{leafTestKey})
+	require.NoError(t, err)
+	order.client, order.verifier = *client, *verifier
 	printers := map[string]func(v any) string{
 		"%v":  func(v any) string { return fmt.Sprintf("%v", v) },
 		"%+v": func(v any) string { return fmt.Sprintf("%+v", v) },
@@ -79,6 +89,7 @@ func TestLeaf_UnexportedFieldOfAMerchantStructNeverPrints(t *testing.T) {
 				out := print(v.value)
 				requireNoCardData(t, out, visaApproved, secretCode)
 				requireNoCardData(t, out, account, secretCode)
+				requireNoKey(t, out)
 				for _, secret := range []string{"2047", token, paRes} {
 					require.NotContains(t, out, secret, "secret leaked into %q", out)
 				}
@@ -87,6 +98,19 @@ func TestLeaf_UnexportedFieldOfAMerchantStructNeverPrints(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// leafTestKey is a private key found nowhere else in the test data.
+const leafTestKey = "k3y-5d8f1c0a9e7b"
+
+// requireNoKey fails when out holds leafTestKey as text, hex or the
+// decimal bytes fmt prints a []byte as.
+func requireNoKey(t *testing.T, out string) {
+	t.Helper()
+	b := []byte(leafTestKey)
+	for _, form := range []string{leafTestKey, hex.EncodeToString(b), strings.Trim(fmt.Sprint(b[:6]), "[]")} {
+		require.NotContains(t, out, form, "the private key leaked into %q", out)
 	}
 }
 

@@ -43,7 +43,9 @@ const signatureLen = 2 * sha256.Size
 // buffers across calls so that signing a request allocates little. Clients
 // and callback verifiers keep one per key.
 type signer struct {
-	key  []byte
+	// key is a leaf: fmt, reporting a wrong verb for a struct holding a
+	// client or a verifier, prints what a *signer points to.
+	key  signingKey
 	pool sync.Pool // of *signState
 }
 
@@ -55,11 +57,11 @@ type signState struct {
 }
 
 func newSigner(privateKey string) *signer {
-	s := &signer{key: []byte(privateKey)}
+	s := &signer{key: signingKey{newText[keyMask](privateKey)}}
 	s.pool.New = func() any {
 		// Sized for a typical request, so that the one-shot Sign and
 		// VerifySignature do not grow them step by step.
-		return &signState{mac: hmac.New(sha256.New, s.key), values: make([]string, 0, 32), buf: make([]byte, 0, 512)}
+		return &signState{mac: hmac.New(sha256.New, []byte(s.key.get())), values: make([]string, 0, 32), buf: make([]byte, 0, 512)}
 	}
 	return s
 }
