@@ -11,11 +11,12 @@ import (
 // value behind a pointer, because fmt and slog walk the unexported fields
 // of a merchant's struct by reflection without calling their methods, and
 // print a pointer to a string or a number found there as its address,
-// never what it points to (T is never a struct, an array, a slice or a
-// map, which fmt does print behind a pointer when it reports a wrong verb).
+// never what it points to. T is held to a string or a number: behind a
+// pointer, fmt does print a struct, an array, a slice or a map when it
+// reports a wrong verb (%d of a struct holding one).
 // Everywhere else (an exported field, a value of its own) the methods
 // below print M's mask. The zero value means "not given".
-type leaf[T any, M masker[T]] struct{ p *T }
+type leaf[T string | int, M masker[T]] struct{ p *T }
 
 // masker says how a kind of secret prints: its mask and its type's name.
 type masker[T any] interface {
@@ -23,7 +24,7 @@ type masker[T any] interface {
 	typeName() string
 }
 
-func newLeaf[T any, M masker[T]](v T) leaf[T, M] { return leaf[T, M]{&v} }
+func newLeaf[T string | int, M masker[T]](v T) leaf[T, M] { return leaf[T, M]{&v} }
 
 // String returns the masked value, or "" when none is given, so that a
 // missing field stays told apart.
