@@ -43,7 +43,9 @@ const signatureLen = 2 * sha256.Size
 // and callback verifiers keep one per key. It is safe for concurrent use:
 // each call takes a state of its own from the pool.
 type signer struct {
-	key  []byte
+	// key is a leaf: fmt, reporting a wrong verb for a struct holding a
+	// client or a verifier, prints what a *signer points to.
+	key  signingKey
 	pool sync.Pool // of *signState
 }
 
@@ -63,12 +65,12 @@ type signState struct {
 const stackValues = 32
 
 func newSigner(privateKey string) *signer {
-	s := &signer{key: []byte(privateKey)}
+	s := &signer{key: signingKey{newText[keyMask](privateKey)}}
 	s.pool.New = func() any {
 		// Sized for a typical request, so that they do not grow step by
 		// step.
 		return &signState{
-			mac:  hmac.New(sha256.New, s.key),
+			mac:  hmac.New(sha256.New, []byte(s.key.get())),
 			keys: make([]uint64, 0, stackValues),
 			buf:  make([]byte, 0, 512),
 		}

@@ -38,10 +38,9 @@ func chargeAs(t *testing.T, s *sandbox, p paygatetest.Project) string {
 	ctx := context.Background()
 	u, err := c.Users.Resolve(ctx, &paygate.ResolveUserParams{Identifier: "buyer", IP: "192.0.2.1"})
 	require.NoError(t, err)
-	tok, err := c.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: paygatetest.CardApproved, ExpirationMonth: 12,
-		ExpirationYear: 2030, SecurityCode: "123"})
+	tok, err := c.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: paygate.NewCardNumber(paygatetest.CardApproved), Expiry: paygate.NewExpiry(12, 2030), SecurityCode: paygate.NewSecurityCode("123")})
 	require.NoError(t, err)
-	pay, err := c.Cards.Charge(ctx, &paygate.ChargeParams{User: u, CardToken: tok.ID, Price: decimal.RequireFromString("3.00"),
+	pay, err := c.Cards.Charge(ctx, &paygate.ChargeParams{User: u, CardToken: paygate.NewCardToken(tok.ID), Price: decimal.RequireFromString("3.00"),
 		Currency: "EUR", Description: "team b"})
 	require.NoError(t, err)
 	return pay.ID.String()

@@ -23,11 +23,11 @@ func paying3DS(t *testing.T, a *app, sandbox *paygatetest.Server) (order, url.Va
 	ctx := context.Background()
 	o := a.orders.create(catalog[0], "payer@example.com")
 	tok, err := a.cfg.Client.Cards.Tokenize(ctx, &paygate.TokenizeParams{
-		Number: paygatetest.Card3DSecure, ExpirationMonth: 12, ExpirationYear: 2031, SecurityCode: "123"})
+		Number: paygate.NewCardNumber(paygatetest.Card3DSecure), Expiry: paygate.NewExpiry(12, 2031), SecurityCode: paygate.NewSecurityCode("123")})
 	require.NoError(t, err)
 	pay, err := a.cfg.Client.Cards.Charge(ctx, &paygate.ChargeParams{
 		UserDetails: &paygate.UserDetails{Identifier: "payer@example.com", Email: "payer@example.com", IP: "203.0.113.9"},
-		CardToken:   tok.ID, Price: o.Product.Price, Currency: o.Product.Currency, Description: o.Product.Name,
+		CardToken:   paygate.NewCardToken(tok.ID), Price: o.Product.Price, Currency: o.Product.Currency, Description: o.Product.Name,
 		OrderID: o.ID, ACSReturnURL: "http://shop.test/orders/" + o.ID + "/3ds",
 	})
 	require.NoError(t, err)

@@ -25,7 +25,7 @@ func (a *app) charge(w http.ResponseWriter, r *http.Request) {
 	a.orders.update(o.ID, func(ord *order) bool { ord.Email = email; return true })
 	payment, err := a.cfg.Client.Cards.Charge(paymentContext(r), &paygate.ChargeParams{
 		UserDetails:  &paygate.UserDetails{Identifier: email, Email: email, IP: clientIP(r)},
-		CardToken:    token,
+		CardToken:    paygate.NewCardToken(token),
 		Price:        o.Product.Price,
 		Currency:     o.Product.Currency,
 		Description:  o.Product.Name,
