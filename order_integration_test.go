@@ -121,7 +121,7 @@ func waitDelivered(t *testing.T, sb *sandbox, orderID string, id paygate.ID, sta
 func paidOrder(t *testing.T, orderID string) (*shopOrders, *sandbox, *paygate.Payment, paygatetest.Delivery) {
 	t.Helper()
 	book := newShopOrders()
-	sb := shopOnSandbox(t, book, paygate.WithDedupStore(nil))
+	sb := shopOnSandbox(t, book, paygate.WithoutDedup())
 	book.open(orderID, "25.00")
 	pay := sb.charge(t, paygatetest.CardApproved, "25.00", orderID)
 	return book, sb, pay, waitDelivered(t, sb, orderID, pay.ID, paygate.CallbackCompleted, 1)

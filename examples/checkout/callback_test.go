@@ -141,7 +141,7 @@ func (s *shop) newOrder(t *testing.T) string {
 func (s *shop) payByCard(t *testing.T, orderID, card string) *http.Response {
 	t.Helper()
 	tok, err := s.Client.Cards.Tokenize(context.Background(), &paygate.TokenizeParams{
-		Number: paygate.CardNumber(card), ExpirationMonth: 12, ExpirationYear: 2031, SecurityCode: cvc})
+		Number: paygate.NewCardNumber(card), Expiry: paygate.NewExpiry(12, 2031), SecurityCode: paygate.NewSecurityCode(cvc)})
 	require.NoError(t, err)
 	return s.post(t, "/orders/"+orderID+"/charge", url.Values{"email": {payerEmail}, "card_token": {tok.ID}})
 }
