@@ -124,6 +124,19 @@ func TestControlPlane_CallbackURLFaultsAndResetOfTheKeysProjectOnly(t *testing.T
 	assert.Equal(t, "completed", st, "B's reset keeps A's transactions")
 	status, out = s.controlAs(teamB.Secret, http.MethodPost, "/sandbox/transactions/"+payB+"/chargeback", nil)
 	requireError(t, status, out, paygate.CodeTransactionNotFound)
+	assert.Zero(t, s.deliveryCount(teamB.Secret), "B's reset forgets B's callbacks")
+	assert.Equal(t, 2, s.deliveryCount(s.srv.PrivateKey), "and keeps A's")
+}
+
+// deliveryCount is how many callbacks GET /sandbox/deliveries lists for
+// the project of key.
+func (s *sandbox) deliveryCount(key string) int {
+	s.t.Helper()
+	status, body := s.controlRaw(http.MethodGet, "/sandbox/deliveries", "", "", key)
+	require.Equal(s.t, http.StatusOK, status, string(body))
+	var list []json.RawMessage
+	require.NoError(s.t, json.Unmarshal(body, &list))
+	return len(list)
 }
 
 // The clock is the server's, shared by its projects: only the key of the
