@@ -33,11 +33,11 @@ func (s *Server) balance(c *call) (any, *apiError) {
 }
 
 // credit moves the project's balance in currency by d (negative to debit).
-func (s *state) credit(p *Project, currency string, d decimal.Decimal) {
-	m := s.balances[p.Key]
+func (st *state) credit(p *Project, currency string, d decimal.Decimal) {
+	m := st.balances[p.Key]
 	if m == nil {
 		m = make(map[string]decimal.Decimal)
-		s.balances[p.Key] = m
+		st.balances[p.Key] = m
 	}
 	m[currency] = m[currency].Add(d)
 }

@@ -64,7 +64,7 @@ func addDays(t time.Time, n int) time.Time {
 const maxDays = int(math.MaxInt64/int64(day)) - 1
 
 // subscribe starts (or restarts) the subscription of t's user.
-func (s *state) subscribe(t *txn, now time.Time) {
+func (st *state) subscribe(t *txn, now time.Time) {
 	x := t.extra()
 	sub := &subscription{
 		user: t.user, card: t.card, referenceID: t.id, orderID: t.orderID, interval: x.recurInterval,
@@ -75,7 +75,7 @@ func (s *state) subscribe(t *txn, now time.Time) {
 	if t.typ == paygate.TypeVerification {
 		sub.price, sub.currency = decimal.Zero, ""
 	}
-	s.recurring[t.user.id] = sub
+	st.recurring[t.user.id] = sub
 }
 
 // chargeDueRecurring makes the automatic payments whose date has come, in

@@ -32,23 +32,23 @@ func WithRetention(n int) Option {
 // Dropped ones leave holes in s.order, skipped by a head that moves over
 // them; see compactOrder. Each transaction costs O(1), plus a pass over the
 // in-flight ones older than every final one.
-func (s *state) makeRoom(keep *txn) {
-	if excess := len(s.txns) + 1 - s.retention; excess > 0 {
-		s.indexOrders()
-		for i := s.head; i < len(s.order) && excess > 0; i++ {
-			if t := s.order[i]; t != nil && t != keep && !t.inFlight() {
-				s.drop(t)
-				s.order[i] = nil
-				s.holes++
+func (st *state) makeRoom(keep *txn) {
+	if excess := len(st.txns) + 1 - st.retention; excess > 0 {
+		st.indexOrders()
+		for i := st.head; i < len(st.order) && excess > 0; i++ {
+			if t := st.order[i]; t != nil && t != keep && !t.inFlight() {
+				st.drop(t)
+				st.order[i] = nil
+				st.holes++
 				excess--
 			}
 		}
-		for s.head < len(s.order) && s.order[s.head] == nil {
-			s.head++
+		for st.head < len(st.order) && st.order[st.head] == nil {
+			st.head++
 		}
 	}
-	s.compactOrder()
-	s.rebuildIndexes()
+	st.compactOrder()
+	st.rebuildIndexes()
 }
 
 // rebuildIndexes makes the maps by id and by order id anew once half as
@@ -56,21 +56,21 @@ func (s *state) makeRoom(keep *txn) {
 // shrink, and under the steady churn of a full sandbox (one key in, one
 // out) its deleted slots make it double: rebuilt this often, it keeps the
 // size its entries need. A rebuild costs O(n) for n/2 drops.
-func (s *state) rebuildIndexes() {
-	if s.dropped < max(len(s.txns)/2, minRebuild) {
+func (st *state) rebuildIndexes() {
+	if st.dropped < max(len(st.txns)/2, minRebuild) {
 		return
 	}
-	s.dropped = 0
-	txns := make(map[int64]*txn, len(s.txns))
-	for id, t := range s.txns {
+	st.dropped = 0
+	txns := make(map[int64]*txn, len(st.txns))
+	for id, t := range st.txns {
 		txns[id] = t
 	}
-	s.txns = txns
-	orders := make(map[orderKey]*txn, len(s.orders))
-	for k, t := range s.orders {
+	st.txns = txns
+	orders := make(map[orderKey]*txn, len(st.orders))
+	for k, t := range st.orders {
 		orders[k] = t
 	}
-	s.orders = orders
+	st.orders = orders
 }
 
 // minRebuild is the fewest drops worth a rebuild: below it the maps are
@@ -81,28 +81,28 @@ const minRebuild = 1024
 // of it or more are holes, instead of letting append grow it: once the
 // bound is reached, the slice keeps its size. A compaction costs O(len) and
 // removes len/8 holes or more, so O(1) per dropped transaction.
-func (s *state) compactOrder() {
-	if !worthCompacting(len(s.order), cap(s.order), s.holes) {
+func (st *state) compactOrder() {
+	if !worthCompacting(len(st.order), cap(st.order), st.holes) {
 		return
 	}
-	s.indexOrders() // positions move
-	s.order = slices.DeleteFunc(s.order, func(t *txn) bool { return t == nil })
-	s.head, s.holes, s.indexed = 0, 0, len(s.order)
+	st.indexOrders() // positions move
+	st.order = slices.DeleteFunc(st.order, func(t *txn) bool { return t == nil })
+	st.head, st.holes, st.indexed = 0, 0, len(st.order)
 }
 
 // drop forgets t and everything indexed by it: its id, its place among
 // the transactions of its order id, its 3-D Secure merchant data and its
 // callbacks.
-func (s *state) drop(t *txn) {
-	s.dropped++
-	delete(s.txns, t.id)
+func (st *state) drop(t *txn) {
+	st.dropped++
+	delete(st.txns, t.id)
 	if t.orderID != "" {
-		s.unlinkOrder(t)
+		st.unlinkOrder(t)
 	}
-	if md := t.extra().md; md != "" && s.byMD[md] == t {
-		delete(s.byMD, md)
+	if md := t.extra().md; md != "" && st.byMD[md] == t {
+		delete(st.byMD, md)
 	}
-	s.log.forget(t)
+	st.log.forget(t)
 }
 
 // worthCompacting reports whether a slice of length n and capacity c with
@@ -115,14 +115,14 @@ func worthCompacting(n, c, holes int) bool {
 // unlinkOrder takes t out of the index by order id: the entry moves to the
 // one before t when t is the newest, otherwise the one after t links past
 // it. The chains are short: the transactions of one order.
-func (s *state) unlinkOrder(t *txn) {
+func (st *state) unlinkOrder(t *txn) {
 	k := orderKey{t.project, t.orderID}
-	newest := s.orders[k]
+	newest := st.orders[k]
 	switch {
 	case newest == t && t.prevOrder == nil:
-		delete(s.orders, k)
+		delete(st.orders, k)
 	case newest == t:
-		s.orders[k] = t.prevOrder
+		st.orders[k] = t.prevOrder
 	default:
 		for n := newest; n != nil; n = n.prevOrder {
 			if n.prevOrder == t {

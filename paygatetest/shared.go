@@ -10,12 +10,12 @@ const maxShared = 10000
 // sameCard returns the copy of cd the server already holds, if any: the
 // charges of one card, in tests mostly the few test cards, then share one
 // record instead of keeping one each. The caller holds Server.mu.
-func (s *state) sameCard(cd *cardData) *cardData {
-	if c, ok := s.cards[*cd]; ok {
+func (st *state) sameCard(cd *cardData) *cardData {
+	if c, ok := st.cards[*cd]; ok {
 		return c
 	}
-	if len(s.cards) < maxShared {
-		s.cards[*cd] = cd
+	if len(st.cards) < maxShared {
+		st.cards[*cd] = cd
 	}
 	return cd
 }
@@ -29,16 +29,16 @@ type amountKey struct {
 // sameAmount returns the copy of d the server already holds, if any, so
 // that transactions of one price share its digits. The caller holds
 // Server.mu.
-func (s *state) sameAmount(d decimal.Decimal) decimal.Decimal {
+func (st *state) sameAmount(d decimal.Decimal) decimal.Decimal {
 	if d.NumDigits() > 18 {
 		return d
 	}
 	k := amountKey{d.CoefficientInt64(), d.Exponent()}
-	if a, ok := s.amounts[k]; ok {
+	if a, ok := st.amounts[k]; ok {
 		return a
 	}
-	if len(s.amounts) < maxShared {
-		s.amounts[k] = d
+	if len(st.amounts) < maxShared {
+		st.amounts[k] = d
 	}
 	return d
 }

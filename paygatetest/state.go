@@ -163,23 +163,23 @@ func (t *txn) effectiveStatus() paygate.Status {
 }
 
 // newTxn makes a transaction, dropping the oldest beyond the retention.
-func (s *state) newTxn(p *Project, typ paygate.TransactionType, now time.Time) *txn {
-	return s.makeTxn(p, typ, now, nil)
+func (st *state) newTxn(p *Project, typ paygate.TransactionType, now time.Time) *txn {
+	return st.makeTxn(p, typ, now, nil)
 }
 
 // followTxn makes a transaction that follows ref (a refund, a chargeback,
 // a retrieval, a penalty). ref is never dropped to make room for it: the
 // caller goes on with ref, and the answer and the callbacks name it.
-func (s *state) followTxn(ref *txn, typ paygate.TransactionType, now time.Time) *txn {
-	return s.makeTxn(ref.project, typ, now, ref)
+func (st *state) followTxn(ref *txn, typ paygate.TransactionType, now time.Time) *txn {
+	return st.makeTxn(ref.project, typ, now, ref)
 }
 
-func (s *state) makeTxn(p *Project, typ paygate.TransactionType, now time.Time, keep *txn) *txn {
-	s.makeRoom(keep)
-	t := &txn{id: s.nextTxn, project: p, typ: typ, createdAt: now, updatedAt: now, status: paygate.StatusOpened}
-	s.nextTxn++
-	s.txns[t.id] = t
-	s.order = append(s.order, t)
+func (st *state) makeTxn(p *Project, typ paygate.TransactionType, now time.Time, keep *txn) *txn {
+	st.makeRoom(keep)
+	t := &txn{id: st.nextTxn, project: p, typ: typ, createdAt: now, updatedAt: now, status: paygate.StatusOpened}
+	st.nextTxn++
+	st.txns[t.id] = t
+	st.order = append(st.order, t)
 	return t
 }
 
@@ -187,19 +187,19 @@ func (s *state) makeTxn(p *Project, typ paygate.TransactionType, now time.Time, 
 // latest with order id orderID that is not a refund, chargeback, retrieval
 // or penalty (they carry the order id of the payment they follow, and a
 // look-up by order id means the payment, whose status shows their effect).
-func (s *state) lookupTxn(p *Project, id, orderID string) (*txn, *apiError) {
+func (st *state) lookupTxn(p *Project, id, orderID string) (*txn, *apiError) {
 	if id == "" && orderID == "" {
 		return nil, errMerchantData("id or order_id")
 	}
 	if id != "" {
 		n, err := strconv.ParseInt(id, 10, 64)
-		t := s.txns[n]
+		t := st.txns[n]
 		if err != nil || t == nil || t.project != p {
 			return nil, newError(paygate.CodeTransactionNotFound, "")
 		}
 		return t, nil
 	}
-	list := s.byOrderID(p, orderID)
+	list := st.byOrderID(p, orderID)
 	for i := len(list) - 1; i >= 0; i-- {
 		if t := list[i]; !followsPayment[t.typ] {
 			return t, nil
@@ -220,10 +220,10 @@ var followsPayment = map[paygate.TransactionType]bool{
 // transactions made since the last look-up: a transaction's order id is
 // set in the same critical section that makes it and never changes, so
 // every transaction a look-up can see is complete.
-func (s *state) byOrderID(p *Project, orderID string) []*txn {
-	s.indexOrders()
+func (st *state) byOrderID(p *Project, orderID string) []*txn {
+	st.indexOrders()
 	var list []*txn
-	for t := s.orders[orderKey{p, orderID}]; t != nil; t = t.prevOrder {
+	for t := st.orders[orderKey{p, orderID}]; t != nil; t = t.prevOrder {
 		list = append(list, t)
 	}
 	slices.Reverse(list)
@@ -238,14 +238,14 @@ type orderKey struct {
 
 // indexOrders adds the transactions made since the last call to the order
 // id index.
-func (s *state) indexOrders() {
-	for _, t := range s.order[s.indexed:] {
+func (st *state) indexOrders() {
+	for _, t := range st.order[st.indexed:] {
 		if t != nil && t.orderID != "" {
 			k := orderKey{t.project, t.orderID}
-			t.prevOrder, s.orders[k] = s.orders[k], t
+			t.prevOrder, st.orders[k] = st.orders[k], t
 		}
 	}
-	s.indexed = len(s.order)
+	st.indexed = len(st.order)
 }
 
 // keep is get for a value the sandbox keeps: a string of its own, since
@@ -255,9 +255,9 @@ func (c *call) keep(name string) string { return strings.Clone(c.get(name)) }
 func idString(n int64) string { return strconv.FormatInt(n, 10) }
 
 // addProject registers p, numbering it when it has no id.
-func (s *state) addProject(p Project) {
+func (st *state) addProject(p Project) {
 	if p.ID == 0 {
-		p.ID = len(s.projects) + 1
+		p.ID = len(st.projects) + 1
 	}
-	s.projects[p.Key] = &p
+	st.projects[p.Key] = &p
 }

@@ -62,14 +62,14 @@ const (
 	expiredTokenMemory = time.Hour
 )
 
-func (s *state) newToken(p *Project, cd *cardData, permanent bool) *token {
+func (st *state) newToken(p *Project, cd *cardData, permanent bool) *token {
 	prefix := "tmp_"
 	if permanent {
 		prefix = "perm_"
 	}
-	t := &token{id: fmt.Sprintf("%s%016d", prefix, s.nextToken), project: p, card: cd, permanent: permanent}
-	s.nextToken++
-	s.tokens[t.id] = t
+	t := &token{id: fmt.Sprintf("%s%016d", prefix, st.nextToken), project: p, card: cd, permanent: permanent}
+	st.nextToken++
+	st.tokens[t.id] = t
 	return t
 }
 
@@ -77,28 +77,28 @@ func (s *state) newToken(p *Project, cd *cardData, permanent bool) *token {
 // and the oldest beyond maxTemporaryTokens - 1, making room for one more.
 // Tokens are made in expiry order, so the oldest are at the front; the
 // queue is compacted once half of it is dropped, so each token costs O(1).
-func (s *state) forgetTokens(now time.Time) {
-	q := s.temporary
-	for s.tempHead < len(q) {
-		t := q[s.tempHead]
-		if len(q)-s.tempHead < cmp.Or(s.maxTokens, maxTemporaryTokens) && now.Before(t.expiresAt.Add(expiredTokenMemory)) {
+func (st *state) forgetTokens(now time.Time) {
+	q := st.temporary
+	for st.tempHead < len(q) {
+		t := q[st.tempHead]
+		if len(q)-st.tempHead < cmp.Or(st.maxTokens, maxTemporaryTokens) && now.Before(t.expiresAt.Add(expiredTokenMemory)) {
 			break
 		}
-		delete(s.tokens, t.id)
-		q[s.tempHead] = nil
-		s.tempHead++
+		delete(st.tokens, t.id)
+		q[st.tempHead] = nil
+		st.tempHead++
 	}
-	if s.tempHead > len(q)/2 {
-		s.temporary = append(q[:0:0], q[s.tempHead:]...)
-		s.tempHead = 0
+	if st.tempHead > len(q)/2 {
+		st.temporary = append(q[:0:0], q[st.tempHead:]...)
+		st.tempHead = 0
 	}
 }
 
 // useToken consumes a temporary token or reads a permanent one: 40402 when
 // unknown (or permanent but its charge has not completed), 40305 when
 // already used, 40304 when expired.
-func (s *state) useToken(p *Project, id string, now time.Time) (*cardData, *apiError) {
-	t := s.tokens[id]
+func (st *state) useToken(p *Project, id string, now time.Time) (*cardData, *apiError) {
+	t := st.tokens[id]
 	switch {
 	case t == nil || t.project != p || t.pending:
 		return nil, newError(paygate.CodeCardTokenInvalid, "")

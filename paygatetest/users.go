@@ -51,14 +51,14 @@ type userInput struct {
 
 // resolveUser returns the project's user with in.identifier, creating it if
 // needed; fields given anew fill fields still empty.
-func (s *state) resolveUser(p *Project, in userInput) *user {
+func (st *state) resolveUser(p *Project, in userInput) *user {
 	key := p.Key + "\x00" + in.identifier
-	u := s.identifiers[key]
+	u := st.identifiers[key]
 	if u == nil {
-		u = &user{id: strconv.FormatInt(s.nextUser, 10), project: p, identifier: strings.Clone(in.identifier)}
-		s.nextUser++
-		s.identifiers[key] = u
-		s.users[u.id] = u
+		u = &user{id: strconv.FormatInt(st.nextUser, 10), project: p, identifier: strings.Clone(in.identifier)}
+		st.nextUser++
+		st.identifiers[key] = u
+		st.users[u.id] = u
 	}
 	fill := func(dst *string, v string) {
 		if *dst == "" {
@@ -75,11 +75,11 @@ func (s *state) resolveUser(p *Project, in userInput) *user {
 
 // lookupUser finds the project's user by internal id: 40002 when id is
 // empty, 40406 when unknown.
-func (s *state) lookupUser(p *Project, id string) (*user, *apiError) {
+func (st *state) lookupUser(p *Project, id string) (*user, *apiError) {
 	if id == "" {
 		return nil, newError(paygate.CodeUserIdentifierMissing, "")
 	}
-	u := s.users[id]
+	u := st.users[id]
 	if u == nil || u.project != p {
 		return nil, newError(paygate.CodeUserNotFound, "")
 	}
