@@ -188,11 +188,6 @@ func (s *Server) paymentJSON(t *txn, basic bool, acsReturnURL string) map[string
 	return out
 }
 
-// fee is the sandbox's merchant fee: 2.9% of the price, to 4 decimals.
-func fee(price decimal.Decimal) decimal.Decimal {
-	return price.Mul(decimal.RequireFromString("0.029")).Round(4)
-}
-
 // attributes collects the attr_* parameters, returned in callbacks: nil
 // when there are none, copies of the request's strings otherwise (see
 // call.keep).
@@ -207,13 +202,6 @@ func attributes(params map[string][]string) map[string]string {
 		}
 	}
 	return out
-}
-
-func userID(u *user) string {
-	if u == nil {
-		return ""
-	}
-	return u.id
 }
 
 // getToken serves card/getToken: validates the card (40003 to 40007, 40012,

@@ -8,7 +8,10 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+
+	"github.com/paygate/paygate-go"
 )
 
 // Bounds of what a request may carry. They are applied while the request is
@@ -137,4 +140,17 @@ func readFailure(err error, fallback string) error {
 		return errBodyTooLong
 	}
 	return errors.New(fallback)
+}
+
+func checkOrderID(id string) *apiError {
+	if len([]rune(id)) > paygate.MaxOrderIDLength {
+		return errMerchantData("order_id longer than 64 characters")
+	}
+	return nil
+}
+
+// atoiParam parses a non-negative integer parameter.
+func atoiParam(v string) (int, bool) {
+	n, err := strconv.Atoi(v)
+	return n, err == nil && n >= 0
 }

@@ -1,8 +1,6 @@
 package paygatetest
 
 import (
-	"cmp"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -32,86 +30,6 @@ const ACSPassword = "1234"
 
 // verificationPrice is what verify_card=1 charges, in EUR.
 const verificationPrice = "1.00"
-
-// cardData is a card the sandbox holds. The number never leaves the
-// sandbox: responses carry only its mask and last four digits.
-type cardData struct {
-	number string
-	month  int
-	year   int
-	holder string
-}
-
-// token is a temporary (single use, 10 minutes) or permanent card token.
-type token struct {
-	id        string
-	project   *Project
-	card      *cardData
-	expiresAt time.Time
-	used      bool
-	permanent bool
-	pending   bool // permanent, of a charge still processing: not usable yet
-}
-
-// Bounds of temporary tokens, which anyone who knows a project key can
-// make (card/getToken is unsigned): a token is forgotten an hour after it
-// expired (it is then 40402 rather than 40304), and beyond
-// maxTemporaryTokens the oldest is forgotten first.
-const (
-	maxTemporaryTokens = 100000
-	expiredTokenMemory = time.Hour
-)
-
-func (st *state) newToken(p *Project, cd *cardData, permanent bool) *token {
-	prefix := "tmp_"
-	if permanent {
-		prefix = "perm_"
-	}
-	t := &token{id: fmt.Sprintf("%s%016d", prefix, st.nextToken), project: p, card: cd, permanent: permanent}
-	st.nextToken++
-	st.tokens[t.id] = t
-	return t
-}
-
-// forgetTokens drops the temporary tokens that expired over an hour ago,
-// and the oldest beyond maxTemporaryTokens - 1, making room for one more.
-// Tokens are made in expiry order, so the oldest are at the front; the
-// queue is compacted once half of it is dropped, so each token costs O(1).
-func (st *state) forgetTokens(now time.Time) {
-	q := st.temporary
-	for st.tempHead < len(q) {
-		t := q[st.tempHead]
-		if len(q)-st.tempHead < cmp.Or(st.maxTokens, maxTemporaryTokens) && now.Before(t.expiresAt.Add(expiredTokenMemory)) {
-			break
-		}
-		delete(st.tokens, t.id)
-		q[st.tempHead] = nil
-		st.tempHead++
-	}
-	if st.tempHead > len(q)/2 {
-		st.temporary = append(q[:0:0], q[st.tempHead:]...)
-		st.tempHead = 0
-	}
-}
-
-// useToken consumes a temporary token or reads a permanent one: 40402 when
-// unknown (or permanent but its charge has not completed), 40305 when
-// already used, 40304 when expired.
-func (st *state) useToken(p *Project, id string, now time.Time) (*cardData, *apiError) {
-	t := st.tokens[id]
-	switch {
-	case t == nil || t.project != p || t.pending:
-		return nil, newError(paygate.CodeCardTokenInvalid, "")
-	case t.permanent:
-		return t.card, nil
-	case t.used:
-		return nil, newError(paygate.CodeCardTokenUsed, "")
-	case now.After(t.expiresAt):
-		return nil, newError(paygate.CodeCardTokenExpired, "")
-	}
-	t.used = true
-	return t.card, nil
-}
 
 // parseCard reads and checks card data under prefix ("" for getToken's flat
 // names, "card" for card/process's card[...]).
