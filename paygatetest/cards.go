@@ -188,22 +188,6 @@ func (s *Server) paymentJSON(t *txn, basic bool, acsReturnURL string) map[string
 	return out
 }
 
-// attributes collects the attr_* parameters, returned in callbacks: nil
-// when there are none, copies of the request's strings otherwise (see
-// call.keep).
-func attributes(params map[string][]string) map[string]string {
-	var out map[string]string
-	for k, v := range params {
-		if strings.HasPrefix(k, "attr_") && len(v) > 0 {
-			if out == nil {
-				out = make(map[string]string)
-			}
-			out[strings.Clone(k)] = strings.Clone(v[0])
-		}
-	}
-	return out
-}
-
 // getToken serves card/getToken: validates the card (40003 to 40007, 40012,
 // 40013) and returns a temporary token valid for 10 minutes, once.
 func (s *Server) getToken(c *call) (any, *apiError) {

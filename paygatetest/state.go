@@ -250,10 +250,6 @@ func (st *state) indexOrders() {
 	st.indexed = len(st.order)
 }
 
-// keep is get for a value the sandbox keeps: a string of its own, since
-// the parsed value may share the memory of the whole request body.
-func (c *call) keep(name string) string { return strings.Clone(c.get(name)) }
-
 func idString(n int64) string { return strconv.FormatInt(n, 10) }
 
 // addProject registers p, numbering it when it has no id.

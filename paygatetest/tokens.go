@@ -1,12 +1,8 @@
 package paygatetest
 
 import (
-	"strconv"
 	"strings"
 	"time"
-
-	"github.com/paygate/paygate-go"
-	"github.com/paygate/paygate-go/internal/cardnum"
 )
 
 // The test cards. Any other number that passes the Luhn check is approved.
@@ -30,48 +26,6 @@ const ACSPassword = "1234"
 
 // verificationPrice is what verify_card=1 charges, in EUR.
 const verificationPrice = "1.00"
-
-// parseCard reads and checks card data under prefix ("" for getToken's flat
-// names, "card" for card/process's card[...]).
-func parseCard(params map[string][]string, prefix string, now time.Time) (*cardData, *apiError) {
-	get := func(name string) string {
-		if prefix != "" {
-			name = prefix + "[" + name + "]"
-		}
-		if v := params[name]; len(v) > 0 {
-			return v[0]
-		}
-		return ""
-	}
-	number, month, year, code := get("number"), get("expiration_month"), get("expiration_year"), get("security_code")
-	switch {
-	case number == "":
-		return nil, newError(paygate.CodeCardNumberMissing, "")
-	case !cardnum.Valid(number):
-		return nil, newError(paygate.CodeCardNumberInvalid, "")
-	case month == "":
-		return nil, newError(paygate.CodeExpirationMonthMissing, "")
-	case year == "":
-		return nil, newError(paygate.CodeExpirationYearMissing, "")
-	}
-	m, errM := strconv.Atoi(month)
-	y, errY := strconv.Atoi(year)
-	if errM != nil || errY != nil || m < 1 || m > 12 || y < 1000 || y > 9999 ||
-		y < now.Year() || (y == now.Year() && m < int(now.Month())) {
-		return nil, newError(paygate.CodeExpiryInvalid, "")
-	}
-	switch {
-	case code == "":
-		return nil, newError(paygate.CodeSecurityCodeMissing, "")
-	case len(code) < 3 || len(code) > 4 || !cardnum.Digits(code):
-		return nil, newError(paygate.CodeSecurityCodeInvalid, "")
-	}
-	holder := get("holder")
-	if len([]rune(holder)) > paygate.MaxCardholderLength {
-		return nil, newError(paygate.CodeCardholderInvalid, "")
-	}
-	return &cardData{number: strings.Clone(number), month: m, year: y, holder: strings.Clone(holder)}, nil
-}
 
 // cardJSON is the Card-response object; charge and reverse responses add
 // expiresAt, holder, bankName and country.
