@@ -156,38 +156,6 @@ func cardOutcome(number string) paygate.Status {
 	return paygate.StatusCompleted
 }
 
-// paymentJSON is the charge / authenticate / recurring response: the basic
-// form has only id, success, card, acs, permanentToken and recurring.
-func (s *Server) paymentJSON(t *txn, basic bool, acsReturnURL string) map[string]any {
-	x := t.extra()
-	var permanent any
-	if x.permanentToken != "" {
-		permanent = x.permanentToken
-	}
-	out := map[string]any{
-		"id":             t.id,
-		"success":        t.status != paygate.StatusFailed,
-		"card":           cardJSON(t.card, true),
-		"permanentToken": permanent,
-	}
-	if t.status == paygate.StatusAuthenticating {
-		out["acs"] = map[string]any{
-			"url":        s.publicURL + "/acs",
-			"parameters": map[string]any{"PaReq": "PAREQ-" + x.md, "MD": x.md, "TermUrl": acsReturnURL},
-		}
-	}
-	if sub := s.st.recurring[userID(t.user)]; x.recurring && sub != nil {
-		out["recurring"] = map[string]any{"frequency": sub.frequency(), "endsAt": formatTime(sub.endsAt)}
-	}
-	if basic {
-		return out
-	}
-	for k, v := range transactionFields(t, false) {
-		out[k] = v
-	}
-	return out
-}
-
 // getToken serves card/getToken: validates the card (40003 to 40007, 40012,
 // 40013) and returns a temporary token valid for 10 minutes, once.
 func (s *Server) getToken(c *call) (any, *apiError) {

@@ -250,8 +250,6 @@ func (st *state) indexOrders() {
 	st.indexed = len(st.order)
 }
 
-func idString(n int64) string { return strconv.FormatInt(n, 10) }
-
 // addProject registers p, numbering it when it has no id.
 func (st *state) addProject(p Project) {
 	if p.ID == 0 {

@@ -1,10 +1,5 @@
 package paygatetest
 
-import (
-	"strings"
-	"time"
-)
-
 // The test cards. Any other number that passes the Luhn check is approved.
 const (
 	// CardApproved is approved without 3-D Secure: completed.
@@ -26,43 +21,3 @@ const ACSPassword = "1234"
 
 // verificationPrice is what verify_card=1 charges, in EUR.
 const verificationPrice = "1.00"
-
-// cardJSON is the Card-response object; charge and reverse responses add
-// expiresAt, holder, bankName and country.
-func cardJSON(cd *cardData, charge bool) map[string]any {
-	if cd == nil {
-		return nil
-	}
-	scheme := cardScheme(cd.number)
-	last := cd.number[len(cd.number)-4:]
-	out := map[string]any{
-		"lastFour": last, "mask": strings.Repeat("*", len(cd.number)-4) + last,
-		"type": scheme, "scheme": scheme, "expirationMonth": cd.month, "expirationYear": cd.year,
-	}
-	if charge {
-		var holder any
-		if cd.holder != "" {
-			holder = cd.holder
-		}
-		// A card expires at the end of its expiry month.
-		out["expiresAt"] = formatTime(time.Date(cd.year, time.Month(cd.month)+1, 1, 0, 0, 0, 0, time.UTC).Add(-time.Second))
-		out["holder"] = holder
-		out["bankName"] = "Sandbox Bank"
-		out["country"] = "US"
-	}
-	return out
-}
-
-func cardScheme(number string) string {
-	switch {
-	case strings.HasPrefix(number, "4"):
-		return "visa"
-	case number[0] == '5' || strings.HasPrefix(number, "2"):
-		return "mastercard"
-	case strings.HasPrefix(number, "34") || strings.HasPrefix(number, "37"):
-		return "amex"
-	}
-	return "unknown"
-}
-
-func formatTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -98,44 +98,6 @@ func (s *Server) listTransactions(c *call) (any, *apiError) {
 	return map[string]any{"totalCount": len(matched), "transactions": list}, nil
 }
 
-// transactionFields are the camel-case fields of a transaction; listing
-// adds what by-id and list carry (method, originalStatus, reason, card).
-func transactionFields(t *txn, listing bool) map[string]any {
-	var ref, orderID any
-	if t.referenceID != 0 {
-		ref = t.referenceID
-	}
-	if t.orderID != "" {
-		orderID = t.orderID
-	}
-	out := map[string]any{
-		"id": t.id, "orderId": orderID, "referenceId": ref, "price": t.price.StringFixed(2),
-		"fee": t.fee().StringFixed(4), "currency": t.currency, "type": t.typ, "status": t.status,
-		"user": userJSON(t.user), "createdAt": formatTime(t.createdAt), "updatedAt": formatTime(t.updatedAt),
-	}
-	if listing {
-		var reason any
-		if r := t.reason(); r != "" {
-			reason = r
-		}
-		out["status"] = t.effectiveStatus()
-		out["method"] = t.method
-		out["originalStatus"] = t.status
-		out["reason"] = reason
-		out["card"] = cardJSON(t.card, false)
-	}
-	return out
-}
-
-// wireType is t's type as the project's form names it: the basic form
-// calls a payment from a user a deposit.
-func wireType(t *txn) paygate.TransactionType {
-	if t.typ == paygate.TypePayment && t.project.Form == paygate.FormBasic {
-		return paygate.TypeDeposit
-	}
-	return t.typ
-}
-
 func within(t, from, to time.Time) bool {
 	return (from.IsZero() || !t.Before(from)) && (to.IsZero() || !t.After(to))
 }

@@ -32,17 +32,6 @@ func (s *Server) resolveUser(c *call) (any, *apiError) {
 	return map[string]any{"id": n}, nil
 }
 
-// userJSON is the User object of responses.
-func userJSON(u *user) map[string]any {
-	if u == nil {
-		return nil
-	}
-	return map[string]any{
-		"id": u.id, "identifier": u.identifier, "displayName": u.displayName, "email": u.email,
-		"phone": u.phone, "ip": u.ip, "locale": u.locale,
-	}
-}
-
 // changeRecurring serves user/changeRecurring: a new interval (which is
 // also the frequency; 0 leaves manual recurring only; the next automatic
 // payment comes interval days from now) and price of the automatic
