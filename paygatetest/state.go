@@ -382,7 +382,7 @@ func (st *state) sameAmount(d decimal.Decimal) decimal.Decimal {
 // makeRoom drops the oldest transactions in a final state, other than
 // keep, until one more fits within the retention. It is called before a
 // transaction is made, so that every transaction it sees is complete.
-// Dropped ones leave holes in s.order, skipped by a head that moves over
+// Dropped ones leave holes in st.order, skipped by a head that moves over
 // them; see compactOrder. Each transaction costs O(1), plus a pass over the
 // in-flight ones older than every final one.
 func (st *state) makeRoom(keep *txn) {
@@ -430,7 +430,7 @@ func (st *state) rebuildIndexes() {
 // small whatever they waste.
 const minRebuild = 1024
 
-// compactOrder removes the holes of s.order when it is full and an eighth
+// compactOrder removes the holes of st.order when it is full and an eighth
 // of it or more are holes, instead of letting append grow it: once the
 // bound is reached, the slice keeps its size. A compaction costs O(len) and
 // removes len/8 holes or more, so O(1) per dropped transaction.
