@@ -18,6 +18,23 @@ import (
 	"github.com/paygate/paygate-go/internal/callbackform"
 )
 
+// basicCallbackStatuses are the callback statuses of the basic form.
+var basicCallbackStatuses = map[paygate.CallbackStatus]bool{
+	paygate.CallbackCompleted: true, paygate.CallbackFailed: true, paygate.CallbackVerified: true,
+	paygate.CallbackReversed: true, paygate.CallbackRefundCompleted: true, paygate.CallbackChargebackCompleted: true,
+	paygate.CallbackRetrievalCompleted: true, paygate.CallbackPenaltyCompleted: true,
+}
+
+// notify records the callback of t's status change and queues it for
+// sending. The caller holds s.mu, so callbacks are numbered in the order of
+// the changes; queueing never blocks.
+func (s *Server) notify(t *txn, status paygate.CallbackStatus) {
+	if t.project.Form == paygate.FormBasic && !basicCallbackStatuses[status] {
+		return // the basic form has no callback for this change
+	}
+	s.deliveries.send(t, status)
+}
+
 // Bounds of callback delivery. A receiver that never answers costs the
 // sandbox at most callbackWorkers connections and goroutines and a queue of
 // callbackQueue callbacks per destination, whatever the number of
@@ -649,21 +666,4 @@ func (d *delivery) values() url.Values {
 	v := callbackValues(d.txn, *d.status, d.reason)
 	v.Set(paygate.SignatureParam, paygate.Sign(v, d.txn.project.Secret))
 	return v
-}
-
-// basicCallbackStatuses are the callback statuses of the basic form.
-var basicCallbackStatuses = map[paygate.CallbackStatus]bool{
-	paygate.CallbackCompleted: true, paygate.CallbackFailed: true, paygate.CallbackVerified: true,
-	paygate.CallbackReversed: true, paygate.CallbackRefundCompleted: true, paygate.CallbackChargebackCompleted: true,
-	paygate.CallbackRetrievalCompleted: true, paygate.CallbackPenaltyCompleted: true,
-}
-
-// notify records the callback of t's status change and queues it for
-// sending. The caller holds s.mu, so callbacks are numbered in the order of
-// the changes; queueing never blocks.
-func (s *Server) notify(t *txn, status paygate.CallbackStatus) {
-	if t.project.Form == paygate.FormBasic && !basicCallbackStatuses[status] {
-		return // the basic form has no callback for this change
-	}
-	s.deliveries.send(t, status)
 }
