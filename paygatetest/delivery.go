@@ -624,13 +624,6 @@ func (l *deliveryLog) records() []delivery {
 	return out
 }
 
-// count is how many callbacks the log keeps.
-func (l *deliveryLog) count() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.list) - l.holes
-}
-
 func (l *deliveryLog) changedChan() <-chan struct{} {
 	l.mu.Lock()
 	defer l.mu.Unlock()
