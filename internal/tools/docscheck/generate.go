@@ -23,6 +23,7 @@ var imports = map[string]string{
 	"log":         "log",
 	"os":          "os",
 	"slog":        "log/slog",
+	"sort":        "sort",
 	"strings":     "strings",
 	"testing":     "testing",
 	"time":        "time",
