@@ -56,6 +56,9 @@
 //
 // Amounts are [decimal.Decimal] values (github.com/shopspring/decimal),
 // never floats; they are sent with the fraction digits they were given.
+// Amounts in answers are exact too, but a decimal prints without trailing
+// zeros (a price of 24.90 as 24.9 with %s, %v and JSON): print money with
+// StringFixed(2), or the currency's number of minor units.
 // Transaction ids are [ID] values: 64-bit integers that stay exact whether
 // the gateway sends them as JSON numbers or strings.
 //
