@@ -17,17 +17,28 @@ var prelude string
 // staticcheck is the version .ci/run uses.
 const staticcheck = "honnef.co/go/tools/cmd/staticcheck@v0.8.2"
 
-// check compiles, vets and staticchecks every Go block of the files and
-// returns what failed ("" when nothing did), each message naming the
-// Markdown file and line.
+// check compiles, vets and staticchecks every Go block of the files, and
+// follows their relative links, and returns what failed ("" when nothing
+// did), each message naming the Markdown file and line.
 func check(files []string) (string, error) {
-	var blocks []block
+	var (
+		blocks []block
+		broken []string
+	)
 	for _, f := range files {
 		bs, err := readBlocks(f)
 		if err != nil {
 			return "", err
 		}
 		blocks = append(blocks, bs...)
+		bad, err := checkLinks(f)
+		if err != nil {
+			return "", err
+		}
+		broken = append(broken, bad...)
+	}
+	if len(broken) > 0 {
+		return "docs: links that lead nowhere:\n" + strings.Join(broken, "\n") + "\n", nil
 	}
 	tmp, err := os.MkdirTemp("", "docscheck-")
 	if err != nil {

@@ -81,3 +81,27 @@ func TestCheck_BlockWithoutKindFails(t *testing.T) {
 		t.Errorf("report does not ask for the block's kind at %s:3:\n%s", path, report)
 	}
 }
+
+func TestCheck_LinkToNothingNamesFileAndLine(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "other.md"), []byte("# Other\n\n## The handler\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "guide.md")
+	text := "# Guide\n\n[ok](other.md#the-handler) [here](#guide)\n[gone](missing.md)\n[renamed](other.md#the-old-handler)\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report, err := check([]string{path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{path + ":4: link missing.md: no such file", path + ":5: link other.md#the-old-handler: no such heading"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report does not say %q:\n%s", want, report)
+		}
+	}
+	if strings.Contains(report, ":3:") {
+		t.Errorf("report names a link that leads somewhere:\n%s", report)
+	}
+}

@@ -17,6 +17,10 @@
 // //line directive maps each block back to its Markdown file, so a failure
 // names the file and the line inside the block.
 //
+// Relative links are followed too: a link to a file that does not exist,
+// or to a heading a Markdown file does not have, fails with its file and
+// line, so that a guide pointing to the reference cannot point at nothing.
+//
 // Usage, from the repository root:
 //
 //	go run ./internal/tools/docscheck README.md docs/*.md
