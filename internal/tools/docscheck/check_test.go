@@ -30,55 +30,55 @@ func TestCheck_PassesBlocksThatBuild(t *testing.T) {
 	}
 }
 
-func TestCheck_BrokenBlockNamesFileAndLine(t *testing.T) {
-	broken := strings.Replace(goodFunc, "Cards.Charge(", "Cards.Chargee(", 1)
-	// Lines: 1 title, 2 blank, 3-10 goodFile, 11 blank, 12 marker,
-	// 13 fence, 14 the call.
-	path := writeDoc(t, "# Guide\n\n"+goodFile+"\n"+broken)
+// reportOf checks one Markdown text written as guide.md and returns the
+// file's path and the report.
+func reportOf(t *testing.T, text string) (string, string) {
+	t.Helper()
+	path := writeDoc(t, text)
 	report, err := check([]string{path})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{path + ":14", "Chargee", "block at " + path + ":13"} {
-		if !strings.Contains(report, want) {
-			t.Errorf("report does not name %q:\n%s", want, report)
-		}
-	}
+	return path, report
 }
 
-func TestCheck_WrongTypeInAWholeFileFails(t *testing.T) {
-	path := writeDoc(t, strings.Replace(goodFile, `fmt.Println("hi")`, `var n int = "hi"; fmt.Println(n)`, 1))
-	report, err := check([]string{path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(report, path+":7") {
-		t.Errorf("report does not name %s:7:\n%s", path, report)
-	}
-}
-
-func TestCheck_StaticcheckFindingFails(t *testing.T) {
-	// Compiles and vets, but staticcheck finds the first err never read.
-	block := "<!-- docs: func -->\n```go\n_, err := client.Users.Resolve(ctx, nil)\n" +
-		"_, err = client.Users.Resolve(ctx, nil)\nif err != nil {\n\tlog.Fatal(err)\n}\n```\n"
-	path := writeDoc(t, block)
-	report, err := check([]string{path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(report, path+":3") || !strings.Contains(report, "SA4006") {
-		t.Errorf("report does not name the staticcheck finding at %s:3:\n%s", path, report)
-	}
-}
-
-func TestCheck_BlockWithoutKindFails(t *testing.T) {
-	path := writeDoc(t, "# Guide\n\n```go\nfmt.Println(1)\n```\n")
-	report, err := check([]string{path})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(report, path+":3") || !strings.Contains(report, "docs: func") {
-		t.Errorf("report does not ask for the block's kind at %s:3:\n%s", path, report)
+func TestCheck_BrokenBlocksNameFileAndLine(t *testing.T) {
+	cases := []struct {
+		name string
+		text string
+		want []string // in the report, after the file's path
+	}{{
+		name: "renamed method in a func block",
+		// Lines: 1 title, 2 blank, 3-10 goodFile, 11 blank, 12 marker,
+		// 13 fence, 14 the call.
+		text: "# Guide\n\n" + goodFile + "\n" + strings.Replace(goodFunc, "Cards.Charge(", "Cards.Chargee(", 1),
+		want: []string{":14", "Chargee", "block at <path>:13"},
+	}, {
+		name: "wrong type in a whole file",
+		text: strings.Replace(goodFile, `fmt.Println("hi")`, `var n int = "hi"; fmt.Println(n)`, 1),
+		want: []string{":7"},
+	}, {
+		name: "staticcheck finding", // compiles and vets; the first err is never read
+		text: "<!-- docs: func -->\n```go\n_, err := client.Users.Resolve(ctx, nil)\n" +
+			"_, err = client.Users.Resolve(ctx, nil)\nif err != nil {\n\tlog.Fatal(err)\n}\n```\n",
+		want: []string{":3", "SA4006"},
+	}, {
+		name: "block without a kind",
+		text: "# Guide\n\n```go\nfmt.Println(1)\n```\n",
+		want: []string{":3", "docs: func"},
+	}}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path, report := reportOf(t, c.text)
+			if !strings.Contains(report, path+c.want[0]) {
+				t.Errorf("report does not name %s%s:\n%s", path, c.want[0], report)
+			}
+			for _, w := range c.want[1:] {
+				if w = strings.ReplaceAll(w, "<path>", path); !strings.Contains(report, w) {
+					t.Errorf("report does not say %q:\n%s", w, report)
+				}
+			}
+		})
 	}
 }
 
