@@ -260,3 +260,13 @@ func FuzzSign(f *testing.F) {
 		}
 	})
 }
+
+func TestCanonicalString_IsWhatSignSigns(t *testing.T) {
+	t.Parallel()
+	params := url.Values{"b": {"10", "7"}, "a": {"Z", ""}, SignatureParam: {"ignored"}}
+	canonical := CanonicalString(params)
+	require.Equal(t, "|10|7|Z", canonical)
+	mac := hmac.New(sha256.New, []byte(testSecret))
+	mac.Write([]byte(canonical))
+	require.Equal(t, hex.EncodeToString(mac.Sum(nil)), Sign(params, testSecret))
+}

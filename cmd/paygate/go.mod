@@ -1,0 +1,13 @@
+module github.com/paygate/paygate-go/cmd/paygate
+
+go 1.25
+
+require github.com/paygate/paygate-go v0.0.0
+
+require (
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	github.com/spf13/cobra v1.10.2 // indirect
+	github.com/spf13/pflag v1.0.9 // indirect
+)
+
+replace github.com/paygate/paygate-go => ../..
