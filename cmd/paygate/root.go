@@ -54,7 +54,7 @@ func run(ctx context.Context, args []string, env environ) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(env.stderr, "paygate:", err)
+	fmt.Fprintln(env.stderr, "paygate:", strings.TrimPrefix(err.Error(), "paygate: "))
 	var usage *usageError
 	var failed *checkFailed
 	switch {
@@ -71,7 +71,7 @@ func run(ctx context.Context, args []string, env environ) int {
 // command line (an unknown command or flag, wrong arguments).
 func isCobraUsage(err error) bool {
 	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "invalid argument", "flag needs an argument", "required flag"} {
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand flag", "accepts ", "requires at least", "invalid argument", "flag needs an argument", "required flag", "flag provided but not defined", "bad flag syntax"} {
 		if strings.HasPrefix(msg, p) {
 			return true
 		}
