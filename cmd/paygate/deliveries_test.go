@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate-go/internal/cmdtest"
 )
 
 // deliveries --follow prints each attempt as it happens, one JSON object a
@@ -26,8 +28,8 @@ func TestDeliveries_FollowPrintsEachNewAttempt(t *testing.T) {
 	follow.Env = append(cleanEnv(), env...)
 	out, err := follow.StdoutPipe()
 	require.NoError(t, err)
-	var stderr syncBuffer
-	follow.Stderr = &stderr
+	stderr := &cmdtest.Buffer{}
+	follow.Stderr = stderr
 	require.NoError(t, follow.Start())
 	lines := make(chan delivery, 16)
 	go func() {

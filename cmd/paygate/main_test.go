@@ -1,18 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/cmdtest"
 )
 
 // The tests run the real binary, built once.
@@ -105,24 +103,6 @@ func sandboxEnv(base string) []string {
 	return []string{"PAYGATE_PROJECT=" + testProject, "PAYGATE_SECRET=" + testSecret, "PAYGATE_BASE_URL=" + base}
 }
 
-// syncBuffer collects what a running process prints.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // startSandbox runs "paygate sandbox" on a free port with extra flags and
 // returns its URL once it printed "listening on". The end of the test
 // stops it with SIGINT and checks that it never printed the private key.
@@ -131,19 +111,9 @@ func startSandbox(t *testing.T, extra ...string) string {
 	args := append([]string{"sandbox", "--addr", "127.0.0.1:0", "--project", testProject}, extra...)
 	cmd := exec.Command(binary, args...)
 	cmd.Env = append(cleanEnv(), "PAYGATE_SECRET="+testSecret)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
+	stdout, stderr := &cmdtest.Buffer{}, &cmdtest.Buffer{}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	require.NoError(t, cmd.Start())
-	rest := &syncBuffer{}
-	lines := make(chan string, 1)
-	go func() {
-		r := bufio.NewReader(stdout)
-		line, _ := r.ReadString('\n')
-		lines <- line
-		io.Copy(rest, r)
-	}()
 	t.Cleanup(func() {
 		cmd.Process.Signal(os.Interrupt)
 		done := make(chan error, 1)
@@ -155,19 +125,12 @@ func startSandbox(t *testing.T, extra ...string) string {
 			cmd.Process.Kill()
 			t.Error("paygate sandbox did not stop on SIGINT")
 		}
-		requireNoSecret(t, stderr.String()+rest.String())
+		requireNoSecret(t, stdout.String()+stderr.String())
 	})
-	select {
-	case line := <-lines:
-		url, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-		require.True(t, ok, "first line %q; stderr: %s", line, stderr)
-		assert.Eventually(t, func() bool { return strings.Contains(stderr.String(), testProject) }, wait, 10*time.Millisecond,
-			"the project key is printed at start")
-		return url
-	case <-time.After(wait):
-		t.Fatalf("paygate sandbox did not listen within %v; stderr: %s", wait, stderr)
-	}
-	return ""
+	url := cmdtest.URL(t, stdout)
+	assert.Eventually(t, func() bool { return strings.Contains(stderr.String(), testProject) }, wait, 10*time.Millisecond,
+		"the project key is printed at start")
+	return url
 }
 
 // decodeJSON decodes printed JSON with numbers as json.Number, as a

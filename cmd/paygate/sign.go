@@ -33,11 +33,7 @@ include project, as a request sends it.`,
 		Example: `  PAYGATE_SECRET=... paygate sign project=pk_1 identifier=cust-42 ip=203.0.113.7
   paygate sign --body callback.txt --json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			secret, err := cfg.privateKey()
-			if err != nil {
-				return err
-			}
-			params, err := cfg.readParams(args, body)
+			secret, params, err := cfg.keyAndParams(args, body)
 			if err != nil {
 				return err
 			}
@@ -56,6 +52,17 @@ include project, as a request sends it.`,
 type signature struct {
 	Canonical string `json:"canonical"`
 	Signature string `json:"signature"`
+}
+
+// keyAndParams returns the private key and the parameters (readParams)
+// that sign and verify work on.
+func (c *config) keyAndParams(args []string, body string) (string, url.Values, error) {
+	secret, err := c.privateKey()
+	if err != nil {
+		return "", nil, err
+	}
+	params, err := c.readParams(args, body)
+	return secret, params, err
 }
 
 // readParams returns the name=value args, or the body named by body (a

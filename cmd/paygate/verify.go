@@ -35,11 +35,7 @@ where the gateway sends 1/0, a value still URL-encoded, invalid UTF-8).`,
 		Example: `  PAYGATE_SECRET=... paygate verify --body callback.txt
   pbpaste | paygate verify --body - --json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			secret, err := cfg.privateKey()
-			if err != nil {
-				return err
-			}
-			params, err := cfg.readParams(args, body)
+			secret, params, err := cfg.keyAndParams(args, body)
 			if err != nil {
 				return err
 			}
