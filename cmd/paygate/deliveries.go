@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"strconv"
 	"time"
@@ -73,7 +74,9 @@ func newRedeliverCmd(cfg *config) *cobra.Command {
 	}
 }
 
-// delivery is a callback as GET /sandbox/deliveries describes it.
+// delivery is a callback as GET /sandbox/deliveries describes it. The
+// members it does not name are kept as received, so that --json prints
+// whatever the sandbox tells (a next attempt's time, for one).
 type delivery struct {
 	ID        int               `json:"id"`
 	URL       string            `json:"url"`
@@ -81,6 +84,33 @@ type delivery struct {
 	Attempts  []attempt         `json:"attempts"`
 	Delivered bool              `json:"delivered"`
 	Done      bool              `json:"done"`
+	raw       map[string]json.RawMessage
+}
+
+// deliveryFields is delivery without its methods, for encoding/json.
+type deliveryFields delivery
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (d *delivery) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, (*deliveryFields)(d)); err != nil {
+		return err
+	}
+	return json.Unmarshal(b, &d.raw)
+}
+
+// MarshalJSON implements json.Marshaler: the delivery as received, with
+// its attempts as d holds them.
+func (d delivery) MarshalJSON() ([]byte, error) {
+	if d.raw == nil {
+		return json.Marshal(deliveryFields(d))
+	}
+	attempts, err := json.Marshal(d.Attempts)
+	if err != nil {
+		return nil, err
+	}
+	out := maps.Clone(d.raw)
+	out["attempts"] = attempts
+	return json.Marshal(out)
 }
 
 type attempt struct {

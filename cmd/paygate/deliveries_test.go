@@ -2,7 +2,11 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -75,4 +79,26 @@ func requireNoSecretLine(line string, lines chan<- delivery) {
 		d = delivery{Fields: map[string]string{"status": "unreadable or secret-bearing line: " + line}}
 	}
 	lines <- d
+}
+
+// What the sandbox says of a delivery beyond the fields the command reads
+// is printed as received, whether it answers a list or a page of one.
+func TestDeliveries_KeepWhatTheSandboxAdds(t *testing.T) {
+	t.Parallel()
+	const one = `{"id":1,"url":"http://x/cb","fields":{"status":"completed"},"next_attempt":"2026-11-27T00:00:05Z",` +
+		`"attempts":[{"time":"t1","status":500},{"time":"t2","status":200}]}`
+	for name, answer := range map[string]string{"list": "[" + one + "]", "page": `{"deliveries":[` + one + `],"next":2}`} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, answer) }))
+		cp := &controlPlane{base: srv.URL, secret: testSecret, http: srv.Client()}
+		all, err := cp.deliveries(context.Background())
+		srv.Close()
+		require.NoError(t, err, name)
+		require.Len(t, all, 1, name)
+		d := all[0]
+		d.Attempts = d.Attempts[1:]
+		printed, err := json.Marshal(d)
+		require.NoError(t, err)
+		assert.JSONEq(t, `{"id":1,"url":"http://x/cb","fields":{"status":"completed"},"next_attempt":"2026-11-27T00:00:05Z",`+
+			`"attempts":[{"time":"t2","status":200}]}`, string(printed), name)
+	}
 }

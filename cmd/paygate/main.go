@@ -10,7 +10,7 @@
 //
 // Exit codes: 0 success; 1 an error (network, gateway error, unreadable
 // input); 2 a usage error (unknown command or flag, wrong arguments,
-// missing configuration); 3 a check that failed (a signature that does not
+// missing configuration, a parameter the SDK refuses before sending); 3 a check that failed (a signature that does not
 // verify, a callback the receiver refused).
 package main
 

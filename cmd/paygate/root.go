@@ -56,9 +56,10 @@ func run(ctx context.Context, args []string, env environ) int {
 	}
 	fmt.Fprintln(env.stderr, "paygate:", strings.TrimPrefix(err.Error(), "paygate: "))
 	var usage *usageError
+	var invalid *paygate.ValidationError
 	var failed *checkFailed
 	switch {
-	case errors.As(err, &usage), isCobraUsage(err):
+	case errors.As(err, &usage), errors.As(err, &invalid), isCobraUsage(err):
 		fmt.Fprintln(env.stderr, `Run "paygate help" for usage.`)
 		return exitUsage
 	case errors.As(err, &failed):
@@ -93,7 +94,8 @@ Every command that prints data prints JSON with --json.
 Exit codes:
   0  success
   1  an error (network, gateway error, unreadable input)
-  2  a usage error (unknown command or flag, wrong arguments, missing configuration)
+  2  a usage error (unknown command or flag, wrong arguments, missing
+     configuration, a parameter the SDK refuses before sending)
   3  a check failed: a signature does not verify (verify), a callback
      receiver refused the callback (trigger --to)`
 
