@@ -196,35 +196,42 @@ func newBalanceCmd(cfg *config) *cobra.Command {
 }
 
 func newReconcileCmd(cfg *config) *cobra.Command {
-	return &cobra.Command{
-		Use:   "reconcile ORDER_ID",
-		Short: "Settle an unknown outcome of a charge for an order",
-		Long: `Settle what became of a charge whose outcome is unknown (a timeout, a dropped
-connection) by looking the order up (Transactions.Reconcile): whether anything
-is recorded for it, whether the payment went through, and the transactions.`,
+	var kind string
+	cmd := &cobra.Command{
+		Use:   "reconcile ORDER_ID [--kind charge|recurring_charge|wallet_payment|payout|reversal|authenticate]",
+		Short: "Settle an unknown outcome of a request for an order",
+		Long: `Settle what became of a request whose outcome is unknown (a timeout, a dropped
+connection) by looking the order up (Transactions.Settle; for a charge,
+Transactions.Reconcile): whether anything is recorded for it, the outcome,
+whether a payment went through, and the order's transactions. Exit 0 whatever
+the outcome: read it from the output.`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			client, err := cfg.client()
 			if err != nil {
 				return err
 			}
-			rec, err := client.Transactions.Reconcile(cmd.Context(), args[0])
+			rec, err := client.Transactions.Settle(cmd.Context(), &paygate.TransactionSettleParams{
+				Kind: paygate.OperationKind(kind), OrderID: args[0]})
 			if err != nil {
 				return err
 			}
-			out := reconciliation{OrderID: rec.OrderID, Found: rec.Found, Outcome: string(rec.Outcome),
+			out := reconciliation{OrderID: rec.OrderID, Kind: string(rec.Kind), Found: rec.Found, Outcome: string(rec.Outcome),
 				Completed: rec.Completed(), Transaction: rec.Transaction, Transactions: rec.Transactions}
 			return cfg.emit(out, func(w io.Writer) {
-				fmt.Fprintf(w, "order %s: found %v, outcome %s, completed %v\n", out.OrderID, out.Found, out.Outcome, out.Completed)
+				fmt.Fprintf(w, "%s for order %s: found %v, outcome %s, completed %v\n", out.Kind, out.OrderID, out.Found, out.Outcome, out.Completed)
 				printTransactions(w, rec.Transactions)
 			})
 		},
 	}
+	cmd.Flags().StringVar(&kind, "kind", string(paygate.KindCharge), "the kind of request whose outcome is unknown")
+	return cmd
 }
 
 // reconciliation is what reconcile prints.
 type reconciliation struct {
 	OrderID      string                `json:"order_id"`
+	Kind         string                `json:"kind"`
 	Found        bool                  `json:"found"`
 	Outcome      string                `json:"outcome"`
 	Completed    bool                  `json:"completed"`

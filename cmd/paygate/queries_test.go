@@ -72,4 +72,8 @@ func TestQueries_JSONParsesBack(t *testing.T) {
 	decodeJSON(t, r.stdout, &rec)
 	assert.True(t, rec.Found)
 	assert.Equal(t, chargeback.OrderID, rec.OrderID)
+	assert.Equal(t, "charge", rec.Kind)
+
+	r = paygateCmd(t, env, "", "reconcile", chargeback.OrderID, "--kind", "refund")
+	assert.Equal(t, exitUsage, r.code, "an unknown kind is refused before anything is sent: %s", r.stderr)
 }
