@@ -85,7 +85,18 @@ func controlError(method, path string, status int, body []byte) error {
 		} `json:"error"`
 	}
 	if json.Unmarshal(body, &e) == nil && e.Error.Code != "" {
-		return fmt.Errorf("%s /sandbox/%s: %s %s", method, path, e.Error.Code, e.Error.Message)
+		return &controlPlaneError{Call: method + " /sandbox/" + path, Code: e.Error.Code.String(), Message: e.Error.Message}
 	}
 	return fmt.Errorf("%s /sandbox/%s: HTTP %d (is this a sandbox?)", method, path, status)
 }
+
+// controlPlaneError is the sandbox's error object.
+type controlPlaneError struct {
+	Call, Code, Message string
+}
+
+func (e *controlPlaneError) Error() string { return e.Call + ": " + e.Code + " " + e.Message }
+
+// codeEventNotApplies is the sandbox's code for an event that does not
+// apply to the transaction in its state.
+const codeEventNotApplies = "40900"

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -148,23 +149,43 @@ func (c *config) trigger(ctx context.Context, event paygatetest.Event, tx string
 	if err != nil {
 		return err
 	}
-	id := tx
-	if id == "" {
-		made, err := c.prepare(ctx, cp, event)
-		if err != nil {
-			return fmt.Errorf("making a transaction for %s: %w", event, err)
-		}
-		id = made.String()
-	} else if _, err := parseID(id); err != nil {
-		return err
-	}
 	var answer map[string]any
-	if err := cp.do(ctx, http.MethodPost, "transactions/"+id+"/"+string(event), nil, &answer); err != nil {
+	apply := func(id string) error {
+		return cp.do(ctx, http.MethodPost, "transactions/"+id+"/"+string(event), nil, &answer)
+	}
+	id := tx
+	if id != "" {
+		if _, err := parseID(id); err != nil {
+			return err
+		}
+		err = apply(id)
+	} else {
+		id, err = c.prepareAndApply(ctx, cp, event, apply)
+	}
+	if err != nil {
 		return err
 	}
 	return c.emit(answer, func(w io.Writer) {
 		fmt.Fprintf(w, "%s applied to %s: transaction %v %v %v\n", event, id, answer["id"], answer["type"], answer["status"])
 	})
+}
+
+// prepareAndApply makes a transaction for event and applies it, and
+// returns its id. A processing payment completes by itself after the
+// sandbox's processing delay: if that came first, the event no longer
+// applies, and a new payment is made, three times at most.
+func (c *config) prepareAndApply(ctx context.Context, cp *controlPlane, event paygatetest.Event, apply func(id string) error) (string, error) {
+	for tries := 1; ; tries++ {
+		made, err := c.prepare(ctx, cp, event)
+		if err != nil {
+			return "", fmt.Errorf("making a transaction for %s: %w", event, err)
+		}
+		err = apply(made.String())
+		var cpErr *controlPlaneError
+		if err == nil || tries == 3 || !errors.As(err, &cpErr) || cpErr.Code != codeEventNotApplies {
+			return made.String(), err
+		}
+	}
 }
 
 // prepare makes, with the SDK, a transaction event applies to.
