@@ -233,11 +233,11 @@ func charge(ctx context.Context, client *paygate.Client, card, order string) (pa
 		return 0, err
 	}
 	tok, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{
-		Number: paygate.CardNumber(card), ExpirationMonth: 12, ExpirationYear: time.Now().Year() + 3, SecurityCode: "123"})
+		Number: paygate.NewCardNumber(card), Expiry: paygate.NewExpiry(12, time.Now().Year()+3), SecurityCode: paygate.NewSecurityCode("123")})
 	if err != nil {
 		return 0, err
 	}
-	pay, err := client.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: tok.ID,
+	pay, err := client.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: paygate.NewCardToken(tok.ID),
 		Price: decimal.RequireFromString("10.00"), Currency: "EUR", Description: "paygate trigger", OrderID: order})
 	if err != nil {
 		return 0, err
