@@ -33,6 +33,16 @@ func TestCompletion_IsCobras(t *testing.T) {
 	assert.Contains(t, r.stdout, "bash completion")
 }
 
+func TestCompletion_OffersEventsOrWithToCallbackStatuses(t *testing.T) {
+	t.Parallel()
+	r := paygateCmd(t, nil, "", "__complete", "trigger", "")
+	assert.Zero(t, r.code)
+	assert.Contains(t, r.stdout, "chargeback\n")
+	assert.NotContains(t, r.stdout, "chargeback_completed")
+	r = paygateCmd(t, nil, "", "__complete", "trigger", "--to", "http://127.0.0.1:9/", "")
+	assert.Contains(t, r.stdout, "chargeback_completed\n")
+}
+
 func TestExitCodes_UsageIsTwo(t *testing.T) {
 	t.Parallel()
 	for name, args := range map[string][]string{

@@ -44,6 +44,23 @@ func newTriggerCmd(cfg *config) *cobra.Command {
   paygate trigger complete --tx 1234567890123456789
   paygate trigger completed --to http://127.0.0.1:9090/callbacks
   paygate trigger --list`,
+		// Completion offers the events, or with --to the callback statuses.
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var names []string
+			if to != "" {
+				for _, s := range paygate.CallbackStatuses() {
+					names = append(names, string(s))
+				}
+			} else {
+				for _, e := range paygatetest.Events {
+					names = append(names, string(e))
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			switch {
 			case list:
