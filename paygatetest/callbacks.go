@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/callbackform"
 )
 
@@ -82,7 +83,7 @@ func (s *Server) WaitForDelivery(ctx context.Context, match func(Delivery) bool)
 // callbackValues builds the callback for t's status change, when t had
 // reason, with the one builder of callbacks, which
 // paygatetest.CallbackSigner uses too. It does not sign.
-func callbackValues(t *txn, status paygate.CallbackStatus, reason string) url.Values {
+func callbackValues(t *txn, status callback.Status, reason string) url.Values {
 	ref := ""
 	if t.referenceID != 0 {
 		ref = idString(t.referenceID)
@@ -106,16 +107,16 @@ func callbackValues(t *txn, status paygate.CallbackStatus, reason string) url.Va
 }
 
 // basicCallbackStatuses are the callback statuses of the basic form.
-var basicCallbackStatuses = map[paygate.CallbackStatus]bool{
-	paygate.CallbackCompleted: true, paygate.CallbackFailed: true, paygate.CallbackVerified: true,
-	paygate.CallbackReversed: true, paygate.CallbackRefundCompleted: true, paygate.CallbackChargebackCompleted: true,
-	paygate.CallbackRetrievalCompleted: true, paygate.CallbackPenaltyCompleted: true,
+var basicCallbackStatuses = map[callback.Status]bool{
+	callback.Completed: true, callback.Failed: true, callback.Verified: true,
+	callback.Reversed: true, callback.RefundCompleted: true, callback.ChargebackCompleted: true,
+	callback.RetrievalCompleted: true, callback.PenaltyCompleted: true,
 }
 
 // notify records the callback of t's status change and queues it for
 // sending. The caller holds s.mu, so callbacks are numbered in the order of
 // the changes; queueing never blocks.
-func (s *Server) notify(t *txn, status paygate.CallbackStatus) {
+func (s *Server) notify(t *txn, status callback.Status) {
 	if t.project.Form == paygate.FormBasic && !basicCallbackStatuses[status] {
 		return // the basic form has no callback for this change
 	}

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/callbackform"
 )
 
@@ -101,7 +101,7 @@ func newDeliverer(clock *Clock, waits []time.Duration, logLimit, queueLimit int)
 // send records a new callback of t, reporting status, to the project's
 // callback URL (empty: recorded only) and queues its first attempt. It
 // never blocks, so it is called under Server.mu, which guards the URL.
-func (d *deliverer) send(t *txn, status paygate.CallbackStatus) {
+func (d *deliverer) send(t *txn, status callback.Status) {
 	target := t.project.CallbackURL
 	seq := d.log.add(t, target, status)
 	if target == "" {

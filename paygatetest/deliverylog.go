@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 )
 
 // deliveryLog records callbacks and wakes waiters on every change. A
@@ -25,7 +26,7 @@ type deliveryLog struct {
 	// statuses holds the callback statuses in the order first seen, so that
 	// a record points to one instead of holding a string; an entry never
 	// changes once written.
-	statuses [32]paygate.CallbackStatus
+	statuses [32]callback.Status
 	nStatus  int
 }
 
@@ -40,7 +41,7 @@ type delivery struct {
 	url       string
 	reason    string
 	history   []attempt // the last maxHistory attempts, oldest first
-	status    *paygate.CallbackStatus
+	status    *callback.Status
 	nextSec   int64 // with nextNsec, when the next automatic attempt is due, if hasNext; see nextAt
 	attempts  int32
 	automatic int32 // attempts made by the retry schedule
@@ -100,7 +101,7 @@ func newDeliveryLog(limit int) *deliveryLog {
 }
 
 // add records a new callback of t and returns its seq.
-func (l *deliveryLog) add(t *txn, target string, status paygate.CallbackStatus) int {
+func (l *deliveryLog) add(t *txn, target string, status callback.Status) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.lastSeq++
@@ -129,7 +130,7 @@ func (l *deliveryLog) add(t *txn, target string, status paygate.CallbackStatus) 
 // sandbox sends 14 statuses; were there ever more than the table holds,
 // each further one would get a copy of its own per record. The caller
 // holds l.mu.
-func (l *deliveryLog) status(status paygate.CallbackStatus) *paygate.CallbackStatus {
+func (l *deliveryLog) status(status callback.Status) *callback.Status {
 	for i := range l.nStatus {
 		if l.statuses[i] == status {
 			return &l.statuses[i]

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/jsonscalar"
 )
 
@@ -269,7 +270,7 @@ func (s *Server) reverse(c *call) (any, *apiError) {
 	if full && c.basic() {
 		x.reversedTo = paygate.StatusReversed
 		r.status, r.updatedAt = paygate.StatusCompleted, now
-		s.notify(t, paygate.CallbackReversed)
+		s.notify(t, callback.Reversed)
 	} else {
 		if full {
 			x.reversedTo = paygate.StatusRefunded
