@@ -8,7 +8,7 @@ import (
 )
 
 // SignatureParam is the name of the parameter that carries the signature.
-const SignatureParam = signing.Param
+const SignatureParam = "signature"
 
 // Sign returns the signature of params under privateKey: the values of every
 // parameter except "signature" (keys play no part, empty values take part as

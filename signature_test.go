@@ -2,9 +2,6 @@ package paygate
 
 import (
 	"bufio"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"net/url"
 	"os"
@@ -12,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paygate/paygate-go/internal/hmacbench"
 	"github.com/paygate/paygate-go/internal/signing"
 
 	"github.com/stretchr/testify/require"
@@ -200,27 +198,7 @@ func BenchmarkSignValues(b *testing.B) {
 // canonical string of the same charge: the floor for BenchmarkSign.
 func BenchmarkSignHMACBaseline(b *testing.B) {
 	v := typicalCharge(b)
-	benchmarkHMAC(b, v.key, v.canonical, v.signature)
-}
-
-// benchmarkHMAC measures HMAC-SHA256 of msg under key as hex, with the keyed
-// state made once and reused and nothing allocated: the least any signer
-// has to do, and so the strictest baseline. want is the expected hex.
-func benchmarkHMAC(b *testing.B, key, msg, want string) {
-	m := hmac.New(sha256.New, []byte(key))
-	data := []byte(msg)
-	var sum [sha256.Size]byte
-	var out [2 * sha256.Size]byte
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		m.Reset()
-		m.Write(data)
-		hex.Encode(out[:], m.Sum(sum[:0]))
-		if string(out[:]) != want {
-			b.Fatal("wrong signature")
-		}
-	}
+	hmacbench.Baseline(b, v.key, v.canonical, v.signature)
 }
 
 // canonicalString is the string the signer HMACs for values.

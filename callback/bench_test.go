@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paygate/paygate-go/internal/hmacbench"
 	"github.com/paygate/paygate-go/internal/signing"
 )
 
@@ -56,5 +57,5 @@ func BenchmarkVerifyCallbackHMACBaseline(b *testing.B) {
 			fields = append(fields, vs...)
 		}
 	}
-	benchmarkHMAC(b, testSecret, canonicalString(fields), values.Get(signing.Param))
+	hmacbench.Baseline(b, testSecret, canonicalString(fields), values.Get(signing.Param))
 }

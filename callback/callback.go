@@ -60,10 +60,11 @@ const TypeTransaction Type = "transaction"
 type Callback struct {
 	// Project is the gateway's project id (integer(11)), kept as sent.
 	Project string
-	// User is the user id (string(128); an integer in the basic form).
+	// User is the user id (string(128); an integer in the basic form), a
+	// paygate.UserID: the same type.
 	User UserID
 	// ID is the transaction id (19 digits), or zero when the gateway sent
-	// it empty.
+	// it empty; a paygate.ID (the same type), ready for the client's calls.
 	ID ID
 	// ReferenceID is the parent transaction (for refund_completed, the
 	// refunded transaction), or zero.
@@ -98,7 +99,8 @@ type Callback struct {
 	// Attrs are the custom attributes given when the payment was created,
 	// sent back as attr_<name>; the keys are the names without "attr_".
 	Attrs map[string]string
-	// Form is FormBasic when the callback carried neither type nor reason.
+	// Form is FormBasic when the callback carried neither type nor reason
+	// (a paygate.Form: the same type).
 	Form Form
 	// Stale is set by [Handler] when its store keeps order (a
 	// [OrderStore]) and a later status of the same transaction was

@@ -1,9 +1,6 @@
 package callback
 
 import (
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -52,24 +49,4 @@ func canonicalString(values []string) string {
 	sorted := slices.Clone(values)
 	slices.Sort(sorted)
 	return strings.Join(sorted, "|")
-}
-
-// benchmarkHMAC measures HMAC-SHA256 of msg under key as hex, with the keyed
-// state made once and reused and nothing allocated: the floor for any
-// verifier. want is the expected hex.
-func benchmarkHMAC(b *testing.B, key, msg, want string) {
-	m := hmac.New(sha256.New, []byte(key))
-	data := []byte(msg)
-	var sum [sha256.Size]byte
-	var out [2 * sha256.Size]byte
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		m.Reset()
-		m.Write(data)
-		hex.Encode(out[:], m.Sum(sum[:0]))
-		if string(out[:]) != want {
-			b.Fatal("wrong signature")
-		}
-	}
 }
