@@ -3,13 +3,13 @@
 // compare-exchanges, each a min and a max, which the compiler turns into
 // conditional moves. Unlike an insertion sort, whose branches mispredict
 // on every value, it runs the same instructions whatever the order of the
-// values. Run it with go generate in the repository root:
+// values. Run it with go generate in internal/signing:
 //
-//	go generate .
+//	go generate ./internal/signing
 //
-// which runs
+// which runs, in that directory,
 //
-//	go run ./internal/cmd/gensortnet -out signature_sortnet.go
+//	go run ../cmd/gensortnet -out sortnet.go
 //
 // The generated file is committed; TestSortNetwork16_SortsEveryZeroOneInput
 // checks the network it holds.
@@ -28,7 +28,7 @@ import (
 const inputs = 16
 
 func main() {
-	out := flag.String("out", "signature_sortnet.go", "file to write")
+	out := flag.String("out", "sortnet.go", "file to write")
 	flag.Parse()
 	src, err := format.Source(generate())
 	if err != nil {
