@@ -1,7 +1,11 @@
 // Package paygate is a client for the Payment Gateway API: charge cards
 // (with 3-D Secure), remember cards, run recurring payments, reverse
 // payments, start wallet payments, create payouts, read balances and
-// transactions, and verify and parse the gateway's signed callbacks.
+// transactions, and confirm the gateway's signed callbacks against its
+// records. Receiving callbacks (verifying, parsing, an http.Handler that
+// runs each one once) is package github.com/paygate/paygate-go/callback,
+// which does not import this one; [Client.ConfirmCallback] takes its
+// callbacks, and their ids are this package's [ID].
 //
 // Create one [Client] per project and reuse it; it is safe for concurrent
 // use. Every call takes a [context.Context] first and is grouped by resource:

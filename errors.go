@@ -120,9 +120,10 @@ func (e *Error) Error() string {
 }
 
 // Is reports whether target is an *Error with the same non-zero code, so that
-// errors.Is matches the sentinels whatever HTTP status carried the code.
+// errors.Is matches the sentinels whatever HTTP status carried the code, or
+// callback.ErrSignatureMissing or ErrSignatureInvalid for their codes.
 func (e *Error) Is(target error) bool {
-	switch target { // callback.ErrSignatureMissing and ErrSignatureInvalid
+	switch target {
 	case signing.ErrMissing:
 		return e.Code == CodeSignatureMissing
 	case signing.ErrInvalid:

@@ -9,9 +9,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/hmacbench"
 	"github.com/paygate/paygate-go/internal/signing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go/internal/formenc"
@@ -140,6 +142,25 @@ func TestSignatureErrors_AreGatewayCodes(t *testing.T) {
 	require.Equal(t, CodeSignatureMissing, e.Code)
 	require.ErrorIs(t, &Error{HTTPStatus: 400, Code: 40101}, ErrSignatureMissing, "the gateway sends 40101 with HTTP 400 too")
 	require.ErrorIs(t, &Error{HTTPStatus: 403, Code: 40301}, ErrSignatureInvalid)
+}
+
+// The webhook side returns package callback's signature errors, which
+// cannot be paygate's *Error (callback does not import this package):
+// errors.Is matches each with the sentinel of the same gateway code, both
+// ways, as it did when the verifier returned paygate's.
+func TestSignatureErrors_MatchCallbackSentinels(t *testing.T) {
+	t.Parallel()
+	v := testVerifier(t)
+	_, missing := v.ParseValues(url.Values{"id": {"1"}})
+	require.ErrorIs(t, missing, ErrSignatureMissing)
+	assert.NotErrorIs(t, missing, ErrSignatureInvalid)
+	_, invalid := v.ParseValues(url.Values{"id": {"1"}, SignatureParam: {strings.Repeat("0", 64)}})
+	require.ErrorIs(t, invalid, ErrSignatureInvalid)
+	assert.NotErrorIs(t, invalid, ErrSignatureMissing)
+
+	require.ErrorIs(t, VerifySignature(url.Values{}, "key"), callback.ErrSignatureMissing)
+	require.ErrorIs(t, &Error{HTTPStatus: 403, Code: CodeSignatureInvalid}, callback.ErrSignatureInvalid)
+	assert.NotErrorIs(t, &Error{Code: CodeSignatureInvalid}, callback.ErrSignatureMissing)
 }
 
 // typicalCharge is the 12-parameter charge the signing benchmarks use.
