@@ -127,6 +127,9 @@ func matchControl(path, method string) (controlOp, string, *apiError) {
 		op, ok = controlOps[parts[0]+"/{id}/"+parts[2]]
 	default:
 		op, ok = controlOps[path]
+		if read, found := controlReads[path]; found && (method == http.MethodGet || !ok) {
+			op, ok = read, true
+		}
 	}
 	if !ok {
 		return controlOp{}, "", newError(codeMethodNotFound, "no control operation at /sandbox/"+path)
@@ -221,9 +224,9 @@ func (s *Server) controlEvent(p *Project, _ url.Values, idEvent string) (any, *a
 	t, err := s.triggerLocked(id, Event(event))
 	switch {
 	case errors.Is(err, ErrUnknownEvent):
-		return nil, newError(codeMethodNotFound, "unknown event "+strconv.Quote(event))
+		return nil, newError(codeMethodNotFound, "unknown event "+strconv.Quote(event)+s.validEventsNote(id))
 	case err != nil:
-		return nil, newError(codeEventNotApplies, strings.TrimPrefix(err.Error(), "paygatetest: "))
+		return nil, newError(codeEventNotApplies, strings.TrimPrefix(err.Error(), "paygatetest: ")+s.validEventsNote(id))
 	}
 	return transactionFields(t, true), nil
 }
@@ -246,22 +249,10 @@ func (s *Server) controlFault(p *Project, in url.Values, _ string) (any, *apiErr
 	return map[string]any{"method": method, "fault": f, "count": count}, nil
 }
 
-// controlDeliveries serves GET deliveries: every callback of project p,
-// oldest first.
-func (s *Server) controlDeliveries(p *Project, _ url.Values, _ string) (any, *apiError) {
-	out := []deliveryJSON{}
-	for _, d := range s.Deliveries() {
-		if d.project == p.Key {
-			out = append(out, newDeliveryJSON(d))
-		}
-	}
-	return out, nil
-}
-
 // controlRedeliver serves POST deliveries/{id}/redeliver: 40400 for an
 // unknown delivery (or another project's), 40900 when it cannot be sent
-// (no URL, queue full). It answers the delivery as it stands; the attempt
-// follows at once.
+// (no URL, queue full). It answers the delivery after the new attempt, or
+// as it stands when the attempt takes longer than redeliverWait.
 func (s *Server) controlRedeliver(p *Project, _ url.Values, id string) (any, *apiError) {
 	seq, err := strconv.Atoi(id)
 	d, ok := s.delivery(seq)
@@ -271,7 +262,7 @@ func (s *Server) controlRedeliver(p *Project, _ url.Values, id string) (any, *ap
 	if err := s.Redeliver(seq); err != nil {
 		return nil, newError(codeEventNotApplies, strings.TrimPrefix(err.Error(), "paygatetest: "))
 	}
-	return newDeliveryJSON(d), nil
+	return newDeliveryJSON(s.awaitAttempt(seq, len(d.History), d.Attempts)), nil
 }
 
 // delivery finds callback seq in the delivery log.
@@ -302,6 +293,9 @@ type deliveryJSON struct {
 	Attempts  []attemptJSON     `json:"attempts"`
 	Delivered bool              `json:"delivered"`
 	Done      bool              `json:"done"`
+	// NextAttempt is when the retry schedule sends it next, on the
+	// sandbox's clock; empty when no attempt is scheduled.
+	NextAttempt string `json:"next_attempt,omitempty"`
 }
 
 type attemptJSON struct {
@@ -320,7 +314,11 @@ func newDeliveryJSON(d Delivery) deliveryJSON {
 	for i, a := range d.History {
 		attempts[i] = attemptJSON{Time: a.At.Format(time.RFC3339Nano), Status: a.Status, Error: a.Error, Manual: a.Manual}
 	}
-	return deliveryJSON{ID: d.Seq, URL: d.URL, Fields: fields, Attempts: attempts, Delivered: d.Delivered, Done: d.Done}
+	out := deliveryJSON{ID: d.Seq, URL: d.URL, Fields: fields, Attempts: attempts, Delivered: d.Delivered, Done: d.Done}
+	if !d.NextAttempt.IsZero() {
+		out.NextAttempt = d.NextAttempt.Format(time.RFC3339Nano)
+	}
+	return out
 }
 
 // ErrInvalidCallbackURL reports a callback URL SetCallbackURL refuses.

@@ -60,6 +60,36 @@
 // dashboard of it all, after a sign-in with the key. The Go methods act on
 // the whole server: the test that holds it owns it.
 //
+// # The control plane
+//
+// Every operation, as ControlPlaneHelp prints it:
+//
+//	GET  /sandbox/clock                       {"now": RFC 3339}
+//	POST /sandbox/clock                       advance=<Go duration>: moves the clock (server's project only)
+//	GET  /sandbox/transactions                status, type, order_id, from, to, per_page, page | cursor
+//	POST /sandbox/transactions/{id}/{event}   applies an Event
+//	POST /sandbox/faults                      method, fault, count
+//	GET  /sandbox/deliveries                  per_page, page | cursor
+//	POST /sandbox/deliveries/{id}/redeliver   sends a callback again
+//	POST /sandbox/callback-url                url
+//	POST /sandbox/reset                       forgets the project's state
+//
+// GET /sandbox/transactions answers the project's transactions newest
+// first, each as GET transactions/{id} shows it, in
+// {"transactions":[...],"total":N,"page":P,"per_page":N,"next_cursor":ID}:
+// status (with later effects, as the API's list), type, order_id and
+// from/to (the creation time, inclusive) select them; a page holds
+// per_page (100 unless given, at most 1000); page counts from 1, or
+// cursor takes the next_cursor of the previous answer, absent on the last
+// page. GET /sandbox/deliveries answers a JSON array, oldest first, paged
+// the same way (its cursor is the id of the last delivery of the previous
+// page); each delivery carries next_attempt, when the retry schedule sends
+// it next (absent when none is due). Redeliver answers the delivery after
+// its new attempt, or as it stands when the attempt takes over 5 seconds.
+// An event that is unknown (40400) or does not apply now (40900) is
+// refused with a message listing the events that apply to the
+// transaction now.
+//
 // # Time
 //
 // Token expiry, recurring frequency, automatic recurring charges and
