@@ -46,6 +46,7 @@ type config struct {
 	retention       int
 	publicURL       string
 	callbackQueue   int
+	stateFile       string // see WithStateFile
 }
 
 // WithProject sets the public and private key of the server's project

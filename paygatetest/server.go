@@ -66,6 +66,7 @@ type Server struct {
 	closed     chan struct{}
 	closeOnce  sync.Once
 	deliveries *deliverer
+	persist    *persister // nil without WithStateFile
 }
 
 // serverTimeouts bound how long a client may hold a connection: a client
@@ -154,6 +155,9 @@ func (s *Server) Close() {
 		}
 		s.mu.Unlock()
 		s.hs.Close()
+		if s.persist != nil {
+			s.persist.finish(s)
+		}
 		s.deliveries.close()
 	})
 }
@@ -210,6 +214,11 @@ func start(addr string, opts []Option) (*Server, error) {
 	p := cfg.project
 	s.st.addProject(p)
 	s.st.maxTokens = cfg.maxTokens
+	if cfg.stateFile != "" {
+		if err := s.loadStateFile(cfg.stateFile); err != nil {
+			return nil, err
+		}
+	}
 	s.hs = httptest.NewUnstartedServer(s)
 	cfg.timeouts.apply(s.hs.Config)
 	if addr != "" {
@@ -225,9 +234,20 @@ func start(addr string, opts []Option) (*Server, error) {
 	// URL is set before the first request can arrive: handlers read it.
 	s.URL = "http://" + s.hs.Listener.Addr().String()
 	s.publicURL = cmp.Or(cfg.publicURL, s.URL)
+	if cfg.stateFile != "" {
+		h, err := s.startPersisting(cfg.stateFile, s)
+		if err != nil {
+			s.hs.Listener.Close()
+			return nil, err
+		}
+		s.hs.Config.Handler = h
+	}
 	s.hs.Start()
 	unsubState := s.clock.subscribe(s.clockAdvanced)
 	unsubRetries := s.clock.subscribe(s.deliveries.retryDue)
 	s.unsubscribe = func() { unsubState(); unsubRetries() }
+	if s.persist != nil {
+		s.resume()
+	}
 	return s, nil
 }
