@@ -88,12 +88,18 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 		writeError(w, "", perr)
 		return
 	}
-	in, perr := readControlInput(w, r)
-	if perr != nil {
-		writeError(w, "", perr)
-		return
+	var out any
+	if document := controlDocuments[strings.Trim(path, "/")]; document != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, maxFixtureBody)
+		out, perr = document(s, auth.project, r.Body)
+	} else {
+		in, perr := readControlInput(w, r)
+		if perr != nil {
+			writeError(w, "", perr)
+			return
+		}
+		out, perr = op.run(s, auth.project, in, id)
 	}
-	out, perr := op.run(s, auth.project, in, id)
 	if browser && r.Method == http.MethodPost {
 		// The dashboard's buttons come back to the dashboard, saying how
 		// it went.
@@ -127,7 +133,7 @@ func matchControl(path, method string) (controlOp, string, *apiError) {
 		op, ok = controlOps[parts[0]+"/{id}/"+parts[2]]
 	default:
 		op, ok = controlOps[path]
-		if read, found := controlReads[path]; found && (method == http.MethodGet || !ok) {
+		if read, found := controlOpsMore[path]; found && (method == http.MethodGet || !ok) {
 			op, ok = read, true
 		}
 	}

@@ -2,6 +2,7 @@ package paygatetest
 
 import (
 	"cmp"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -17,12 +18,20 @@ const (
 	maxControlPage     = 1000
 )
 
-// controlReads are the control plane's GET operations at a path that also
-// has a POST one (clock), and the lists: matchControl looks here first for
-// a GET.
-var controlReads = map[string]controlOp{
+// controlOpsMore are the control plane's operations besides controlOps:
+// the GET ones, among them one at a path that also has a POST one (clock),
+// which matchControl takes for a GET, and the fixtures.
+var controlOpsMore = map[string]controlOp{
 	"clock":        {http.MethodGet, (*Server).controlClock},
 	"transactions": {http.MethodGet, (*Server).controlTransactions},
+	"fixtures":     {http.MethodPost, nil}, // a document: see controlDocuments
+}
+
+// controlDocuments are the operations that take the body as one JSON
+// document, with nested objects, which the flat values of controlOp.run
+// cannot hold.
+var controlDocuments = map[string]func(s *Server, p *Project, body io.Reader) (any, *apiError){
+	"fixtures": (*Server).controlFixtures,
 }
 
 // controlClock serves GET clock: the sandbox's time, which every project

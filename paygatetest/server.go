@@ -249,5 +249,11 @@ func start(addr string, opts []Option) (*Server, error) {
 	if s.persist != nil {
 		s.resume()
 	}
+	if cfg.fixtures != nil {
+		if _, err := s.LoadFixtures(cfg.fixtures); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
 	return s, nil
 }
