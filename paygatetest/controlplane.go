@@ -93,8 +93,8 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, maxFixtureBody)
 		out, perr = document(s, auth.project, r.Body)
 	} else {
-		in, perr := readControlInput(w, r)
-		if perr != nil {
+		var in url.Values
+		if in, perr = readControlInput(w, r); perr != nil {
 			writeError(w, "", perr)
 			return
 		}
