@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -156,7 +157,9 @@ func readControlInput(w http.ResponseWriter, r *http.Request) (url.Values, *apiE
 		var obj map[string]any
 		dec := json.NewDecoder(r.Body)
 		dec.UseNumber()
-		if err := dec.Decode(&obj); err != nil {
+		// An empty body is no input, as an empty form is: a GET from a
+		// client that names JSON on every request reads the query.
+		if err := dec.Decode(&obj); err != nil && !errors.Is(err, io.EOF) {
 			return nil, bodyError(err, "the body is not a JSON object")
 		}
 		for k, v := range obj {

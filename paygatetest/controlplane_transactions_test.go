@@ -99,6 +99,8 @@ func TestControlPlane_ReadsTheClock(t *testing.T) {
 		require.Equal(t, http.StatusOK, status, string(raw))
 		assert.JSONEq(t, `{"now":"2026-03-01T13:30:00Z"}`, string(raw), "any project reads the clock")
 	}
+	status, raw := s.controlRaw(http.MethodGet, "/sandbox/clock", "application/json", "", s.srv.PrivateKey)
+	require.Equal(t, http.StatusOK, status, "a JSON content type with no body is no input: %s", raw)
 }
 
 func TestControlPlane_EventRefusalListsTheEventsThatApply(t *testing.T) {
