@@ -25,6 +25,7 @@ var controlOpsMore = map[string]controlOp{
 	"clock":        {http.MethodGet, (*Server).controlClock},
 	"transactions": {http.MethodGet, (*Server).controlTransactions},
 	"fixtures":     {http.MethodPost, nil}, // a document: see controlDocuments
+	"login-url":    {http.MethodPost, (*Server).controlLoginURL},
 }
 
 // controlDocuments are the operations that take the body as one JSON

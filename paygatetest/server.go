@@ -53,6 +53,7 @@ type Server struct {
 	faults    faultTable // see InjectFault
 	guesses   *guessLimiter
 	sessions  *sessions
+	logins    *loginLinks // see LoginURL
 
 	hs              *httptest.Server
 	clock           *Clock
@@ -209,6 +210,7 @@ func start(addr string, opts []Option) (*Server, error) {
 		// Real time: the sandbox's clock may stand still or jump.
 		guesses:  newGuessLimiter(time.Now),
 		sessions: newSessions(time.Now),
+		logins:   newLoginLinks(time.Now),
 	}
 	s.st = newState(cfg.retention, s.deliveries.log)
 	p := cfg.project

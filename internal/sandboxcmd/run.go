@@ -109,6 +109,7 @@ func Run(ctx context.Context, name string, args []string, getenv func(string) st
 		fmt.Fprintln(stderr, "warning: the private key is the published "+paygatetest.DefaultPrivateKey+": anyone who reaches this sandbox can drive it")
 	}
 	fmt.Fprintf(stderr, "control plane and dashboard at %s/sandbox/ (Authorization: Bearer <private key>)\n", srv.URL)
+	fmt.Fprintf(stderr, "dashboard login link (single use, valid 5 minutes): %s\n", srv.LoginURL())
 	fmt.Fprintf(stdout, "listening on %s\n", srv.URL)
 	<-ctx.Done()
 	return nil
