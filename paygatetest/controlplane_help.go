@@ -46,12 +46,25 @@ the HTTP status.
       Sends the callback again and answers it after that attempt (or as it
       stands when the attempt takes over 5 seconds). 40400 for an unknown
       callback, 40900 when it has no URL.
+  POST /sandbox/fixtures                     a JSON fixture file as the body (at most 1 MiB)
+      Makes a scenario in the project: users, remembered cards, payments
+      in given states, subscriptions, payouts, then steps (events, refunds,
+      clock moves, settlement). Answers the ids made, by the fixture's
+      names: {"users":{...},"transactions":{...},"cards":{...}}. 40000 for
+      a body that is no fixture file, 40900 naming the first entry the
+      sandbox refused (the entries before it stay made).
+  POST /sandbox/login-url
+      A link that opens the project's dashboard in a browser once, within
+      5 minutes, without the key: {"url":"...","expires_in":300}.
   POST /sandbox/callback-url                 url=<absolute http(s) URL, or empty>
       Changes where the project's later callbacks go.
   POST /sandbox/reset
       The project forgets its users, tokens, transactions and faults.
   GET  /sandbox/
       The dashboard, in a browser, after a sign-in with the key.
+
+The fixture format is in paygatetest's package doc (section "Fixtures");
+paygatetest/testdata/fixtures/example.json shows every kind of entry.
 
 Errors: 40000 malformed input, 40300 no or wrong key, 40400 no such
 operation or object, 40500 another HTTP method, 40900 an event that does

@@ -71,6 +71,8 @@
 //	POST /sandbox/faults                      method, fault, count
 //	GET  /sandbox/deliveries                  per_page, page | cursor
 //	POST /sandbox/deliveries/{id}/redeliver   sends a callback again
+//	POST /sandbox/fixtures                    makes a scenario; see Fixtures below
+//	POST /sandbox/login-url                   a one-time dashboard login link
 //	POST /sandbox/callback-url                url
 //	POST /sandbox/reset                       forgets the project's state
 //
@@ -89,6 +91,64 @@
 // An event that is unknown (40400) or does not apply now (40900) is
 // refused with a message listing the events that apply to the
 // transaction now.
+//
+// Server.LoginURL (POST /sandbox/login-url for the project of the key)
+// makes a link, {URL}/sandbox/login?token=..., that opens the dashboard
+// in a browser without the key: once, within 5 minutes; then the browser
+// holds the usual session cookie. A used or expired link shows the key
+// form, and a wrong token counts as a wrong key. cmd/paygate-sandbox
+// prints one at start.
+//
+// # Fixtures
+//
+// Server.LoadFixtures, WithFixtures, POST /sandbox/fixtures and
+// paygate-sandbox -fixtures FILE make a scenario in one call, so that a
+// test in any language starts from a known state. The file is a JSON
+// object (testdata/fixtures/example.json shows every entry):
+//
+//	{
+//	  "users":    [{"name": "alice", "identifier": "...", "email": "...", "ip": "...", "phone": "..."}],
+//	  "cards":    [{"name": "alice-visa", "user": "alice", "number": "4242424242424242"}],
+//	  "payments": [{"name": "paid", "user": "alice", "card": "alice-visa", "status": "completed",
+//	                "price": "25.00", "currency": "EUR", "order_id": "order-1", "description": "...",
+//	                "remember": true, "recurring": {"interval": 30, "trial": 0}}],
+//	  "payouts":  [{"name": "payout", "type": "CREDIT_CARD", "amount": "10.00", "currency": "EUR",
+//	                "order_id": "payout-1", "account": "4242424242424242", "params": {"cardHolder": "..."}}],
+//	  "steps":    [{"event": "chargeback", "transaction": "paid", "name": "chargeback"},
+//	               {"refund": "paid", "amount": "2.00", "name": "refund"},
+//	               {"advance": "24h"}, {"settle": true}]
+//	}
+//
+// The entries are made in this order (users, cards, payments, payouts,
+// then each step), by the same signed calls, events and clock moves a
+// test would make, so they behave as such. A user's identifier is its
+// name unless given; a card is remembered by a 1.00 EUR verification with
+// remember=1; a payment's card is a number, the name of a remembered card,
+// or, without one, the test card of its status (completed, failed,
+// processing, authenticating); recurring subscribes the user. Every field
+// but the names that refer to earlier entries has a default. The answer
+// gives the ids made by name: {"users":{...},"transactions":{...},
+// "cards":{...}} (permanent tokens, of the cards and of payments with
+// remember). The first entry the sandbox refuses stops the load with an
+// error naming it (ErrFixtures; 40900 on the control plane); the entries
+// before it stay made. A file is at most 1 MiB and 1000 entries.
+//
+// # State across restarts
+//
+// WithStateFile (paygate-sandbox -state FILE) keeps the sandbox's state in
+// a file: users, tokens, transactions, balances, subscriptions, callbacks
+// with their attempts and next attempt, the clock's advance and the id
+// counters. It is read at start and written at most every 200 ms after a
+// change, and at Close, to a temporary file renamed over it: the file is
+// always one whole state, and a process killed with SIGKILL loses at most
+// the last 200 ms. After a restart, processing payments settle, callbacks
+// that were queued are sent and retries keep their schedule. The file
+// carries a format version; a file that is corrupt, of a newer version,
+// or of a project the sandbox does not serve stops the start with an
+// error naming the file (ErrStateFile): the sandbox never starts empty in
+// its place. The file holds the sandbox's (test) card numbers and no key,
+// readable by its owner only. Faults, dashboard sessions and login links
+// are not kept.
 //
 // # Time
 //
@@ -175,7 +235,9 @@
 //     last 50 attempts.
 //   - GET transactions answers at most 1000 transactions a page.
 //   - The control plane: a body of 64 KiB, values of 2 KiB, a clock
-//     advance of at most 10 years, faults for at most 1000 calls.
+//     advance of at most 10 years, faults for at most 1000 calls; a
+//     fixture file of 1 MiB and 1000 entries; lists of 1000 a page; 100
+//     login links not used yet (beyond, the oldest stops working).
 //
 // Look-ups by id, token, order id and 3-D Secure merchant data are
 // indexed. Users and permanent tokens come only from signed requests and

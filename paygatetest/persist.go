@@ -30,7 +30,7 @@ const saveEvery = 200 * time.Millisecond
 // an error naming it: the sandbox never starts empty in its place. The
 // file holds the sandbox's card numbers (test cards) and no key; it is
 // written readable by its owner only. Faults, dashboard sessions and the
-// guess budget are not kept.
+// guess budget are not kept. An empty path keeps nothing.
 func WithStateFile(path string) Option {
 	return func(c *config) { c.stateFile = path }
 }
