@@ -96,8 +96,9 @@ type FixturePayout struct {
 // FixtureStep is one of: an Event applied to a named Transaction (Name
 // then names the transaction the event made, a chargeback for example); a
 // refund of Amount (all when empty) of a named Transaction; Advance, a Go
-// duration the clock moves by; or Settle, which completes what is
-// processing.
+// duration the clock moves by (the clock is shared: only the server's own
+// project moves it); or Settle, which completes the project's payments and
+// payouts that are processing.
 type FixtureStep struct {
 	Name        string `json:"name"`
 	Event       Event  `json:"event"`
@@ -343,15 +344,30 @@ func (l *fixtureLoader) step(st FixtureStep) {
 		l.name(l.ids.Transactions, st.Name, idText(out["id"]))
 	case st.Advance != "":
 		d, err := time.ParseDuration(st.Advance)
-		if err != nil || d < 0 || d > MaxAdvance {
+		switch {
+		case err != nil || d < 0 || d > MaxAdvance:
 			l.fail("advance must be a Go duration from 0s to %s", MaxAdvance)
-			return
+		case l.p.Key != l.s.ProjectKey:
+			l.fail("the clock is shared by every project: only the server's own project moves it")
+		default:
+			l.s.Advance(d)
 		}
-		l.s.Advance(d)
 	case st.Settle:
-		l.s.SettlePending()
+		l.s.settleProject(l.p)
 	default:
 		l.fail("a step needs event, refund, advance or settle")
+	}
+}
+
+// settleProject settles project p's processing transactions now, as
+// SettlePending does for every project.
+func (s *Server) settleProject(p *Project) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, t := range s.st.order {
+		if t != nil && t.project == p {
+			s.settle(t)
+		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -94,4 +95,23 @@ func TestFixtures_WithFixturesLoadsThemAtStart(t *testing.T) {
 	assert.Equal(t, "completed", st)
 	_, err := paygatetest.Listen("127.0.0.1:0", paygatetest.WithFixtures(strings.NewReader(`{"steps":[{}]}`)))
 	require.ErrorIs(t, err, paygatetest.ErrFixtures)
+}
+
+// The clock and settlement are the server's: a fixture loaded with
+// another project's key neither moves the clock nor settles the server
+// project's payments.
+func TestFixtures_AnotherProjectsKeyActsWithinItsProject(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, paygatetest.WithProcessingDelay(0))
+	other := paygatetest.Project{Key: "team-b", Secret: "team-b-secret", Form: paygate.FormExtended}
+	s.srv.AddProject(other)
+	pending := idOf(s.charge(s.user("buyer"), paygatetest.CardProcessing, nil))
+	status, raw := s.controlRaw(http.MethodPost, "/sandbox/fixtures", "application/json",
+		`{"users":[{"name":"b"}],"payments":[{"name":"p","user":"b","status":"processing"}],"steps":[{"settle":true}]}`, other.Secret)
+	require.Equal(t, http.StatusOK, status, string(raw))
+	st, _ := s.statusOf(pending)
+	assert.Equal(t, "processing", st, "the server project's payment is not settled by team B")
+	status, raw = s.controlRaw(http.MethodPost, "/sandbox/fixtures", "application/json", `{"steps":[{"advance":"1h"}]}`, other.Secret)
+	requireError(t, status, decode(t, raw), 40900)
+	assert.Equal(t, testStart, s.clock.Now())
 }

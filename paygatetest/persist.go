@@ -16,7 +16,8 @@ import (
 
 // saveEvery is the least time between two writes of the state file: a
 // busy sandbox writes it at most five times a second, and a process killed
-// at any moment loses at most what changed in the last 200 ms.
+// at any moment loses at most what changed in the last 200 ms (more for a
+// state so large that writing it takes over 50 ms: see startPersisting).
 const saveEvery = 200 * time.Millisecond
 
 // WithStateFile keeps the sandbox's state (users, tokens, transactions,
@@ -94,14 +95,22 @@ func (s *Server) startPersisting(path string, next http.Handler) (http.Handler, 
 		tick := time.NewTicker(saveEvery)
 		defer tick.Stop()
 		changed := s.deliveries.log.changedChan()
+		var lastEnd time.Time
+		var took time.Duration
 		for {
 			select {
 			case <-changed:
 				changed = s.deliveries.log.changedChan()
 				p.dirty.Store(true)
 			case <-tick.C:
-				if p.dirty.Swap(false) {
+				// A large state takes a while to write: waiting four
+				// times that between writes keeps the writing to a fifth
+				// of one core at most.
+				if time.Since(lastEnd) >= 4*took && p.dirty.Swap(false) {
+					start := time.Now()
 					p.save(s)
+					lastEnd = time.Now()
+					took = lastEnd.Sub(start)
 				}
 			case <-p.stop:
 				return
