@@ -272,7 +272,7 @@ func (w *callbackWalk) walkCards(t *testing.T) {
 		pay := w.charge3DS(t, "walk-3ds-"+password)
 		w.step(t, func() {
 			params := w.returnOf(pay)
-			params.PaRes = w.srv.PaRes(params.MD, password)
+			params.PaRes = paygate.NewACSData(w.srv.PaRes(params.MD.Reveal(), password))
 			_, _ = w.client.Cards.Authenticate(testCtx(t), params)
 		})
 	}
@@ -361,7 +361,7 @@ func (w *callbackWalk) walkPayouts(t *testing.T) {
 		var id paygate.ID
 		w.step(t, func() {
 			p, err := w.client.Payouts.Create(testCtx(t), &paygate.PayoutParams{
-				Type: w.payoutType(t, "CREDIT_CARD"), CardToken: w.token(t, card),
+				Type: w.payoutType(t, "CREDIT_CARD"), CardToken: paygate.NewCardToken(w.token(t, card)),
 				Amount: dec("10.00"), Currency: "EUR", OrderID: orderID, CardHolder: "JANE ROE",
 			})
 			require.NoError(t, err)

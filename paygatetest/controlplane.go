@@ -271,7 +271,7 @@ func (s *Server) controlRedeliver(p *Project, _ url.Values, id string) (any, *ap
 	if err := s.Redeliver(seq); err != nil {
 		return nil, newError(codeEventNotApplies, strings.TrimPrefix(err.Error(), "paygatetest: "))
 	}
-	return newDeliveryJSON(s.awaitAttempt(seq, len(d.History), d.Attempts)), nil
+	return newDeliveryJSON(s.awaitAttempt(d)), nil
 }
 
 // delivery finds callback seq in the delivery log.

@@ -1,7 +1,6 @@
 package paygatetest
 
 import (
-	"context"
 	"net/url"
 	"strings"
 	"time"
@@ -35,19 +34,31 @@ func (s *Server) controlDeliveries(p *Project, in url.Values, _ string) (any, *a
 	return out, nil
 }
 
-// awaitAttempt waits, at most redeliverWait, until callback seq has an
-// attempt beyond the attempts it had (and the history beyond histLen, which
-// keeps its last maxHistory only), and returns it as it stands then.
-func (s *Server) awaitAttempt(seq, histLen, attempts int) Delivery {
-	ctx, cancel := context.WithTimeout(context.Background(), redeliverWait)
-	defer cancel()
-	d, err := s.WaitForDelivery(ctx, func(d Delivery) bool {
-		return d.Seq == seq && (d.Attempts > attempts || len(d.History) > histLen)
-	})
-	if err != nil {
-		d, _ = s.delivery(seq)
+// awaitAttempt waits, at most redeliverWait, until callback before has an
+// attempt beyond those it had (or a longer history, which keeps its last
+// maxHistory only), and returns it as it stands then (before, if it left
+// the log meanwhile). It looks at that callback only, so that it costs the
+// same whatever the log holds.
+func (s *Server) awaitAttempt(before Delivery) Delivery {
+	seq, histLen, attempts := before.Seq, len(before.History), before.Attempts
+	timeout := time.NewTimer(redeliverWait)
+	defer timeout.Stop()
+	log := s.deliveries.log
+	for {
+		changed := log.changedChan()
+		d, ok := log.get(seq)
+		if !ok {
+			return before
+		}
+		if int(d.attempts) > attempts || len(d.history) > histLen {
+			return d.public()
+		}
+		select {
+		case <-changed:
+		case <-timeout.C:
+			return d.public()
+		}
 	}
-	return d
 }
 
 // validEventsNote names the events that apply to transaction id now, for

@@ -32,7 +32,7 @@ func BenchmarkStateFileWrite(b *testing.B) {
 			s.mu.Unlock()
 			w := &persister{path: filepath.Join(b.TempDir(), "state.json")}
 			b.ResetTimer()
-			for b.Loop() {
+			for range b.N {
 				if err := w.write(s.snapshot()); err != nil {
 					b.Fatal(err)
 				}
