@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -77,7 +79,7 @@ func (c *Clock) restoreClock(saved savedClock) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.frozen {
-		c.offset = saved.Offset
+		c.offset = max(saved.Offset, 0) // the clock never goes back
 		return
 	}
 	if now := c.base.Add(c.offset); saved.Now.After(now) {
@@ -104,6 +106,9 @@ func (s *Server) restore(saved savedState) error {
 		if err != nil {
 			return err
 		}
+		if n, err := strconv.ParseInt(su.ID, 10, 64); err != nil || n < 1 || n >= st.nextUser || st.users[su.ID] != nil {
+			return fmt.Errorf("user id %q is repeated, or no number below the next user id %d", su.ID, st.nextUser)
+		}
 		u := &user{id: su.ID, project: p, identifier: su.Identifier, displayName: su.DisplayName, email: su.Email,
 			phone: su.Phone, ip: su.IP, locale: su.Locale}
 		st.users[u.id] = u
@@ -114,8 +119,8 @@ func (s *Server) restore(saved savedState) error {
 		if err != nil {
 			return err
 		}
-		if stok.Card == nil {
-			return fmt.Errorf("token %s has no card", stok.ID)
+		if stok.Card == nil || !validTokenID(stok.ID, st.nextToken) || st.tokens[stok.ID] != nil {
+			return fmt.Errorf("token %q is repeated, has no card, or is no id below the next token number %d", stok.ID, st.nextToken)
 		}
 		t := &token{id: stok.ID, project: p, card: st.sameCard(stok.Card.card()), expiresAt: stok.ExpiresAt,
 			used: stok.Used, permanent: stok.Permanent, pending: stok.Pending}
@@ -133,6 +138,12 @@ func (s *Server) restore(saved savedState) error {
 		u := st.users[ss.User]
 		if u == nil || ss.Card == nil {
 			return fmt.Errorf("the subscription of transaction %d names no user or card", ss.ReferenceID)
+		}
+		// A subscription runs recurringLifetime from its start, and its
+		// first automatic charge is after the start: a file that says
+		// otherwise would make the sandbox charge for centuries.
+		if ss.Interval < 0 || ss.EndsAt.Sub(ss.NextAuto) > recurringLifetime {
+			return fmt.Errorf("the subscription of transaction %d runs longer than %s", ss.ReferenceID, recurringLifetime)
 		}
 		st.recurring[u.id] = &subscription{user: u, card: st.sameCard(ss.Card.card()), referenceID: ss.ReferenceID,
 			orderID: ss.OrderID, interval: ss.Interval, price: ss.Price, currency: ss.Currency,
@@ -237,4 +248,13 @@ func (s *Server) resume() {
 		}
 	}
 	s.deliveries.retryDue()
+}
+
+// validTokenID reports whether id is a token id as newToken makes them,
+// numbered below next, so that the tokens made after a restart never take
+// an id the file holds.
+func validTokenID(id string, next int64) bool {
+	_, digits, ok := strings.Cut(id, "_")
+	n, err := strconv.ParseInt(digits, 10, 64)
+	return ok && err == nil && n >= 1 && n < next && (strings.HasPrefix(id, "tmp_") || strings.HasPrefix(id, "perm_"))
 }

@@ -74,6 +74,12 @@ func TestStateFile_RefusesACorruptOrNewerFile(t *testing.T) {
 		"truncated": `{"version":1,"transactions":[`,
 		"not JSON":  "\x00\x01garbage",
 		"newer":     `{"version":99}`,
+		"user id beyond the counter": `{"version":1,"next_user":1,"users":[{"id":"1","project":"sandbox-project","identifier":"a"}]}`,
+		"token id beyond the counter": `{"version":1,"next_token":1,"tokens":[{"id":"tmp_0000000000000001","project":"sandbox-project",` +
+			`"card":{"number":"4242424242424242"}}]}`,
+		"a subscription for centuries": `{"version":1,"next_user":2,"users":[{"id":"1","project":"sandbox-project","identifier":"a"}],` +
+			`"subscriptions":[{"user":"1","card":{"number":"4242424242424242"},"interval":1,"price":"1",` +
+			`"next_auto":"0001-01-01T00:00:00Z","ends_at":"9999-01-01T00:00:00Z"}]}`,
 		"unknown project": `{"version":1,"next_transaction":1000000000000000002,"transactions":[{"id":1000000000000000001,"project":"gone",` +
 			`"price":"1","currency":"EUR","type":"payment","status":"completed"}]}`,
 	} {
