@@ -71,9 +71,9 @@ func TestStateFile_RefusesACorruptOrNewerFile(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for name, content := range map[string]string{
-		"truncated": `{"version":1,"transactions":[`,
-		"not JSON":  "\x00\x01garbage",
-		"newer":     `{"version":99}`,
+		"truncated":                  `{"version":1,"transactions":[`,
+		"not JSON":                   "\x00\x01garbage",
+		"newer":                      `{"version":99}`,
 		"user id beyond the counter": `{"version":1,"next_user":1,"users":[{"id":"1","project":"sandbox-project","identifier":"a"}]}`,
 		"token id beyond the counter": `{"version":1,"next_token":1,"tokens":[{"id":"tmp_0000000000000001","project":"sandbox-project",` +
 			`"card":{"number":"4242424242424242"}}]}`,
