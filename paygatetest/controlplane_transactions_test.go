@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -41,7 +40,7 @@ func TestControlPlane_ListsTransactionsNewestFirstFilteredAndPaged(t *testing.T)
 		ids = append(ids, idOf(s.charge(u, card, url.Values{"order_id": {"ord-" + strconv.Itoa(i%2)}})))
 		s.clock.Advance(time.Hour)
 	}
-	other := paygatetest.Project{Key: "team-b", Secret: "team-b-secret", Form: paygate.FormExtended}
+	other := teamB
 	s.srv.AddProject(other)
 
 	got, out := s.listIDs(nil)
@@ -92,7 +91,7 @@ func TestControlPlane_ReadsTheClock(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
 	s.clock.Advance(90 * time.Minute)
-	other := paygatetest.Project{Key: "team-b", Secret: "team-b-secret", Form: paygate.FormExtended}
+	other := teamB
 	s.srv.AddProject(other)
 	for _, key := range []string{s.srv.PrivateKey, other.Secret} {
 		status, raw := s.controlRaw(http.MethodGet, "/sandbox/clock", "", "", key)

@@ -148,27 +148,21 @@ func (s *Server) loadFixtures(p *Project, r io.Reader) (FixtureIDs, error) {
 		return FixtureIDs{}, fmt.Errorf("%w: %d entries, more than %d", ErrFixtures, n, maxFixtureEntries)
 	}
 	l := &fixtureLoader{s: s, p: p, ids: FixtureIDs{Users: map[string]string{}, Transactions: map[string]string{}, Cards: map[string]string{}}}
-	for i, u := range fx.Users {
-		l.at = fmt.Sprintf("users[%d]", i)
-		l.user(u)
-	}
-	for i, c := range fx.Cards {
-		l.at = fmt.Sprintf("cards[%d]", i)
-		l.card(c)
-	}
-	for i, pay := range fx.Payments {
-		l.at = fmt.Sprintf("payments[%d]", i)
-		l.payment(pay)
-	}
-	for i, po := range fx.Payouts {
-		l.at = fmt.Sprintf("payouts[%d]", i)
-		l.payout(po)
-	}
-	for i, st := range fx.Steps {
-		l.at = fmt.Sprintf("steps[%d]", i)
-		l.step(st)
-	}
+	each(l, "users", fx.Users, l.user)
+	each(l, "cards", fx.Cards, l.card)
+	each(l, "payments", fx.Payments, l.payment)
+	each(l, "payouts", fx.Payouts, l.payout)
+	each(l, "steps", fx.Steps, l.step)
 	return l.ids, l.err
+}
+
+// each makes the entries of one kind in order, naming each in errors as
+// kind[index].
+func each[T any](l *fixtureLoader, kind string, entries []T, makeOne func(T)) {
+	for i, e := range entries {
+		l.at = fmt.Sprintf("%s[%d]", kind, i)
+		makeOne(e)
+	}
 }
 
 // fixtureLoader makes the entries of a fixture file; after the first

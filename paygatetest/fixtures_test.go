@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -103,7 +102,7 @@ func TestFixtures_WithFixturesLoadsThemAtStart(t *testing.T) {
 func TestFixtures_AnotherProjectsKeyActsWithinItsProject(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t, paygatetest.WithProcessingDelay(0))
-	other := paygatetest.Project{Key: "team-b", Secret: "team-b-secret", Form: paygate.FormExtended}
+	other := teamB
 	s.srv.AddProject(other)
 	pending := idOf(s.charge(s.user("buyer"), paygatetest.CardProcessing, nil))
 	status, raw := s.controlRaw(http.MethodPost, "/sandbox/fixtures", "application/json",

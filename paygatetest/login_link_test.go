@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -53,7 +52,7 @@ func TestLoginURL_ExpiresAfterFiveMinutes(t *testing.T) {
 func TestLoginURL_ThroughTheControlPlaneForTheKeysProject(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
-	other := paygatetest.Project{Key: "team-b", Secret: "team-b-secret", Form: paygate.FormExtended}
+	other := teamB
 	s.srv.AddProject(other)
 	s.charge(s.user("buyer"), paygatetest.CardApproved, nil)
 	status, raw := s.controlRaw(http.MethodPost, "/sandbox/login-url", "", "", other.Secret)
