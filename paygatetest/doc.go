@@ -148,7 +148,8 @@
 // error naming the file (ErrStateFile): the sandbox never starts empty in
 // its place. The file holds the sandbox's (test) card numbers and no key,
 // readable by its owner only. Faults, dashboard sessions and login links
-// are not kept.
+// are not kept, and projects with their settings (a callback URL set
+// through the control plane included) come from the options at each start.
 //
 // # Time
 //

@@ -30,8 +30,10 @@ const saveEvery = 200 * time.Millisecond
 // was written by a newer sandbox, makes Listen fail (NewServer panic) with
 // an error naming it: the sandbox never starts empty in its place. The
 // file holds the sandbox's card numbers (test cards) and no key; it is
-// written readable by its owner only. Faults, dashboard sessions and the
-// guess budget are not kept. An empty path keeps nothing.
+// written readable by its owner only. Faults, dashboard sessions, login
+// links and the guess budget are not kept; projects and their settings (a
+// callback URL set through the control plane included) come from the
+// options at each start. An empty path keeps nothing.
 func WithStateFile(path string) Option {
 	return func(c *config) { c.stateFile = path }
 }
