@@ -1,6 +1,7 @@
 package paygatetest
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -147,18 +148,19 @@ func (p *persister) save(s *Server) {
 
 // write replaces the state file by saved: a temporary file in the same
 // directory, synced, then renamed over it, so that the file is a whole
-// state at every moment, the old one or the new one.
+// state at every moment, the old one or the new one. The JSON is streamed
+// to the file, never held whole in memory.
 func (p *persister) write(saved savedState) error {
-	raw, err := json.Marshal(saved)
-	if err != nil {
-		return err
-	}
 	tmp, err := os.CreateTemp(filepath.Dir(p.path), "."+filepath.Base(p.path)+".*")
 	if err != nil {
 		return fmt.Errorf("state file %s: %w", p.path, err)
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
-	_, err = tmp.Write(raw)
+	buf := bufio.NewWriterSize(tmp, 64<<10)
+	err = json.NewEncoder(buf).Encode(saved)
+	if err == nil {
+		err = buf.Flush()
+	}
 	if err == nil {
 		err = tmp.Sync()
 	}
