@@ -21,7 +21,7 @@ import (
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
-// readmeHandler is the handler of the README's callback section, word for
+// readmeHandler is the handler of docs/webhooks.md, word for
 // word between the markers (TestREADME_HandlerIsTheOneTheWalkUses keeps
 // them equal): it confirms every callback with client and records it in
 // orders.
@@ -409,7 +409,7 @@ func keys[K comparable, V any](m map[K]V) []K {
 	return out
 }
 
-// The README shows the handler the walk above runs, to the letter.
+// The webhooks guide shows the handler the walk above runs, to the letter.
 func TestREADME_HandlerIsTheOneTheWalkUses(t *testing.T) {
 	t.Parallel()
 	src, err := os.ReadFile("callbacks_walk_integration_test.go")
@@ -420,9 +420,9 @@ func TestREADME_HandlerIsTheOneTheWalkUses(t *testing.T) {
 	require.True(t, ok)
 	code = strings.ReplaceAll("\n"+code, "\n\t", "\n")[1:]
 
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("docs/webhooks.md")
 	require.NoError(t, err)
-	_, section, ok := strings.Cut(string(readme), "### The handler\n")
+	_, section, ok := strings.Cut(string(readme), "## The handler\n")
 	require.True(t, ok)
 	_, block, ok := strings.Cut(section, "```go\n")
 	require.True(t, ok)

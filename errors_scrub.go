@@ -57,10 +57,12 @@ func isYearKey(k string) bool {
 // names, addresses, the payer's e-mail) is no better in a log. It reads
 // the encoded body (or query) again, on the error path only, so that a
 // call that succeeds pays nothing for it.
-func secretsOf(encoded []byte) sentSecrets {
+//
+// everySent (raw calls) masks every value whether or not one is card data.
+func secretsOf(encoded []byte, everySent bool) sentSecrets {
 	values, _ := url.ParseQuery(string(encoded))
 	var out sentSecrets
-	card := false
+	card := everySent
 	for k, vs := range values {
 		for _, v := range vs {
 			if v == "" || shownKeys[k] {
@@ -96,9 +98,9 @@ func (c *Client) credentials() sentSecrets {
 }
 
 // errBodyWithheld is the description of an answer without a gateway error
-// object to a card-bearing request: its body is left out of the error, as
-// it may echo the request.
-const errBodyWithheld = "body withheld: the request carried card data"
+// object to a card-bearing request or a raw call: its body is left out of
+// the error, as it may echo the request.
+const errBodyWithheld = "body withheld: it may echo what the request sent"
 
 // scrub makes err safe to log for a request that sent s: an *Error loses
 // its body excerpt and has every sent value masked in its message; any

@@ -197,11 +197,11 @@ func TestSentSecrets_MaskWholeRunsOnly(t *testing.T) {
 // raw or URL-encoded.
 func TestSentSecrets_MaskReformattedEchoes(t *testing.T) {
 	t.Parallel()
-	s := secretsOf([]byte("card%5Bnumber%5D=4242424242424242&card%5Bexpiration_month%5D=7&card%5Bexpiration_year%5D=2047" +
-		"&card%5Bsecurity_code%5D=913&card%5Bholder%5D=Jane+Roe&order_id=ord-1"))
+	s := secretsOf([]byte("card%5Bnumber%5D=4242424242424242&card%5Bexpiration_month%5D=7&card%5Bexpiration_year%5D=2047"+
+		"&card%5Bsecurity_code%5D=913&card%5Bholder%5D=Jane+Roe&order_id=ord-1"), false)
 	got := s.mask("card 07/47 expires 7/2047, holder JANE ROE (jane roe, JANE+ROE) order ord-1 code 913 HTTP 400 in 2047ms")
 	assert.Equal(t, "card ***/*** expires ***/***, holder *** (***, ***) order ord-1 code *** HTTP 400 in ***ms", got)
 
-	payout := secretsOf([]byte("account=4242424242424242&remitterCardExpirationYear=2031&orderId=p-1"))
+	payout := secretsOf([]byte("account=4242424242424242&remitterCardExpirationYear=2031&orderId=p-1"), false)
 	assert.Equal(t, "exp 09/*** ***", payout.mask("exp 09/31 31"))
 }

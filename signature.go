@@ -35,6 +35,15 @@ func VerifySignature(params url.Values, privateKey string) error {
 	return newSigner(privateKey).verify(params)
 }
 
+// CanonicalString returns the string [Sign] signs for params: every value
+// except the signature's, sorted as byte strings and joined with "|". It
+// is what to compare, side by side, when the gateway answers 40301 or a
+// callback does not verify: the private key plays no part in it.
+func CanonicalString(params url.Values) string {
+	var st signState // the signer's own code, outside its pool
+	return string(st.canonical(appendSigned(nil, params)))
+}
+
 // signatureLen is the length of a signature: SHA-256 in hex.
 const signatureLen = 2 * sha256.Size
 

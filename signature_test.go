@@ -67,13 +67,7 @@ func TestSign_MatchesIndependentVectors(t *testing.T) {
 	t.Parallel()
 	for _, v := range loadSignatureVectors(t) {
 		t.Run(v.name, func(t *testing.T) {
-			var values []string
-			for k, vs := range v.params {
-				if k != SignatureParam {
-					values = append(values, vs...)
-				}
-			}
-			require.Equal(t, v.canonical, canonicalString(values))
+			require.Equal(t, v.canonical, CanonicalString(v.params))
 			require.Equal(t, v.signature, Sign(v.params, v.key))
 			require.Len(t, v.signature, 64)
 		})
@@ -266,4 +260,14 @@ func FuzzSign(f *testing.F) {
 			t.Fatal("an added empty parameter still verifies")
 		}
 	})
+}
+
+func TestCanonicalString_IsWhatSignSigns(t *testing.T) {
+	t.Parallel()
+	params := url.Values{"b": {"10", "7"}, "a": {"Z", ""}, SignatureParam: {"ignored"}}
+	canonical := CanonicalString(params)
+	require.Equal(t, "|10|7|Z", canonical)
+	mac := hmac.New(sha256.New, []byte(testSecret))
+	mac.Write([]byte(canonical))
+	require.Equal(t, hex.EncodeToString(mac.Sum(nil)), Sign(params, testSecret))
 }

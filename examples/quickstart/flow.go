@@ -19,7 +19,7 @@ import (
 // person, or a callback URL the gateway can reach).
 var errSkipped = errors.New("skipped")
 
-// The sandbox's test cards and 3-D Secure password (see the README).
+// The sandbox's test cards and 3-D Secure password (see paygatetest).
 const (
 	cardApproved   = paygatetest.CardApproved   // 4242424242424242
 	card3DSecure   = paygatetest.Card3DSecure   // 4000000000003220
