@@ -121,8 +121,10 @@ type FixtureIDs struct {
 // it the sandbox refused; the error's text names the entry.
 var ErrFixtures = errors.New("paygatetest: fixtures")
 
-// WithFixtures loads the scenario read from r at start (see LoadFixtures);
-// NewServer panics and Listen fails when it cannot be loaded.
+// WithFixtures loads the scenario read from r at start (see LoadFixtures),
+// unless WithStateFile restored a state, which holds it already (with what
+// the tests changed since); NewServer panics and Listen fails when it
+// cannot be loaded.
 func WithFixtures(r io.Reader) Option {
 	return func(c *config) { c.fixtures = r }
 }

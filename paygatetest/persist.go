@@ -52,33 +52,34 @@ type persister struct {
 	once  sync.Once
 }
 
-// loadStateFile reads the state file into s, when it exists.
-func (s *Server) loadStateFile(path string) error {
+// loadStateFile reads the state file into s, when it exists: restored
+// reports whether it did.
+func (s *Server) loadStateFile(path string) (restored bool, err error) {
 	raw, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return false, nil
 	}
 	if err != nil {
-		return fmt.Errorf("%w %s: %v", ErrStateFile, path, err)
+		return false, fmt.Errorf("%w %s: %v", ErrStateFile, path, err)
 	}
 	var head struct {
 		Version *int `json:"version"`
 	}
 	if err := json.Unmarshal(raw, &head); err != nil || head.Version == nil {
-		return fmt.Errorf("%w %s: not a sandbox state file (corrupt or truncated): remove it to start empty", ErrStateFile, path)
+		return false, fmt.Errorf("%w %s: not a sandbox state file (corrupt or truncated): remove it to start empty", ErrStateFile, path)
 	}
 	if *head.Version != stateVersion {
-		return fmt.Errorf("%w %s: format version %d, and this sandbox reads version %d: use the sandbox that wrote it, or remove the file to start empty",
+		return false, fmt.Errorf("%w %s: format version %d, and this sandbox reads version %d: use the sandbox that wrote it, or remove the file to start empty",
 			ErrStateFile, path, *head.Version, stateVersion)
 	}
 	var saved savedState
 	if err := json.Unmarshal(raw, &saved); err != nil {
-		return fmt.Errorf("%w %s: corrupt: %v", ErrStateFile, path, err)
+		return false, fmt.Errorf("%w %s: corrupt: %v", ErrStateFile, path, err)
 	}
 	if err := s.restore(saved); err != nil {
-		return fmt.Errorf("%w %s: %v", ErrStateFile, path, err)
+		return false, fmt.Errorf("%w %s: %v", ErrStateFile, path, err)
 	}
-	return nil
+	return true, nil
 }
 
 // startPersisting writes the state file from now on: at once (so that a

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,4 +124,18 @@ func mustInt(t *testing.T, s string) int64 {
 	var n int64
 	require.NoError(t, json.Unmarshal([]byte(s), &n))
 	return n
+}
+
+// WithFixtures seeds a new state only: a restored state holds the
+// scenario already, with what the tests changed since.
+func TestStateFile_FixturesSeedANewStateOnly(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "state.json")
+	seed := `{"users":[{"name":"a"}],"payments":[{"user":"a"}]}`
+	for range 2 {
+		s := restartable(t, path, paygatetest.WithFixtures(strings.NewReader(seed)))
+		got, _, _ := s.view()
+		assert.Equal(t, jsonNumber(1), got["total"], "one payment, not one per start")
+		s.srv.Close()
+	}
 }

@@ -216,8 +216,10 @@ func start(addr string, opts []Option) (*Server, error) {
 	p := cfg.project
 	s.st.addProject(p)
 	s.st.maxTokens = cfg.maxTokens
+	restored := false // from the state file: then the fixtures are in it
 	if cfg.stateFile != "" {
-		if err := s.loadStateFile(cfg.stateFile); err != nil {
+		var err error
+		if restored, err = s.loadStateFile(cfg.stateFile); err != nil {
 			return nil, err
 		}
 	}
@@ -251,7 +253,7 @@ func start(addr string, opts []Option) (*Server, error) {
 	if s.persist != nil {
 		s.resume()
 	}
-	if cfg.fixtures != nil {
+	if cfg.fixtures != nil && !restored {
 		if _, err := s.LoadFixtures(cfg.fixtures); err != nil {
 			s.Close()
 			return nil, err
