@@ -6,6 +6,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 )
 
 // stateVersion is the format of the state file this sandbox writes. It
@@ -128,17 +129,17 @@ type savedSubscription struct {
 }
 
 type savedDelivery struct {
-	Seq         int                    `json:"seq"`
-	Transaction int64                  `json:"transaction"`
-	URL         string                 `json:"url"`
-	Status      paygate.CallbackStatus `json:"status"`
-	Reason      string                 `json:"reason,omitempty"`
-	History     []DeliveryAttempt      `json:"history,omitempty"`
-	Attempts    int32                  `json:"attempts"`
-	Automatic   int32                  `json:"automatic"`
-	NextAt      time.Time              `json:"next_at"`
-	Delivered   bool                   `json:"delivered,omitempty"`
-	Done        bool                   `json:"done,omitempty"`
+	Seq         int               `json:"seq"`
+	Transaction int64             `json:"transaction"`
+	URL         string            `json:"url"`
+	Status      callback.Status   `json:"status"`
+	Reason      string            `json:"reason,omitempty"`
+	History     []DeliveryAttempt `json:"history,omitempty"`
+	Attempts    int32             `json:"attempts"`
+	Automatic   int32             `json:"automatic"`
+	NextAt      time.Time         `json:"next_at"`
+	Delivered   bool              `json:"delivered,omitempty"`
+	Done        bool              `json:"done,omitempty"`
 }
 
 func saveCard(cd *cardData) *savedCard {
