@@ -174,7 +174,8 @@
 // carries a format version; a file that is corrupt, of a newer version,
 // or of a project the sandbox does not serve stops the start with an
 // error naming the file (ErrStateFile): the sandbox never starts empty in
-// its place. The file holds the sandbox's (test) card numbers and no key,
+// its place. The file holds no key and no card number but the test cards'
+// (other cards keep their first six and last four digits, zeros between),
 // readable by its owner only. Faults, dashboard sessions and login links
 // are not kept, and projects with their settings (a callback URL set
 // through the control plane included) come from the options at each start.

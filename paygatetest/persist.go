@@ -30,8 +30,9 @@ const saveEvery = 200 * time.Millisecond
 // SIGKILL) loses at most the last 200 ms. A file that cannot be read, or
 // was written by a newer sandbox, makes Listen fail (NewServer panic) with
 // an error naming it: the sandbox never starts empty in its place. The
-// file holds the sandbox's card numbers (test cards) and no key; it is
-// written readable by its owner only. Faults, dashboard sessions, login
+// file holds no key and no card number but the test cards' (another card
+// keeps its first six and last four digits, zeros between, which is all the
+// sandbox reads of it); it is written readable by its owner only. Faults, dashboard sessions, login
 // links and the guess budget are not kept; projects and their settings (a
 // callback URL set through the control plane included) come from the
 // options at each start. An empty path keeps nothing.

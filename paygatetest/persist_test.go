@@ -48,7 +48,17 @@ func TestStateFile_KeepsEverythingAcrossARestart(t *testing.T) {
 	_, err := first.srv.Chargeback(paygate.ID(mustInt(t, disputed)))
 	require.NoError(t, err)
 	first.clock.Advance(2 * time.Hour)
-	waitFor(t, first, func(d paygatetest.Delivery) bool { return d.Seq == 1 && d.Delivered })
+	// Every first attempt made (one of them refused, its retry scheduled),
+	// so that nothing is left in flight to differ after the restart.
+	require.Eventually(t, func() bool {
+		all := first.srv.Deliveries()
+		for _, d := range all {
+			if d.Attempts == 0 {
+				return false
+			}
+		}
+		return len(all) == 6
+	}, 5*time.Second, 5*time.Millisecond, "six callbacks, each attempted")
 	txns, balance, deliveries := first.view()
 	first.srv.Close()
 
@@ -138,4 +148,29 @@ func TestStateFile_FixturesSeedANewStateOnly(t *testing.T) {
 		assert.Equal(t, jsonNumber(1), got["total"], "one payment, not one per start")
 		s.srv.Close()
 	}
+}
+
+// The state file keeps no card number but the test cards': another card
+// keeps what the sandbox reads of it (scheme, last four, behaviour).
+func TestStateFile_KeepsNoCardNumberButTheTestCards(t *testing.T) {
+	t.Parallel()
+	const card = "4539148803436467"
+	path := filepath.Join(t.TempDir(), "state.json")
+	first := restartable(t, path)
+	buyer := first.user("buyer")
+	paid := first.charge(buyer, card, url.Values{"remember": {"1"}})
+	txns, _, _ := first.view()
+	first.srv.Close()
+
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.NotContains(t, string(raw), card)
+	assert.NotContains(t, string(raw), card[6:12], "no middle digits")
+
+	second := restartable(t, path)
+	gotTxns, _, _ := second.view()
+	assert.Equal(t, txns, gotTxns, "the card as the API shows it: scheme, mask, last four")
+	again := second.ok("card/process", url.Values{"user": {buyer}, "card_token": {paid["permanentToken"].(string)},
+		"price": {"2.00"}, "currency": {"EUR"}, "description": {"again"}})
+	assert.Equal(t, "completed", again["status"], "the remembered card charges as before")
 }
