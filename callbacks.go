@@ -106,6 +106,9 @@ type Callback struct {
 	Stale bool
 
 	raw url.Values
+	// passed is set once CallbackHandler passed the callback to its
+	// function: one it did not pass on was a duplicate.
+	passed bool
 }
 
 // Values returns a copy of every field the callback carried, signature

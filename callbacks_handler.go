@@ -41,6 +41,7 @@ type CallbackHandler struct {
 	fn       CallbackFunc
 	dedup    CallbackDedupStore
 	logger   *slog.Logger
+	observer CallbackObserver
 }
 
 // CallbackHandlerOption configures NewCallbackHandler.
@@ -84,6 +85,16 @@ func NewCallbackHandler(privateKeys []string, fn CallbackFunc, opts ...CallbackH
 
 // ServeHTTP verifies, de-duplicates and processes one callback delivery.
 func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.observer != nil {
+		h.serveObserved(w, r)
+		return
+	}
+	h.serve(w, r)
+}
+
+// serve is ServeHTTP; it returns the callback (nil when refused), the
+// status answered and the error behind any answer but 200.
+func (h *CallbackHandler) serve(w http.ResponseWriter, r *http.Request) (*Callback, int, error) {
 	cb, err := h.verifier.ParseRequest(r)
 	if err != nil {
 		code := callbackErrorStatus(err)
@@ -92,20 +103,21 @@ func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		h.log(r.Context(), slog.LevelWarn, "paygate callback rejected", nil, err, slog.Int("status", code))
 		http.Error(w, http.StatusText(code), code)
-		return
+		return nil, code, err
 	}
 	if err := h.process(r.Context(), cb); err != nil {
 		if errors.Is(err, errDedupBusy) {
 			w.Header().Set("Retry-After", "5")
 			http.Error(w, http.StatusText(http.StatusServiceUnavailable), http.StatusServiceUnavailable)
-			return
+			return cb, http.StatusServiceUnavailable, err
 		}
 		h.log(r.Context(), slog.LevelError, "paygate callback not processed", cb, err)
 		http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
-		return
+		return cb, http.StatusInternalServerError, err
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	io.WriteString(w, "OK")
+	return cb, http.StatusOK, nil
 }
 
 // String describes the handler without its keys.
@@ -170,6 +182,7 @@ func (h *CallbackHandler) process(ctx context.Context, cb *Callback) error {
 }
 
 func (h *CallbackHandler) call(ctx context.Context, cb *Callback) error {
+	cb.passed = true
 	if err := h.fn(ctx, cb); err != nil {
 		return fmt.Errorf("callback function: %w", err)
 	}
