@@ -1,0 +1,70 @@
+package paygateotel
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/paygate/paygate-go"
+)
+
+// StartCallback starts a delivery's server span; see
+// paygate.CallbackObserver.
+func (o *Observer) StartCallback(ctx context.Context, d paygate.CallbackDelivery) (context.Context, paygate.CallbackTrace) {
+	ctx, span := o.tracer.Start(ctx, CallbackSpanName, trace.WithSpanKind(trace.SpanKindServer),
+		trace.WithAttributes(semconv.HTTPRequestMethodKey.String(d.Method)))
+	return ctx, &callbackTrace{o: o, span: span}
+}
+
+// callbackTrace is one delivery's span.
+type callbackTrace struct {
+	o    *Observer
+	span trace.Span
+}
+
+// End records the delivery's metrics and ends its span. A refused
+// delivery gets error.type (its refusal) but, as the semantic conventions
+// say of a server's 4xx answers, not the error status: the handler did
+// its job. A failed one (answered 500) gets both.
+func (t *callbackTrace) End(r paygate.CallbackResult) {
+	ctx := context.Background()
+	verdict := VerdictKey.String(string(r.Verdict))
+	attrs := []attribute.KeyValue{verdict, CallbackStatusKey.String(string(r.Status))}
+	if r.Refusal != "" {
+		attrs = append(attrs, RefusalKey.String(string(r.Refusal)))
+	}
+	t.o.callbacks.Add(ctx, 1, metric.WithAttributes(attrs...))
+	t.o.callbackDuration.Record(ctx, r.Duration.Seconds(), metric.WithAttributes(verdict))
+	if t.span.IsRecording() {
+		t.span.SetAttributes(callbackAttributes(r)...)
+		if r.Verdict == paygate.VerdictFailed {
+			t.span.SetStatus(codes.Error, string(r.Verdict))
+		}
+	}
+	t.span.End()
+}
+
+func callbackAttributes(r paygate.CallbackResult) []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, 7)
+	attrs = append(attrs, VerdictKey.String(string(r.Verdict)), semconv.HTTPResponseStatusCode(r.HTTPStatus))
+	if r.Status != "" {
+		attrs = append(attrs, CallbackStatusKey.String(string(r.Status)))
+	}
+	if r.Refusal != "" {
+		attrs = append(attrs, RefusalKey.String(string(r.Refusal)), semconv.ErrorTypeKey.String(string(r.Refusal)))
+	}
+	if r.Verdict == paygate.VerdictFailed {
+		attrs = append(attrs, semconv.ErrorTypeKey.String(string(r.Verdict)))
+	}
+	if r.TransactionID != 0 {
+		attrs = append(attrs, TransactionIDKey.String(r.TransactionID.String()))
+	}
+	if r.OrderID != "" {
+		attrs = append(attrs, OrderIDKey.String(r.OrderID))
+	}
+	return attrs
+}

@@ -1,0 +1,239 @@
+// Package paygateotel traces and measures the calls a paygate.Client makes
+// and the callbacks a paygate.CallbackHandler receives, with OpenTelemetry.
+//
+//	obs := paygateotel.New() // the global tracer and meter providers
+//	client, err := paygate.NewClient(project, secret, paygate.WithBaseURL(base), paygate.WithObserver(obs))
+//	handler, err := paygate.NewCallbackHandler(keys, fulfil, paygate.WithCallbackObserver(obs))
+//
+// Each call is one client span named after the gateway method
+// ("card/process"), parent of the spans of the HTTP requests made for it
+// when the client's transport is instrumented (otelhttp.NewTransport), with
+// one event per attempt. Each callback delivery is one server span, parent
+// of what the CallbackFunc does with its context.
+//
+// Span attributes: paygate.operation, paygate.outcome,
+// paygate.gateway_code, paygate.retries, paygate.order_id and
+// paygate.transaction_id when the request carried them, and the semantic
+// conventions' http.request.method, http.response.status_code,
+// server.address, server.port, url.template and error.type. A callback's
+// span has paygate.callback.status, paygate.callback.verdict,
+// paygate.callback.refusal and its transaction and order ids. No URL with
+// its query is ever recorded (a GET's query carries signed parameters, and
+// card/getToken's the card), nor card data, tokens, PaRes, MD, keys or
+// bodies: the SDK never gives them to an observer.
+//
+// Metrics (no id in any attribute, so their cardinality stays bounded):
+//
+//   - paygate.client.call.duration (s): histogram by paygate.operation and
+//     paygate.outcome;
+//   - paygate.client.calls: counter by paygate.operation, paygate.outcome
+//     and paygate.gateway_code (when there is one);
+//   - paygate.client.retries: counter of retried attempts by
+//     paygate.operation;
+//   - paygate.client.unknown_outcomes: counter by paygate.operation of the
+//     calls that must be settled (paygate.ErrOutcomeUnknown);
+//   - paygate.callbacks: counter by paygate.callback.status,
+//     paygate.callback.verdict and paygate.callback.refusal;
+//   - paygate.callback.duration (s): histogram by paygate.callback.verdict.
+package paygateotel
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/paygate/paygate-go"
+)
+
+// ScopeName is the instrumentation scope of the tracer and the meter.
+const ScopeName = "github.com/paygate/paygate-go/paygateotel"
+
+// Attribute keys of the paygate namespace.
+const (
+	OperationKey      = attribute.Key("paygate.operation")
+	OutcomeKey        = attribute.Key("paygate.outcome")
+	GatewayCodeKey    = attribute.Key("paygate.gateway_code")
+	RetriesKey        = attribute.Key("paygate.retries")
+	AttemptKey        = attribute.Key("paygate.attempt")
+	RetryWaitKey      = attribute.Key("paygate.retry.wait")
+	OrderIDKey        = attribute.Key("paygate.order_id")
+	TransactionIDKey  = attribute.Key("paygate.transaction_id")
+	CallbackStatusKey = attribute.Key("paygate.callback.status")
+	VerdictKey        = attribute.Key("paygate.callback.verdict")
+	RefusalKey        = attribute.Key("paygate.callback.refusal")
+)
+
+// AttemptEvent is the name of the span event of each HTTP attempt.
+const AttemptEvent = "paygate.attempt"
+
+// CallbackSpanName is the name of a callback delivery's span.
+const CallbackSpanName = "paygate callback"
+
+// Observer is a paygate.Observer and a paygate.CallbackObserver that
+// records spans and metrics. It is safe for concurrent use.
+type Observer struct {
+	tracer trace.Tracer
+
+	callDuration     metric.Float64Histogram
+	calls            metric.Int64Counter
+	retries          metric.Int64Counter
+	unknownOutcomes  metric.Int64Counter
+	callbacks        metric.Int64Counter
+	callbackDuration metric.Float64Histogram
+}
+
+var (
+	_ paygate.Observer         = (*Observer)(nil)
+	_ paygate.CallbackObserver = (*Observer)(nil)
+)
+
+// New returns an observer on the global tracer and meter providers, or on
+// those the options give. An instrument the meter cannot create is
+// reported to otel's error handler and left a no-op, as otelhttp does.
+func New(opts ...Option) *Observer {
+	cfg := config{}
+	for _, o := range opts {
+		o.apply(&cfg)
+	}
+	if cfg.tracerProvider == nil {
+		cfg.tracerProvider = otel.GetTracerProvider()
+	}
+	if cfg.meterProvider == nil {
+		cfg.meterProvider = otel.GetMeterProvider()
+	}
+	version := trace.WithInstrumentationVersion(paygate.Version)
+	o := &Observer{tracer: cfg.tracerProvider.Tracer(ScopeName, version, trace.WithSchemaURL(semconv.SchemaURL))}
+	o.newInstruments(cfg.meterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(paygate.Version),
+		metric.WithSchemaURL(semconv.SchemaURL)))
+	return o
+}
+
+// durationBuckets suit calls that take from milliseconds (a sandbox) to a
+// minute (the client's default timeout, retries included).
+var durationBuckets = metric.WithExplicitBucketBoundaries(
+	0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60)
+
+func (o *Observer) newInstruments(m metric.Meter) {
+	var err error
+	o.callDuration, err = m.Float64Histogram("paygate.client.call.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of calls to the payment gateway, retries and waits included."), durationBuckets)
+	handle(err)
+	o.calls, err = m.Int64Counter("paygate.client.calls", metric.WithUnit("{call}"),
+		metric.WithDescription("Calls to the payment gateway, by operation, outcome and gateway code."))
+	handle(err)
+	o.retries, err = m.Int64Counter("paygate.client.retries", metric.WithUnit("{attempt}"),
+		metric.WithDescription("Attempts sent again after a failed one."))
+	handle(err)
+	o.unknownOutcomes, err = m.Int64Counter("paygate.client.unknown_outcomes", metric.WithUnit("{call}"),
+		metric.WithDescription("Calls that may have been processed but got no usable answer: settle them."))
+	handle(err)
+	o.callbacks, err = m.Int64Counter("paygate.callbacks", metric.WithUnit("{callback}"),
+		metric.WithDescription("Callback deliveries, by status, verdict and refusal."))
+	handle(err)
+	o.callbackDuration, err = m.Float64Histogram("paygate.callback.duration", metric.WithUnit("s"),
+		metric.WithDescription("Duration of handling a callback delivery."), durationBuckets)
+	handle(err)
+}
+
+func handle(err error) {
+	if err != nil {
+		otel.Handle(err)
+	}
+}
+
+// StartCall starts the call's client span; see paygate.Observer.
+func (o *Observer) StartCall(ctx context.Context, info paygate.CallInfo) (context.Context, paygate.CallTrace) {
+	ctx, span := o.tracer.Start(ctx, info.Operation, trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(
+			OperationKey.String(info.Operation),
+			semconv.HTTPRequestMethodKey.String(info.Method),
+			semconv.ServerAddress(info.ServerAddress),
+			semconv.ServerPort(info.ServerPort),
+			semconv.URLTemplate("/v1/"+info.Operation),
+		))
+	return ctx, &callTrace{o: o, span: span, operation: OperationKey.String(info.Operation)}
+}
+
+// callTrace is one call's span and what its metrics are recorded by.
+type callTrace struct {
+	o         *Observer
+	span      trace.Span
+	operation attribute.KeyValue
+}
+
+// Attempt adds an event to the span, and counts a retry.
+func (t *callTrace) Attempt(a paygate.AttemptInfo) {
+	if a.Retry {
+		t.o.retries.Add(context.Background(), 1, metric.WithAttributes(t.operation))
+	}
+	if !t.span.IsRecording() {
+		return
+	}
+	attrs := make([]attribute.KeyValue, 0, 4)
+	attrs = append(attrs, AttemptKey.Int(a.Attempt))
+	if a.HTTPStatus != 0 {
+		attrs = append(attrs, semconv.HTTPResponseStatusCode(a.HTTPStatus))
+	}
+	if a.ErrorClass != "" {
+		attrs = append(attrs, semconv.ErrorTypeKey.String(string(a.ErrorClass)))
+	}
+	if a.Retry {
+		attrs = append(attrs, RetryWaitKey.Float64(a.Wait.Seconds()))
+	}
+	t.span.AddEvent(AttemptEvent, trace.WithAttributes(attrs...))
+}
+
+// End records the call's metrics and ends its span.
+func (t *callTrace) End(r paygate.CallResult) {
+	ctx := context.Background()
+	outcome := OutcomeKey.String(string(r.Outcome))
+	t.o.callDuration.Record(ctx, r.Duration.Seconds(), metric.WithAttributes(t.operation, outcome))
+	if r.GatewayCode != 0 {
+		t.o.calls.Add(ctx, 1, metric.WithAttributes(t.operation, outcome, GatewayCodeKey.Int(int(r.GatewayCode))))
+	} else {
+		t.o.calls.Add(ctx, 1, metric.WithAttributes(t.operation, outcome))
+	}
+	if r.Outcome == paygate.CallOutcomeUnknown {
+		t.o.unknownOutcomes.Add(ctx, 1, metric.WithAttributes(t.operation))
+	}
+	if t.span.IsRecording() {
+		t.span.SetAttributes(callAttributes(r)...)
+		if failed(r.Outcome) {
+			t.span.SetStatus(codes.Error, string(r.Outcome))
+		}
+	}
+	t.span.End()
+}
+
+func callAttributes(r paygate.CallResult) []attribute.KeyValue {
+	attrs := make([]attribute.KeyValue, 0, 7)
+	attrs = append(attrs, OutcomeKey.String(string(r.Outcome)), RetriesKey.Int(max(r.Attempts-1, 0)))
+	if r.GatewayCode != 0 {
+		attrs = append(attrs, GatewayCodeKey.Int(int(r.GatewayCode)))
+	}
+	if r.HTTPStatus != 0 {
+		attrs = append(attrs, semconv.HTTPResponseStatusCode(r.HTTPStatus))
+	}
+	if r.OrderID != "" {
+		attrs = append(attrs, OrderIDKey.String(r.OrderID))
+	}
+	if r.TransactionID != 0 {
+		attrs = append(attrs, TransactionIDKey.String(r.TransactionID.String()))
+	}
+	if failed(r.Outcome) {
+		attrs = append(attrs, semconv.ErrorTypeKey.String(string(r.Outcome)))
+	}
+	return attrs
+}
+
+// failed reports whether a call's span gets the error status: every
+// ending but a success and a decline, which is the gateway's answer to the
+// payment, not a failure of the call.
+func failed(o paygate.CallOutcome) bool {
+	return o != paygate.CallSucceeded && o != paygate.CallDeclined
+}
