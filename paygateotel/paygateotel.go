@@ -39,6 +39,7 @@ package paygateotel
 
 import (
 	"context"
+	"sync"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -85,6 +86,11 @@ type Observer struct {
 	unknownOutcomes  metric.Int64Counter
 	callbacks        metric.Int64Counter
 	callbackDuration metric.Float64Histogram
+
+	// operations caches, by paygate.CallInfo, the attributes of the
+	// operation's spans and metrics: built once, they cost a call no
+	// allocation or sorting.
+	operations sync.Map
 }
 
 var (
@@ -148,32 +154,33 @@ func handle(err error) {
 
 // StartCall starts the call's client span; see paygate.Observer.
 func (o *Observer) StartCall(ctx context.Context, info paygate.CallInfo) (context.Context, paygate.CallTrace) {
-	ctx, span := o.tracer.Start(ctx, info.Operation, trace.WithSpanKind(trace.SpanKindClient),
-		trace.WithAttributes(
-			OperationKey.String(info.Operation),
-			semconv.HTTPRequestMethodKey.String(info.Method),
-			semconv.ServerAddress(info.ServerAddress),
-			semconv.ServerPort(info.ServerPort),
-			semconv.URLTemplate("/v1/"+info.Operation),
-		))
-	return ctx, &callTrace{o: o, span: span, operation: OperationKey.String(info.Operation)}
+	op := o.operation(info)
+	ctx, span := o.tracer.Start(ctx, info.Operation, trace.WithSpanKind(trace.SpanKindClient), op.startAttributes)
+	return ctx, &callTrace{o: o, span: span, op: op}
 }
 
 // callTrace is one call's span and what its metrics are recorded by.
 type callTrace struct {
-	o         *Observer
-	span      trace.Span
-	operation attribute.KeyValue
+	o    *Observer
+	span trace.Span
+	op   *operation
 }
 
-// Attempt adds an event to the span, and counts a retry.
+// Attempt counts a retry and adds an event per attempt to the span, but
+// for a call whole at its first attempt (an answer read, no retry): its one
+// exchange is told by the span's own attributes, and an event would only
+// cost time. A second attempt follows only a retried first one, so a call
+// of several attempts has an event for each.
 func (t *callTrace) Attempt(a paygate.AttemptInfo) {
 	if a.Retry {
-		t.o.retries.Add(context.Background(), 1, metric.WithAttributes(t.operation))
+		t.o.retries.Add(context.Background(), 1, t.op.only)
 	}
-	if !t.span.IsRecording() {
-		return
+	if t.span.IsRecording() && (a.Attempt > 1 || a.Retry || a.ErrorClass != "") {
+		addAttemptEvent(t.span, a)
 	}
+}
+
+func addAttemptEvent(span trace.Span, a paygate.AttemptInfo) {
 	attrs := make([]attribute.KeyValue, 0, 4)
 	attrs = append(attrs, AttemptKey.Int(a.Attempt))
 	if a.HTTPStatus != 0 {
@@ -185,21 +192,17 @@ func (t *callTrace) Attempt(a paygate.AttemptInfo) {
 	if a.Retry {
 		attrs = append(attrs, RetryWaitKey.Float64(a.Wait.Seconds()))
 	}
-	t.span.AddEvent(AttemptEvent, trace.WithAttributes(attrs...))
+	span.AddEvent(AttemptEvent, trace.WithAttributes(attrs...))
 }
 
 // End records the call's metrics and ends its span.
 func (t *callTrace) End(r paygate.CallResult) {
 	ctx := context.Background()
-	outcome := OutcomeKey.String(string(r.Outcome))
-	t.o.callDuration.Record(ctx, r.Duration.Seconds(), metric.WithAttributes(t.operation, outcome))
-	if r.GatewayCode != 0 {
-		t.o.calls.Add(ctx, 1, metric.WithAttributes(t.operation, outcome, GatewayCodeKey.Int(int(r.GatewayCode))))
-	} else {
-		t.o.calls.Add(ctx, 1, metric.WithAttributes(t.operation, outcome))
-	}
+	sets := t.op.ending(r.Outcome, r.GatewayCode)
+	t.o.callDuration.Record(ctx, r.Duration.Seconds(), sets.byOutcome)
+	t.o.calls.Add(ctx, 1, sets.byCode)
 	if r.Outcome == paygate.CallOutcomeUnknown {
-		t.o.unknownOutcomes.Add(ctx, 1, metric.WithAttributes(t.operation))
+		t.o.unknownOutcomes.Add(ctx, 1, t.op.only)
 	}
 	if t.span.IsRecording() {
 		t.span.SetAttributes(callAttributes(r)...)
