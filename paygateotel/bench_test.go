@@ -7,11 +7,14 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/paygateotel"
@@ -24,14 +27,18 @@ type discardSpans struct{}
 func (discardSpans) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
 func (discardSpans) Shutdown(context.Context) error                             { return nil }
 
-// BenchmarkChargeRoundTrip is a full Cards.Charge against a loopback
-// server answering the SDK's extended-form charge fixture, as the root
-// package's BenchmarkChargeRoundTrip: "observer=none" without an observer
-// (the baseline), "observer=otel" with paygateotel on SDK providers (every
-// span sampled and batched to a discarding exporter, metrics aggregated by
-// a reader that is never collected). Both run in the same process and the
-// same run, against the same server and transport.
-func BenchmarkChargeRoundTrip(b *testing.B) {
+// chargeRig is a loopback server answering the SDK's extended-form charge
+// fixture (as the root package's BenchmarkChargeRoundTrip), a client
+// without an observer and one with paygateotel on SDK providers: every
+// span sampled and batched to a discarding exporter, metrics aggregated
+// by a reader that is never collected. Both clients share the server and
+// the transport.
+type chargeRig struct {
+	plain, observed *paygate.Client
+	params          *paygate.ChargeParams
+}
+
+func newChargeRig(b *testing.B) *chargeRig {
 	answer, err := os.ReadFile(filepath.Join("..", "testdata", "card_process_extended.json"))
 	if err != nil {
 		b.Fatal(err)
@@ -41,37 +48,112 @@ func BenchmarkChargeRoundTrip(b *testing.B) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write(answer)
 	}))
-	defer srv.Close()
-
+	b.Cleanup(srv.Close)
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	defer tp.Shutdown(context.Background())
-	defer mp.Shutdown(context.Background())
-	observers := []struct {
-		name string
-		opts []paygate.Option
-	}{
-		{"observer=none", nil},
-		{"observer=otel", []paygate.Option{paygate.WithObserver(paygateotel.New(paygateotel.WithTracerProvider(tp), paygateotel.WithMeterProvider(mp)))}},
+	b.Cleanup(func() {
+		_ = tp.Shutdown(context.Background())
+		_ = mp.Shutdown(context.Background())
+	})
+	client := func(opts ...paygate.Option) *paygate.Client {
+		c, err := paygate.NewClient("pk_bench", "sk_bench",
+			append([]paygate.Option{paygate.WithBaseURL(srv.URL), paygate.WithHTTPClient(srv.Client())}, opts...)...)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return c
 	}
-	for _, o := range observers {
-		b.Run(o.name, func(b *testing.B) {
-			c, err := paygate.NewClient("pk_bench", "sk_bench",
-				append([]paygate.Option{paygate.WithBaseURL(srv.URL), paygate.WithHTTPClient(srv.Client())}, o.opts...)...)
-			if err != nil {
-				b.Fatal(err)
-			}
-			params := &paygate.ChargeParams{
-				User: "1000042", CardToken: "tok_9f8e7d6c5b4a", Price: decimal.RequireFromString("149.90"),
-				Currency: "USD", OrderID: "ORD-2026-11-0042", Description: "Annual subscription",
-			}
-			ctx := context.Background()
+	obs := paygateotel.New(paygateotel.WithTracerProvider(tp), paygateotel.WithMeterProvider(mp))
+	return &chargeRig{
+		plain:    client(),
+		observed: client(paygate.WithObserver(obs)),
+		params: &paygate.ChargeParams{
+			User: "1000042", CardToken: "tok_9f8e7d6c5b4a", Price: decimal.RequireFromString("149.90"),
+			Currency: "USD", OrderID: "ORD-2026-11-0042", Description: "Annual subscription",
+		},
+	}
+}
+
+func (r *chargeRig) charge(b *testing.B, c *paygate.Client) {
+	if _, err := c.Cards.Charge(context.Background(), r.params); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// BenchmarkChargeRoundTrip is a full Cards.Charge: "observer=none" is the
+// baseline, "observer=otel" the same charge observed by paygateotel.
+func BenchmarkChargeRoundTrip(b *testing.B) {
+	rig := newChargeRig(b)
+	for _, sub := range []struct {
+		name   string
+		client *paygate.Client
+	}{{"observer=none", rig.plain}, {"observer=otel", rig.observed}} {
+		b.Run(sub.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
-				if _, err := c.Cards.Charge(ctx, params); err != nil {
-					b.Fatal(err)
-				}
+				rig.charge(b, sub.client)
 			}
 		})
 	}
+}
+
+// BenchmarkChargeObserverRatio runs the two charges of
+// BenchmarkChargeRoundTrip in alternating blocks of chargeBlock, so that
+// both see the same load on a shared machine, and reports the median of
+// the blocks' time ratios (otel/none) as "ratio".
+func BenchmarkChargeObserverRatio(b *testing.B) {
+	const chargeBlock = 16
+	rig := newChargeRig(b)
+	block := func(c *paygate.Client) time.Duration {
+		start := time.Now()
+		for range chargeBlock {
+			rig.charge(b, c)
+		}
+		return time.Since(start)
+	}
+	var ratios []float64
+	for i := range b.N {
+		var plain, observed time.Duration
+		if i%2 == 0 { // either order, so that neither always runs second
+			plain, observed = block(rig.plain), block(rig.observed)
+		} else {
+			observed, plain = block(rig.observed), block(rig.plain)
+		}
+		ratios = append(ratios, float64(observed)/float64(plain))
+	}
+	slices.Sort(ratios)
+	b.ReportMetric(ratios[len(ratios)/2], "ratio")
+}
+
+// BenchmarkObserverCall is what paygateotel adds to one call that is
+// answered at its first attempt (StartCall, Attempt, End on the providers
+// of BenchmarkChargeRoundTrip), beside its floor "span-only": a bare client
+// span started and ended on the same tracer provider.
+func BenchmarkObserverCall(b *testing.B) {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	b.Cleanup(func() {
+		_ = tp.Shutdown(context.Background())
+		_ = mp.Shutdown(context.Background())
+	})
+	ctx := context.Background()
+	b.Run("observer=otel", func(b *testing.B) {
+		obs := paygateotel.New(paygateotel.WithTracerProvider(tp), paygateotel.WithMeterProvider(mp))
+		info := paygate.CallInfo{Operation: "card/process", Method: http.MethodPost, ServerAddress: "127.0.0.1", ServerPort: 8443}
+		b.ReportAllocs()
+		for range b.N {
+			_, call := obs.StartCall(ctx, info)
+			call.Attempt(paygate.AttemptInfo{Attempt: 1, HTTPStatus: 200, Duration: time.Millisecond})
+			call.End(paygate.CallResult{Outcome: paygate.CallSucceeded, HTTPStatus: 200, Attempts: 1,
+				Duration: time.Millisecond, OrderID: "ORD-2026-11-0042"})
+		}
+	})
+	b.Run("span-only", func(b *testing.B) {
+		tracer := tp.Tracer(paygateotel.ScopeName)
+		b.ReportAllocs()
+		for range b.N {
+			_, span := tracer.Start(ctx, "card/process", trace.WithSpanKind(trace.SpanKindClient))
+			span.End()
+		}
+	})
 }

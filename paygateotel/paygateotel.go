@@ -164,6 +164,9 @@ type callTrace struct {
 	o    *Observer
 	span trace.Span
 	op   *operation
+	// ending holds the attributes End sets, so that they need no
+	// allocation of their own (the span copies them).
+	ending [7]attribute.KeyValue
 }
 
 // Attempt counts a retry and adds an event per attempt to the span, but
@@ -205,7 +208,7 @@ func (t *callTrace) End(r paygate.CallResult) {
 		t.o.unknownOutcomes.Add(ctx, 1, t.op.only)
 	}
 	if t.span.IsRecording() {
-		t.span.SetAttributes(callAttributes(r)...)
+		t.span.SetAttributes(appendCallAttributes(t.ending[:0], r)...)
 		if failed(r.Outcome) {
 			t.span.SetStatus(codes.Error, string(r.Outcome))
 		}
@@ -213,8 +216,9 @@ func (t *callTrace) End(r paygate.CallResult) {
 	t.span.End()
 }
 
-func callAttributes(r paygate.CallResult) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 7)
+// appendCallAttributes appends to attrs the attributes of a call's end:
+// seven at most.
+func appendCallAttributes(attrs []attribute.KeyValue, r paygate.CallResult) []attribute.KeyValue {
 	attrs = append(attrs, OutcomeKey.String(string(r.Outcome)), RetriesKey.Int(max(r.Attempts-1, 0)))
 	if r.GatewayCode != 0 {
 		attrs = append(attrs, GatewayCodeKey.Int(int(r.GatewayCode)))
