@@ -197,15 +197,10 @@ func (c *Client) observed(ctx context.Context, ep endpoint, params, out any, opt
 	}
 	obs := &callObservation{trace: trace}
 	err := c.run(ctx, ep, params, out, opts, obs)
-	res := CallResult{
-		Outcome: outcomeOf(out, err), HTTPStatus: obs.status, Attempts: obs.attempts,
-		Duration: time.Since(began), OrderID: obs.orderID, TransactionID: obs.transactionID,
-	}
-	var apiErr *Error
-	if errors.As(err, &apiErr) {
-		res.GatewayCode = apiErr.Code
-	}
-	trace.End(res)
+	trace.End(CallResult{
+		Outcome: outcomeOf(out, err), GatewayCode: gatewayCode(err), HTTPStatus: obs.status,
+		Attempts: obs.attempts, Duration: time.Since(began), OrderID: obs.orderID, TransactionID: obs.transactionID,
+	})
 	return err
 }
 
@@ -234,19 +229,26 @@ func (o *callObservation) now() time.Time {
 	return time.Now()
 }
 
-// outcomeOf classifies what run returned: every error it returns after
-// sending is one of the types below, so anything else was refused before
-// sending.
+// outcomeOf classifies what run returned.
 func outcomeOf(out any, err error) CallOutcome {
+	if err != nil {
+		return errorOutcome(err)
+	}
+	if d, ok := out.(declinedAnswer); ok && d.declined() {
+		return CallDeclined
+	}
+	return CallSucceeded
+}
+
+// errorOutcome classifies an error run returned: every error it returns
+// after sending is one of the types below, so anything else was refused
+// before sending. (Its own function, so that a call that succeeded does
+// not allocate the targets of errors.As.)
+func errorOutcome(err error) CallOutcome {
 	var apiErr *Error
 	var respErr *ResponseError
 	var netErr *NetworkError
 	switch {
-	case err == nil:
-		if d, ok := out.(declinedAnswer); ok && d.declined() {
-			return CallDeclined
-		}
-		return CallSucceeded
 	case errors.Is(err, ErrOutcomeUnknown):
 		return CallOutcomeUnknown
 	case errors.As(err, &apiErr), errors.As(err, &respErr):
@@ -255,6 +257,15 @@ func outcomeOf(out any, err error) CallOutcome {
 		return CallNetworkError
 	}
 	return CallRefused
+}
+
+// gatewayCode returns the gateway's code err carries, or 0.
+func gatewayCode(err error) ErrorCode {
+	var apiErr *Error
+	if err != nil && errors.As(err, &apiErr) {
+		return apiErr.Code
+	}
+	return 0
 }
 
 // errorClassOf classifies a failed exchange's error.

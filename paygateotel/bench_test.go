@@ -18,6 +18,7 @@ import (
 
 	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/paygateotel"
+	"github.com/paygate/paygate-go/paygatetest"
 )
 
 // discardSpans is a span exporter that drops what it is given: the cost of
@@ -27,18 +28,31 @@ type discardSpans struct{}
 func (discardSpans) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
 func (discardSpans) Shutdown(context.Context) error                             { return nil }
 
-// chargeRig is a loopback server answering the SDK's extended-form charge
-// fixture (as the root package's BenchmarkChargeRoundTrip), a client
-// without an observer and one with paygateotel on SDK providers: every
-// span sampled and batched to a discarding exporter, metrics aggregated
-// by a reader that is never collected. Both clients share the server and
-// the transport.
+// chargeRig is a client without an observer and one with paygateotel on
+// SDK providers (every span sampled and batched to a discarding exporter,
+// metrics aggregated by a reader that is never collected), both talking to
+// the same server through the same transport.
 type chargeRig struct {
 	plain, observed *paygate.Client
-	params          *paygate.ChargeParams
+	// empty has an observer that does nothing: what the SDK's hooks cost.
+	empty  *paygate.Client
+	params *paygate.ChargeParams
 }
 
-func newChargeRig(b *testing.B) *chargeRig {
+// emptyObserver keeps nothing: StartCall returns a trace whose methods do
+// nothing.
+type emptyObserver struct{}
+
+func (emptyObserver) StartCall(ctx context.Context, _ paygate.CallInfo) (context.Context, paygate.CallTrace) {
+	return ctx, emptyObserver{}
+}
+func (emptyObserver) Attempt(paygate.AttemptInfo) {}
+func (emptyObserver) End(paygate.CallResult)      {}
+
+// newFixtureRig is a chargeRig on a loopback server answering the SDK's
+// extended-form charge fixture, as the root package's
+// BenchmarkChargeRoundTrip: the SDK's whole cost, and no gateway's.
+func newFixtureRig(b *testing.B) *chargeRig {
 	answer, err := os.ReadFile(filepath.Join("..", "testdata", "card_process_extended.json"))
 	if err != nil {
 		b.Fatal(err)
@@ -49,29 +63,40 @@ func newChargeRig(b *testing.B) *chargeRig {
 		w.Write(answer)
 	}))
 	b.Cleanup(srv.Close)
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
-	b.Cleanup(func() {
-		_ = tp.Shutdown(context.Background())
-		_ = mp.Shutdown(context.Background())
-	})
-	client := func(opts ...paygate.Option) *paygate.Client {
+	rig := newChargeRig(b, func(opts ...paygate.Option) *paygate.Client {
 		c, err := paygate.NewClient("pk_bench", "sk_bench",
 			append([]paygate.Option{paygate.WithBaseURL(srv.URL), paygate.WithHTTPClient(srv.Client())}, opts...)...)
 		if err != nil {
 			b.Fatal(err)
 		}
 		return c
+	})
+	rig.params = &paygate.ChargeParams{
+		User: "1000042", CardToken: "tok_9f8e7d6c5b4a", Price: decimal.RequireFromString("149.90"),
+		Currency: "USD", OrderID: "ORD-2026-11-0042", Description: "Annual subscription",
 	}
+	return rig
+}
+
+// newSandboxRig is a chargeRig on the sandbox, which really charges: a
+// card and a payer in the request, a transaction and a callback record
+// made for each.
+func newSandboxRig(b *testing.B) *chargeRig {
+	srv := newSandbox(b, nil)
+	rig := newChargeRig(b, func(opts ...paygate.Option) *paygate.Client { return srv.Client(opts...) })
+	rig.params = cardCharge(paygatetest.CardApproved, "ORD-2026-11-0042")
+	return rig
+}
+
+func newChargeRig(b *testing.B, client func(...paygate.Option) *paygate.Client) *chargeRig {
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	b.Cleanup(func() {
+		_ = tp.Shutdown(context.Background())
+		_ = mp.Shutdown(context.Background())
+	})
 	obs := paygateotel.New(paygateotel.WithTracerProvider(tp), paygateotel.WithMeterProvider(mp))
-	return &chargeRig{
-		plain:    client(),
-		observed: client(paygate.WithObserver(obs)),
-		params: &paygate.ChargeParams{
-			User: "1000042", CardToken: "tok_9f8e7d6c5b4a", Price: decimal.RequireFromString("149.90"),
-			Currency: "USD", OrderID: "ORD-2026-11-0042", Description: "Annual subscription",
-		},
-	}
+	return &chargeRig{plain: client(), observed: client(paygate.WithObserver(obs)), empty: client(paygate.WithObserver(emptyObserver{}))}
 }
 
 func (r *chargeRig) charge(b *testing.B, c *paygate.Client) {
@@ -81,13 +106,14 @@ func (r *chargeRig) charge(b *testing.B, c *paygate.Client) {
 }
 
 // BenchmarkChargeRoundTrip is a full Cards.Charge: "observer=none" is the
-// baseline, "observer=otel" the same charge observed by paygateotel.
+// baseline, "observer=empty" the same charge told to an observer that does
+// nothing (the SDK's own hooks), "observer=otel" observed by paygateotel.
 func BenchmarkChargeRoundTrip(b *testing.B) {
-	rig := newChargeRig(b)
+	rig := newFixtureRig(b)
 	for _, sub := range []struct {
 		name   string
 		client *paygate.Client
-	}{{"observer=none", rig.plain}, {"observer=otel", rig.observed}} {
+	}{{"observer=none", rig.plain}, {"observer=empty", rig.empty}, {"observer=otel", rig.observed}} {
 		b.Run(sub.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for range b.N {
@@ -97,13 +123,26 @@ func BenchmarkChargeRoundTrip(b *testing.B) {
 	}
 }
 
-// BenchmarkChargeObserverRatio runs the two charges of
-// BenchmarkChargeRoundTrip in alternating blocks of chargeBlock, so that
-// both see the same load on a shared machine, and reports the median of
-// the blocks' time ratios (otel/none) as "ratio".
+// BenchmarkChargeObserverRatio runs the charge without and with the
+// observer in alternating blocks of chargeBlock, so that both see the same
+// load on a shared machine, and reports the median of the blocks' time
+// ratios (otel/none) as "ratio": on the fixture server of
+// BenchmarkChargeRoundTrip, and on the sandbox.
 func BenchmarkChargeObserverRatio(b *testing.B) {
-	const chargeBlock = 16
-	rig := newChargeRig(b)
+	for _, server := range []struct {
+		name string
+		rig  func(*testing.B) *chargeRig
+	}{{"server=fixture", newFixtureRig}, {"server=sandbox", newSandboxRig}} {
+		b.Run(server.name, func(b *testing.B) {
+			b.ReportMetric(alternatingRatio(b, server.rig(b)), "ratio")
+		})
+	}
+}
+
+// chargeBlock is how many charges alternatingRatio times at once.
+const chargeBlock = 16
+
+func alternatingRatio(b *testing.B, rig *chargeRig) float64 {
 	block := func(c *paygate.Client) time.Duration {
 		start := time.Now()
 		for range chargeBlock {
@@ -111,7 +150,7 @@ func BenchmarkChargeObserverRatio(b *testing.B) {
 		}
 		return time.Since(start)
 	}
-	var ratios []float64
+	ratios := make([]float64, 0, b.N)
 	for i := range b.N {
 		var plain, observed time.Duration
 		if i%2 == 0 { // either order, so that neither always runs second
@@ -122,7 +161,7 @@ func BenchmarkChargeObserverRatio(b *testing.B) {
 		ratios = append(ratios, float64(observed)/float64(plain))
 	}
 	slices.Sort(ratios)
-	b.ReportMetric(ratios[len(ratios)/2], "ratio")
+	return ratios[len(ratios)/2]
 }
 
 // BenchmarkObserverCall is what paygateotel adds to one call that is
