@@ -16,8 +16,9 @@ import (
 // There are as many as the gateway has methods times the outcomes and
 // codes seen, so the cache stays small.
 type operation struct {
-	attr            attribute.KeyValue
-	startAttributes trace.SpanStartEventOption
+	attr attribute.KeyValue
+	// startOptions start the span: its kind and attributes.
+	startOptions []trace.SpanStartOption
 	// only is the attribute set of the metrics by operation alone.
 	only metric.MeasurementOption
 	// endings caches the sets by outcome and gateway code.
@@ -44,13 +45,16 @@ func (o *Observer) operation(info paygate.CallInfo) *operation {
 	attr := OperationKey.String(info.Operation)
 	op := &operation{
 		attr: attr,
-		startAttributes: trace.WithAttributes(
-			attr,
-			semconv.HTTPRequestMethodKey.String(info.Method),
-			semconv.ServerAddress(info.ServerAddress),
-			semconv.ServerPort(info.ServerPort),
-			semconv.URLTemplate("/v1/"+info.Operation),
-		),
+		startOptions: []trace.SpanStartOption{
+			trace.WithSpanKind(trace.SpanKindClient),
+			trace.WithAttributes(
+				attr,
+				semconv.HTTPRequestMethodKey.String(info.Method),
+				semconv.ServerAddress(info.ServerAddress),
+				semconv.ServerPort(info.ServerPort),
+				semconv.URLTemplate("/v1/"+info.Operation),
+			),
+		},
 		only: metric.WithAttributeSet(attribute.NewSet(attr)),
 	}
 	actual, _ := o.operations.LoadOrStore(info, op)

@@ -155,7 +155,7 @@ func handle(err error) {
 // StartCall starts the call's client span; see paygate.Observer.
 func (o *Observer) StartCall(ctx context.Context, info paygate.CallInfo) (context.Context, paygate.CallTrace) {
 	op := o.operation(info)
-	ctx, span := o.tracer.Start(ctx, info.Operation, trace.WithSpanKind(trace.SpanKindClient), op.startAttributes)
+	ctx, span := o.tracer.Start(ctx, info.Operation, op.startOptions...)
 	return ctx, &callTrace{o: o, span: span, op: op}
 }
 
