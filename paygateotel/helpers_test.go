@@ -81,34 +81,36 @@ func (r *recorded) metrics(t testing.TB) map[string]metricdata.Aggregation {
 // sum returns the counter name's value at exactly the attributes kvs.
 func (r *recorded) sum(t testing.TB, name string, kvs ...attribute.KeyValue) int64 {
 	t.Helper()
-	data, ok := r.metrics(t)[name]
+	data, ok := r.metrics(t)[name].(metricdata.Sum[int64])
 	if !ok {
 		return 0
 	}
-	want := attribute.NewSet(kvs...)
-	for _, p := range data.(metricdata.Sum[int64]).DataPoints {
-		if p.Attributes.Equals(&want) {
-			return p.Value
-		}
-	}
-	return 0
+	p, _ := pointAt(data.DataPoints, func(p metricdata.DataPoint[int64]) attribute.Set { return p.Attributes }, kvs)
+	return p.Value
 }
 
 // histogramCount returns how many values the histogram name holds at
 // exactly the attributes kvs.
 func (r *recorded) histogramCount(t testing.TB, name string, kvs ...attribute.KeyValue) uint64 {
 	t.Helper()
-	data, ok := r.metrics(t)[name]
+	data, ok := r.metrics(t)[name].(metricdata.Histogram[float64])
 	if !ok {
 		return 0
 	}
+	p, _ := pointAt(data.DataPoints, func(p metricdata.HistogramDataPoint[float64]) attribute.Set { return p.Attributes }, kvs)
+	return p.Count
+}
+
+// pointAt returns the point whose attributes are exactly kvs.
+func pointAt[P any](points []P, attrsOf func(P) attribute.Set, kvs []attribute.KeyValue) (P, bool) {
 	want := attribute.NewSet(kvs...)
-	for _, p := range data.(metricdata.Histogram[float64]).DataPoints {
-		if p.Attributes.Equals(&want) {
-			return p.Count
+	for _, p := range points {
+		if got := attrsOf(p); got.Equals(&want) {
+			return p, true
 		}
 	}
-	return 0
+	var zero P
+	return zero, false
 }
 
 // attrs returns a span's attributes by key.

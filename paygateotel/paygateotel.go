@@ -125,31 +125,37 @@ var durationBuckets = metric.WithExplicitBucketBoundaries(
 	0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60)
 
 func (o *Observer) newInstruments(m metric.Meter) {
-	var err error
-	o.callDuration, err = m.Float64Histogram("paygate.client.call.duration", metric.WithUnit("s"),
-		metric.WithDescription("Duration of calls to the payment gateway, retries and waits included."), durationBuckets)
-	handle(err)
-	o.calls, err = m.Int64Counter("paygate.client.calls", metric.WithUnit("{call}"),
-		metric.WithDescription("Calls to the payment gateway, by operation, outcome and gateway code."))
-	handle(err)
-	o.retries, err = m.Int64Counter("paygate.client.retries", metric.WithUnit("{attempt}"),
-		metric.WithDescription("Attempts sent again after a failed one."))
-	handle(err)
-	o.unknownOutcomes, err = m.Int64Counter("paygate.client.unknown_outcomes", metric.WithUnit("{call}"),
-		metric.WithDescription("Calls that may have been processed but got no usable answer: settle them."))
-	handle(err)
-	o.callbacks, err = m.Int64Counter("paygate.callbacks", metric.WithUnit("{callback}"),
-		metric.WithDescription("Callback deliveries, by status, verdict and refusal."))
-	handle(err)
-	o.callbackDuration, err = m.Float64Histogram("paygate.callback.duration", metric.WithUnit("s"),
-		metric.WithDescription("Duration of handling a callback delivery."), durationBuckets)
-	handle(err)
+	o.callDuration = histogram(m, "paygate.client.call.duration",
+		"Duration of calls to the payment gateway, retries and waits included.")
+	o.calls = counter(m, "paygate.client.calls", "{call}",
+		"Calls to the payment gateway, by operation, outcome and gateway code.")
+	o.retries = counter(m, "paygate.client.retries", "{attempt}",
+		"Attempts sent again after a failed one.")
+	o.unknownOutcomes = counter(m, "paygate.client.unknown_outcomes", "{call}",
+		"Calls that may have been processed but got no usable answer: settle them.")
+	o.callbacks = counter(m, "paygate.callbacks", "{callback}",
+		"Callback deliveries, by status, verdict and refusal.")
+	o.callbackDuration = histogram(m, "paygate.callback.duration",
+		"Duration of handling a callback delivery.")
 }
 
-func handle(err error) {
+// counter and histogram create an instrument; one the meter cannot create
+// is reported to otel's error handler, and the meter's (no-op) instrument
+// is used.
+func counter(m metric.Meter, name, unit, description string) metric.Int64Counter {
+	c, err := m.Int64Counter(name, metric.WithUnit(unit), metric.WithDescription(description))
 	if err != nil {
 		otel.Handle(err)
 	}
+	return c
+}
+
+func histogram(m metric.Meter, name, description string) metric.Float64Histogram {
+	h, err := m.Float64Histogram(name, metric.WithUnit("s"), metric.WithDescription(description), durationBuckets)
+	if err != nil {
+		otel.Handle(err)
+	}
+	return h
 }
 
 // StartCall starts the call's client span; see paygate.Observer.

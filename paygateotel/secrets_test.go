@@ -1,13 +1,11 @@
 package paygateotel_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -17,31 +15,13 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/cmdtest"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
-// syncBuffer is a bytes.Buffer that handlers may write from several
-// goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // debugLogger logs everything to buf, without times and durations, whose
 // digits could pass for a security code.
-func debugLogger(buf *syncBuffer) *slog.Logger {
+func debugLogger(buf *cmdtest.Buffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(buf, &slog.HandlerOptions{
 		Level: slog.LevelDebug,
 		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
@@ -60,7 +40,7 @@ func (r *recorded) exported(t *testing.T) []string {
 	var out []string
 	add := func(kvs []attribute.KeyValue) {
 		for _, kv := range kvs {
-			out = append(out, string(kv.Key), kv.Value.Emit())
+			out = append(out, string(kv.Key), kv.Value.String())
 		}
 	}
 	for _, s := range r.spans.Ended() {
@@ -95,7 +75,7 @@ func TestNothingSecretIsExported(t *testing.T) {
 		securityCode = "0358"
 	)
 	rec := newRecorded(t)
-	var logs syncBuffer
+	var logs cmdtest.Buffer
 	h, err := paygate.NewCallbackHandler([]string{paygatetest.DefaultPrivateKey},
 		func(context.Context, *paygate.Callback) error { return nil },
 		paygate.WithCallbackObserver(rec.obs), paygate.WithCallbackLogger(debugLogger(&logs)))
