@@ -33,7 +33,7 @@ type callbackTrace struct {
 func (t *callbackTrace) End(r paygate.CallbackResult) {
 	ctx := context.Background()
 	verdict := VerdictKey.String(string(r.Verdict))
-	attrs := []attribute.KeyValue{verdict, CallbackStatusKey.String(string(r.Status))}
+	attrs := []attribute.KeyValue{verdict, CallbackStatusKey.String(metricStatus(r.Status))}
 	if r.Refusal != "" {
 		attrs = append(attrs, RefusalKey.String(string(r.Refusal)))
 	}
@@ -67,4 +67,14 @@ func callbackAttributes(r paygate.CallbackResult) []attribute.KeyValue {
 		attrs = append(attrs, OrderIDKey.String(r.OrderID))
 	}
 	return attrs
+}
+
+// metricStatus is a callback's status as a metric's attribute: a status
+// the spec does not list counts as "other", so that what a gateway may add
+// cannot grow the metric without bound.
+func metricStatus(s paygate.CallbackStatus) string {
+	if s != "" && !s.Known() {
+		return "other"
+	}
+	return string(s)
 }

@@ -1,6 +1,7 @@
 package paygateotel_test
 
 import (
+	"net/http"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,13 +25,26 @@ func outcome(o paygate.CallOutcome) attribute.KeyValue {
 	return paygateotel.OutcomeKey.String(string(o))
 }
 
+// roundTripper is an http.RoundTripper made of a function, as an
+// instrumented transport would wrap the default one.
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
 func TestCompletedCharge(t *testing.T) {
 	rec := newRecorded(t)
 	srv := newSandbox(t, nil)
-	_, err := srv.Client(paygate.WithObserver(rec.obs)).Cards.Charge(testCtx(t), cardCharge(paygatetest.CardApproved, "ord-1"))
+	var parent trace.SpanContext
+	transport := roundTripper(func(r *http.Request) (*http.Response, error) {
+		parent = trace.SpanContextFromContext(r.Context())
+		return http.DefaultTransport.RoundTrip(r)
+	})
+	client := srv.Client(paygate.WithObserver(rec.obs), paygate.WithHTTPClient(&http.Client{Transport: transport}))
+	_, err := client.Cards.Charge(testCtx(t), cardCharge(paygatetest.CardApproved, "ord-1"))
 	require.NoError(t, err)
 
 	span := rec.onlySpan(t, "card/process")
+	assert.Equal(t, span.SpanContext().SpanID(), parent.SpanID(), "the transport's request carries the call's span")
 	assert.Equal(t, trace.SpanKindClient, span.SpanKind())
 	assert.Equal(t, codes.Unset, span.Status().Code)
 	a := attrs(span)

@@ -54,19 +54,31 @@ import (
 // ScopeName is the instrumentation scope of the tracer and the meter.
 const ScopeName = "github.com/paygate/paygate-go/paygateotel"
 
-// Attribute keys of the paygate namespace.
+// Attribute keys of the paygate namespace. The ids (order, transaction)
+// are set on spans only, never on metrics.
 const (
-	OperationKey      = attribute.Key("paygate.operation")
-	OutcomeKey        = attribute.Key("paygate.outcome")
-	GatewayCodeKey    = attribute.Key("paygate.gateway_code")
-	RetriesKey        = attribute.Key("paygate.retries")
-	AttemptKey        = attribute.Key("paygate.attempt")
-	RetryWaitKey      = attribute.Key("paygate.retry.wait")
-	OrderIDKey        = attribute.Key("paygate.order_id")
-	TransactionIDKey  = attribute.Key("paygate.transaction_id")
+	// OperationKey is the gateway method, for example "card/process".
+	OperationKey = attribute.Key("paygate.operation")
+	// OutcomeKey is a paygate.CallOutcome, for example "declined".
+	OutcomeKey = attribute.Key("paygate.outcome")
+	// GatewayCodeKey is the gateway's five-digit error code, when it sent one.
+	GatewayCodeKey = attribute.Key("paygate.gateway_code")
+	// RetriesKey is how many times the request was sent again.
+	RetriesKey = attribute.Key("paygate.retries")
+	// AttemptKey numbers an attempt event, from 1.
+	AttemptKey = attribute.Key("paygate.attempt")
+	// RetryWaitKey is the wait in seconds before the next attempt.
+	RetryWaitKey = attribute.Key("paygate.retry.wait")
+	// OrderIDKey is the merchant's order id.
+	OrderIDKey = attribute.Key("paygate.order_id")
+	// TransactionIDKey is the transaction a request or callback named.
+	TransactionIDKey = attribute.Key("paygate.transaction_id")
+	// CallbackStatusKey is a callback's status, for example "completed".
 	CallbackStatusKey = attribute.Key("paygate.callback.status")
-	VerdictKey        = attribute.Key("paygate.callback.verdict")
-	RefusalKey        = attribute.Key("paygate.callback.refusal")
+	// VerdictKey is a paygate.CallbackVerdict, for example "duplicate".
+	VerdictKey = attribute.Key("paygate.callback.verdict")
+	// RefusalKey is a paygate.CallbackRefusal, for example "signature_invalid".
+	RefusalKey = attribute.Key("paygate.callback.refusal")
 )
 
 // AttemptEvent is the name of the span event of each HTTP attempt.
