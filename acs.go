@@ -73,11 +73,11 @@ func ReadACSReturn(r *http.Request) (*AuthenticateParams, error) {
 	if err != nil {
 		return nil, fmt.Errorf("paygate: reading the ACS return: %w", err)
 	}
-	p := &AuthenticateParams{PaRes: r.PostForm.Get("PaRes"), MD: r.PostForm.Get("MD")}
+	p := &AuthenticateParams{PaRes: NewACSData(r.PostForm.Get("PaRes")), MD: NewACSData(r.PostForm.Get("MD"))}
 	switch {
-	case p.PaRes == "":
+	case p.PaRes.IsZero():
 		return nil, &ValidationError{Field: "PaRes", Reason: "is missing from the ACS return"}
-	case p.MD == "":
+	case p.MD.IsZero():
 		return nil, &ValidationError{Field: "MD", Reason: "is missing from the ACS return"}
 	}
 	return p, nil

@@ -14,7 +14,7 @@ import (
 
 func TestCharge_ThreeDSWithoutACSReturnURLIsRejected(t *testing.T) {
 	requireRejectedLocally(t, "acs_return_url", func(c *Client) error {
-		return errOf(c.Cards.Charge(context.Background(), &ChargeParams{User: "1", CardToken: "tok",
+		return errOf(c.Cards.Charge(context.Background(), &ChargeParams{User: "1", CardToken: NewCardToken("tok"),
 			Price: decimal.RequireFromString("9.99"), Currency: "EUR", Description: "Order 5", ThreeDS: true}))
 	})
 }
@@ -43,7 +43,7 @@ func TestAuthenticate_BoundReturnThatRacedReportsTheCurrentStatus(t *testing.T) 
 			`"created_at":"2026-11-20T09:14:03+00:00","updated_at":"2026-11-20T09:14:09+00:00"}`), nil
 	})
 	record(t, mock, http.MethodPost, "card/authenticate", fixtureResponder(t, 405, "error_transaction_completed.json"))
-	pay, err := c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: "eJxVUttugkAQ", MD: "a1b2c3", PaymentID: 9007199254740993, OrderID: "order-1001"})
+	pay, err := c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: NewACSData("eJxVUttugkAQ"), MD: NewACSData("a1b2c3"), PaymentID: 9007199254740993, OrderID: "order-1001"})
 	require.NoError(t, err)
 	assert.Equal(t, ID(9007199254740993), pay.ID)
 	assert.True(t, pay.Completed())
@@ -52,6 +52,6 @@ func TestAuthenticate_BoundReturnThatRacedReportsTheCurrentStatus(t *testing.T) 
 
 func TestAuthenticate_BoundWithInvalidParamsSendsNothing(t *testing.T) {
 	requireRejectedLocally(t, "MD", func(c *Client) error {
-		return errOf(c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: "x", PaymentID: 5}))
+		return errOf(c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: NewACSData("x"), PaymentID: 5}))
 	})
 }

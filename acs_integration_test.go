@@ -26,7 +26,7 @@ func (sb *sandbox) charge3DS(t *testing.T, orderID string) *paygate.Payment {
 // returnOf is what the ACS posts back for pay after the right password.
 func (sb *sandbox) returnOf(pay *paygate.Payment) *paygate.AuthenticateParams {
 	md := pay.ACS.Parameters.MD
-	return &paygate.AuthenticateParams{PaRes: sb.srv.PaRes(md, paygatetest.ACSPassword), MD: md}
+	return &paygate.AuthenticateParams{PaRes: paygate.NewACSData(sb.srv.PaRes(md, paygatetest.ACSPassword)), MD: paygate.NewACSData(md)}
 }
 
 // twoOrders3DS starts a sandbox in form with two payments waiting for

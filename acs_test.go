@@ -201,7 +201,7 @@ func TestReadACSReturn_ReadsPaResAndMDFromThePostedForm(t *testing.T) {
 
 	p, err := ReadACSReturn(acsReturnRequest(body))
 	require.NoError(t, err)
-	assert.Equal(t, &AuthenticateParams{PaRes: paRes, MD: md}, p)
+	assert.Equal(t, &AuthenticateParams{PaRes: NewACSData(paRes), MD: NewACSData(md)}, p)
 }
 
 func TestReadACSReturn_ReadsAMultipartForm(t *testing.T) {
@@ -216,7 +216,7 @@ func TestReadACSReturn_ReadsAMultipartForm(t *testing.T) {
 
 	p, err := ReadACSReturn(r)
 	require.NoError(t, err)
-	assert.Equal(t, &AuthenticateParams{PaRes: "pares+/=", MD: "md=="}, p)
+	assert.Equal(t, &AuthenticateParams{PaRes: NewACSData("pares+/="), MD: NewACSData("md==")}, p)
 }
 
 func TestReadACSReturn_MissingFieldsAreValidationErrors(t *testing.T) {

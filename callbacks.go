@@ -105,7 +105,7 @@ type Callback struct {
 	// news: do not fulfil the order on a stale callback.
 	Stale bool
 
-	raw url.Values
+	raw callbackFields
 	// passed is set once CallbackHandler passed the callback to its
 	// function: one it did not pass on was a duplicate.
 	passed bool
@@ -113,7 +113,7 @@ type Callback struct {
 
 // Values returns a copy of every field the callback carried, signature
 // included, exactly as received.
-func (c *Callback) Values() url.Values { return cloneValues(c.raw) }
+func (c *Callback) Values() url.Values { return c.raw.values() }
 
 // Value returns the raw value of the named field, or "" when it was not
 // sent.
@@ -173,21 +173,21 @@ func (v *CallbackVerifier) ParseRequest(r *http.Request) (*Callback, error) {
 	if len(body) == 0 && len(r.PostForm) > 0 {
 		// Middleware (r.ParseForm, r.FormValue) read the body before us:
 		// what it parsed is what was received.
-		values, err := postedForm(r.PostForm)
+		fields, err := postedForm(r.PostForm)
 		if err != nil {
 			return nil, err
 		}
-		return v.ParseValues(values)
+		return v.parseFields(fields)
 	}
 	if len(body) == 0 {
 		return nil, fmt.Errorf("paygate: empty callback body: %w", ErrSignatureMissing)
 	}
-	values, err := parseCallbackForm(string(body))
+	fields, err := parseCallbackForm(body)
 	if err != nil {
 		// The error would quote part of the body; say only what is wrong.
 		return nil, fmt.Errorf("%w: body is not a URL-encoded form", ErrCallbackMalformed)
 	}
-	return v.ParseValues(values)
+	return v.parseFields(fields)
 }
 
 // ParseValues verifies and decodes callback fields already parsed from a
@@ -200,23 +200,52 @@ func (v *CallbackVerifier) ParseRequest(r *http.Request) (*Callback, error) {
 // decimal (digits with an optional sign and fraction); sandbox must be "1",
 // "0" or empty.
 func (v *CallbackVerifier) ParseValues(values url.Values) (*Callback, error) {
-	if err := v.Verify(values); err != nil {
+	return v.parseFields(fieldsOf(values))
+}
+
+// parseFields verifies and decodes the fields of a callback.
+func (v *CallbackVerifier) parseFields(fields callbackFields) (*Callback, error) {
+	if err := v.verifyFields(fields); err != nil {
 		return nil, err
 	}
-	return decodeCallback(values)
+	return decodeCallback(fields)
 }
 
 // Verify checks the signature of callback fields against each private key
 // in constant time. It returns nil, or an error matching
 // [ErrSignatureMissing] or [ErrSignatureInvalid].
 func (v *CallbackVerifier) Verify(values url.Values) error {
-	for _, s := range v.signers {
-		err := s.verify(values)
-		if err == nil || errors.Is(err, ErrSignatureMissing) {
-			return err
-		}
+	return v.verifyFields(fieldsOf(values))
+}
+
+// verifyFields checks the first signature field against the other fields'
+// values under each key. The values are sorted and joined once, whatever
+// the number of keys.
+func (v *CallbackVerifier) verifyFields(fields callbackFields) error {
+	i := slices.IndexFunc(fields, func(f formField) bool { return f.name == SignatureParam })
+	if i < 0 || fields[i].value == "" {
+		return ErrSignatureMissing
 	}
-	return ErrSignatureInvalid
+	if len(v.signers) == 0 {
+		return ErrSignatureInvalid // a CallbackVerifier not made by NewCallbackVerifier
+	}
+	sent := fields[i].value
+	var arr [stackValues]string
+	values := appendSignedFields(arr[:0], fields)
+	first := v.signers[0]
+	st := first.get()
+	defer first.put(st)
+	msg := st.canonical(values)
+	err := st.check(sent, msg)
+	for _, s := range v.signers[1:] {
+		if err == nil {
+			break
+		}
+		other := s.get()
+		err = other.check(sent, msg)
+		s.put(other)
+	}
+	return err
 }
 
 // String describes the verifier without its keys.
@@ -239,28 +268,9 @@ func (v *CallbackVerifier) LogValue() slog.Value {
 // attrPrefix starts the names of custom attributes.
 const attrPrefix = "attr_"
 
-// readCallbackBody reads the body through the callback size limit.
-func readCallbackBody(r *http.Request) ([]byte, error) {
-	if r.ContentLength > MaxCallbackBytes {
-		return nil, ErrCallbackTooLarge
-	}
-	if r.Body == nil {
-		return nil, nil
-	}
-	body, err := readLimited(r.Body, MaxCallbackBytes)
-	var mbe *http.MaxBytesError // a tighter limit set by the merchant's middleware
-	switch {
-	case errors.Is(err, errBodyTooLarge), errors.As(err, &mbe):
-		return nil, ErrCallbackTooLarge
-	case err != nil:
-		return nil, fmt.Errorf("%w: %v", ErrCallbackMalformed, err)
-	}
-	return body, nil
-}
-
-// postedForm returns a copy of a form that middleware already parsed from
-// the body, held to the same size limit as a body read here.
-func postedForm(form url.Values) (url.Values, error) {
+// postedForm returns the fields of a form that middleware already parsed
+// from the body, held to the same size limit as a body read here.
+func postedForm(form url.Values) (callbackFields, error) {
 	size := 0
 	for k, vs := range form {
 		for _, v := range vs {
@@ -270,82 +280,190 @@ func postedForm(form url.Values) (url.Values, error) {
 	if size > MaxCallbackBytes {
 		return nil, ErrCallbackTooLarge
 	}
-	return cloneValues(form), nil
+	return fieldsOf(form), nil
 }
 
-// cloneValues copies v and each of its value slices.
-func cloneValues(v url.Values) url.Values {
-	out := make(url.Values, len(v))
-	for k, vs := range v {
-		out[k] = slices.Clone(vs)
+// The fields a Callback types, numbered for decodeCallback.
+const (
+	cbProject = iota
+	cbUser
+	cbID
+	cbReferenceID
+	cbOrderID
+	cbAmount
+	cbPrice
+	cbDeposit
+	cbEarned
+	cbVATRate
+	cbVATAmount
+	cbCurrency
+	cbType
+	cbStatus
+	cbReason
+	cbSandbox
+	cbSignature
+	cbFields // how many
+)
+
+// callbackFieldNames are the names of the fields a Callback types, by
+// number.
+var callbackFieldNames = [cbFields]string{
+	cbProject: "project", cbUser: "user", cbID: "id", cbReferenceID: "reference_id",
+	cbOrderID: "order_id", cbAmount: "amount", cbPrice: "price", cbDeposit: "deposit",
+	cbEarned: "earned", cbVATRate: "vat_rate", cbVATAmount: "vat_amount",
+	cbCurrency: "currency", cbType: "type", cbStatus: "status", cbReason: "reason",
+	cbSandbox: "sandbox", cbSignature: SignatureParam,
+}
+
+// callbackFieldNumber returns the number of a field a Callback types, or
+// -1. (A switch on strings compiles to a search on length and content.)
+func callbackFieldNumber(name string) int {
+	switch name {
+	case "project":
+		return cbProject
+	case "user":
+		return cbUser
+	case "id":
+		return cbID
+	case "reference_id":
+		return cbReferenceID
+	case "order_id":
+		return cbOrderID
+	case "amount":
+		return cbAmount
+	case "price":
+		return cbPrice
+	case "deposit":
+		return cbDeposit
+	case "earned":
+		return cbEarned
+	case "vat_rate":
+		return cbVATRate
+	case "vat_amount":
+		return cbVATAmount
+	case "currency":
+		return cbCurrency
+	case "type":
+		return cbType
+	case "status":
+		return cbStatus
+	case "reason":
+		return cbReason
+	case "sandbox":
+		return cbSandbox
+	case SignatureParam:
+		return cbSignature
 	}
-	return out
+	return -1
 }
 
-// decodeCallback types the fields of a verified callback.
-func decodeCallback(values url.Values) (*Callback, error) {
-	for k, vs := range values {
-		if len(vs) > 1 {
-			return nil, malformed(k, "is sent more than once")
+// decodeCallback types the fields of a verified callback, in one pass over
+// them and without a map but the attributes'.
+func decodeCallback(fields callbackFields) (*Callback, error) {
+	var (
+		raw   [cbFields]string
+		sent  uint32 // bit i: field i was sent
+		arr   [8]string
+		other = arr[:0] // names of the other fields, attributes included
+		attrs int
+	)
+	for _, f := range fields {
+		if i := callbackFieldNumber(f.name); i >= 0 {
+			if sent&(1<<i) != 0 {
+				return nil, malformed(f.name, "is sent more than once")
+			}
+			sent |= 1 << i
+			raw[i] = f.value
+			continue
+		}
+		if strings.HasPrefix(f.name, attrPrefix) {
+			attrs++
+		}
+		other = append(other, f.name)
+	}
+	if name, ok := repeatedName(other); ok {
+		return nil, malformed(name, "is sent more than once")
+	}
+	has := func(i int) bool { return sent&(1<<i) != 0 }
+	for _, i := range [...]int{cbID, cbStatus} {
+		if !has(i) {
+			return nil, malformed(callbackFieldNames[i], "is absent")
 		}
 	}
 	cb := &Callback{
-		Project:  values.Get("project"),
-		User:     UserID(values.Get("user")),
-		OrderID:  values.Get("order_id"),
-		Currency: values.Get("currency"),
-		Type:     CallbackType(values.Get("type")),
-		Status:   CallbackStatus(values.Get("status")),
-		Reason:   values.Get("reason"),
+		Project:  raw[cbProject],
+		User:     UserID(raw[cbUser]),
+		OrderID:  raw[cbOrderID],
+		Currency: raw[cbCurrency],
+		Type:     CallbackType(raw[cbType]),
+		Status:   CallbackStatus(raw[cbStatus]),
+		Reason:   raw[cbReason],
 		Form:     FormExtended,
-		raw:      values,
+		raw:      fields,
 	}
-	if !values.Has("type") && !values.Has("reason") {
+	if !has(cbType) && !has(cbReason) {
 		cb.Form = FormBasic
-	}
-	for _, name := range [...]string{"id", "status"} {
-		if !values.Has(name) {
-			return nil, malformed(name, "is absent")
-		}
 	}
 	var err error
 	for _, f := range [...]struct {
-		name string
-		dst  *ID
-	}{{"id", &cb.ID}, {"reference_id", &cb.ReferenceID}} {
-		if v := values.Get(f.name); v != "" {
-			if *f.dst, err = callbackID(f.name, v); err != nil {
+		i   int
+		dst *ID
+	}{{cbID, &cb.ID}, {cbReferenceID, &cb.ReferenceID}} {
+		if v := raw[f.i]; v != "" {
+			if *f.dst, err = callbackID(callbackFieldNames[f.i], v); err != nil {
 				return nil, err
 			}
 		}
 	}
-	for _, m := range []struct {
-		name string
-		dst  *decimal.Decimal
+	for _, m := range [...]struct {
+		i   int
+		dst *decimal.Decimal
 	}{
-		{"amount", &cb.Amount}, {"price", &cb.Price}, {"deposit", &cb.Deposit},
-		{"earned", &cb.Earned}, {"vat_rate", &cb.VATRate}, {"vat_amount", &cb.VATAmount},
+		{cbAmount, &cb.Amount}, {cbPrice, &cb.Price}, {cbDeposit, &cb.Deposit},
+		{cbEarned, &cb.Earned}, {cbVATRate, &cb.VATRate}, {cbVATAmount, &cb.VATAmount},
 	} {
-		if *m.dst, err = callbackMoney(m.name, values.Get(m.name)); err != nil {
+		if *m.dst, err = callbackMoney(callbackFieldNames[m.i], raw[m.i]); err != nil {
 			return nil, err
 		}
 	}
-	switch values.Get("sandbox") {
+	switch raw[cbSandbox] {
 	case "1":
 		cb.Sandbox = true
 	case "0", "":
 	default:
 		return nil, malformed("sandbox", "must be 1 or 0")
 	}
-	for k, vs := range values {
-		if name, ok := strings.CutPrefix(k, attrPrefix); ok {
-			if cb.Attrs == nil {
-				cb.Attrs = make(map[string]string)
+	if attrs > 0 {
+		cb.Attrs = make(map[string]string, attrs)
+		for _, f := range fields {
+			if name, ok := strings.CutPrefix(f.name, attrPrefix); ok {
+				cb.Attrs[name] = f.value
 			}
-			cb.Attrs[name] = vs[0]
 		}
 	}
 	return cb, nil
+}
+
+// repeatedName returns a name that names holds more than once.
+func repeatedName(names []string) (string, bool) {
+	if len(names) > 16 {
+		// Rare (a callback carries a few attributes): sort a copy rather
+		// than compare every pair.
+		names = slices.Clone(names)
+		slices.Sort(names)
+		for i := 1; i < len(names); i++ {
+			if names[i] == names[i-1] {
+				return names[i], true
+			}
+		}
+		return "", false
+	}
+	for i, a := range names {
+		if slices.Contains(names[i+1:], a) {
+			return a, true
+		}
+	}
+	return "", false
 }
 
 // callbackID parses a transaction id sent as decimal digits.
@@ -372,6 +490,9 @@ func callbackMoney(field, s string) (decimal.Decimal, error) {
 	if !cardnum.Digits(whole) || (hasPoint && !cardnum.Digits(frac)) {
 		return decimal.Zero, malformed(field, "must be a plain decimal number")
 	}
+	if len(whole)+len(frac)+len(s)-len(digits) <= 18 {
+		return smallMoney(s[0] == '-', whole, frac), nil
+	}
 	d, err := decimal.NewFromString(s)
 	if err != nil {
 		return decimal.Zero, malformed(field, "must be a plain decimal number")
@@ -379,44 +500,37 @@ func callbackMoney(field, s string) (decimal.Decimal, error) {
 	return d, nil
 }
 
+// smallMoney is decimal.NewFromString of an already checked plain decimal
+// of at most 18 characters besides the point, sign included: the same
+// value and exponent from the same constructor, without scanning the
+// string again. A zero shares one value per exponent (a Decimal is
+// immutable), which spares its allocation.
+func smallMoney(neg bool, whole, frac string) decimal.Decimal {
+	var n int64
+	for _, d := range [2]string{whole, frac} {
+		for i := 0; i < len(d); i++ {
+			n = n*10 + int64(d[i]-'0')
+		}
+	}
+	if n == 0 {
+		return zeroMoney[len(frac)]
+	}
+	if neg {
+		n = -n
+	}
+	return decimal.New(n, -int32(len(frac)))
+}
+
+// zeroMoney holds zero with each exponent smallMoney can give it: 0 to
+// -17 (an 18-character decimal has at least one whole digit).
+var zeroMoney = func() (z [18]decimal.Decimal) {
+	for i := range z {
+		z[i] = decimal.New(0, -int32(i))
+	}
+	return z
+}()
+
 // malformed names the field at fault, never its value.
 func malformed(field, reason string) error {
 	return fmt.Errorf("%w: field %q %s", ErrCallbackMalformed, field, reason)
-}
-
-// errFormSyntax reports a body that is not a URL-encoded form.
-var errFormSyntax = errors.New("not a URL-encoded form")
-
-// parseCallbackForm parses a URL-encoded body as url.ParseQuery does, and
-// accepts and rejects the same bodies, but with the map sized up front and
-// the one-value slices of all fields carved from one array: a callback
-// carries about twenty fields, and growing the map and allocating a slice
-// per field made up most of the cost of reading one.
-func parseCallbackForm(body string) (url.Values, error) {
-	n := strings.Count(body, "&") + 1 // at most 32Ki under MaxCallbackBytes
-	values := make(url.Values, n)
-	slots := make([]string, n)
-	for body != "" {
-		var field string
-		field, body, _ = strings.Cut(body, "&")
-		if strings.Contains(field, ";") {
-			return nil, errFormSyntax
-		}
-		if field == "" {
-			continue
-		}
-		k, v, _ := strings.Cut(field, "=")
-		k, kerr := url.QueryUnescape(k)
-		v, verr := url.QueryUnescape(v)
-		if kerr != nil || verr != nil {
-			return nil, errFormSyntax
-		}
-		if vs, ok := values[k]; ok {
-			values[k] = append(vs, v) // a repeated field, rejected once verified
-			continue
-		}
-		slots[0] = v
-		values[k], slots = slots[:1:1], slots[1:]
-	}
-	return values, nil
 }

@@ -2,15 +2,19 @@ package paygate
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
-	"slices"
 	"sync"
+	"time"
 )
 
 // DefaultDedupCapacity is how many processed callbacks the handler's
 // default MemoryDedupStore remembers.
 const DefaultDedupCapacity = 10000
+
+// DefaultDedupTimeout is the deadline of each call the handler makes to a
+// de-duplication store that is no [LeasedDedupStore] (the default
+// MemoryDedupStore among them), unless WithDedupTimeout sets another.
+const DefaultDedupTimeout = 15 * time.Second
 
 // DedupKey identifies one callback for de-duplication, and places it in the
 // life of its transaction for ordering. Build it with [Callback.DedupKey].
@@ -42,7 +46,7 @@ type DedupKey struct {
 
 // DedupKey returns the callback's de-duplication key: see [DedupKey].
 func (c *Callback) DedupKey() DedupKey {
-	k := DedupKey{ID: c.ID, Status: c.Status, Transaction: c.ID, Digest: valuesDigest(c.raw)}
+	k := DedupKey{ID: c.ID, Status: c.Status, Transaction: c.ID, Digest: c.raw.digest()}
 	if c.Status.follows() && c.ReferenceID != 0 {
 		k.Transaction = c.ReferenceID
 	}
@@ -117,14 +121,7 @@ func (k DedupKey) staleAfter(latest CallbackStatus) bool {
 // too: a length-prefixed encoding would tell them apart and let such a
 // callback be processed again.
 func valuesDigest(v map[string][]string) [32]byte {
-	vals := make([]string, 0, len(v))
-	for k, vs := range v {
-		if k != SignatureParam {
-			vals = append(vals, vs...)
-		}
-	}
-	slices.Sort(vals)
-	return sha256.Sum256(appendCanonical(nil, vals))
+	return fieldsOf(v).digest()
 }
 
 // DedupClaim is what a CallbackDedupStore says about a callback about to be
@@ -149,10 +146,13 @@ const (
 // A callback is claimed before processing, completed only after it was
 // processed successfully, and released when processing failed, so a failed
 // callback is retried and two concurrent deliveries never both run.
-// Implementations must be safe for concurrent use; a store shared by
-// several processes (a database table with a unique key on
-// DedupKey.String, for example) makes de-duplication hold across them.
-// Stores that also keep order implement [CallbackOrderStore].
+// Implementations must be safe for concurrent use, and return when the
+// context of a call ends: the handler gives each call a deadline (see
+// WithDedupTimeout), and a call that waits on a stalled connection beyond it
+// holds the delivery. A store shared by several processes (a database table
+// with a unique key on DedupKey.String, for example) makes de-duplication
+// hold across them. Stores that also keep order implement
+// [CallbackOrderStore].
 type CallbackDedupStore interface {
 	// Claim reserves key for processing, or reports that it was processed
 	// already or is in progress. It may wait for a claim in progress to
@@ -179,6 +179,20 @@ type CallbackOrderStore interface {
 	// LatestStatus returns the latest status recorded for transaction, or
 	// "" when none is.
 	LatestStatus(ctx context.Context, transaction ID) (CallbackStatus, error)
+}
+
+// LeasedDedupStore is a CallbackDedupStore whose claims end by themselves
+// after a lease, as those of a store shared by several processes must (a
+// process may die holding one). The handler bounds each call to it by a
+// quarter of the lease (see [WithDedupTimeout]), so that a stalled store
+// never holds a delivery until the lease ends, when another process would
+// take the callback over. The stores of dedup/redisdedup and dedup/pgdedup
+// implement it.
+type LeasedDedupStore interface {
+	CallbackDedupStore
+	// Lease returns how long a claim lasts when its holder neither
+	// completes nor releases it.
+	Lease() time.Duration
 }
 
 // MemoryDedupStore is an in-process CallbackDedupStore. It remembers up to

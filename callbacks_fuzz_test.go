@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -116,10 +117,26 @@ func checkDecoded(t *testing.T, cb *Callback, values url.Values) {
 	if cb.OrderID != values.Get("order_id") || string(cb.User) != values.Get("user") || cb.Currency != values.Get("currency") {
 		t.Fatal("string fields changed in decoding")
 	}
-	if p := values.Get("price"); p != "" {
-		if d, err := decimal.NewFromString(p); err != nil || !d.Equal(cb.Price) {
-			t.Fatalf("price %q decoded as %s", p, cb.Price)
+	for name, got := range map[string]decimal.Decimal{
+		"amount": cb.Amount, "price": cb.Price, "deposit": cb.Deposit,
+		"earned": cb.Earned, "vat_rate": cb.VATRate, "vat_amount": cb.VATAmount,
+	} {
+		if p := values.Get(name); p != "" {
+			if d, err := decimal.NewFromString(p); err != nil || !reflect.DeepEqual(d, got) {
+				t.Fatalf("%s %q decoded as %#v", name, p, got)
+			}
+		} else if !got.IsZero() {
+			t.Fatalf("empty %s decoded as %s", name, got)
 		}
+	}
+	attrs := map[string]string{}
+	for k, vs := range values {
+		if name, ok := strings.CutPrefix(k, attrPrefix); ok {
+			attrs[name] = vs[0]
+		}
+	}
+	if len(attrs) > 0 && !reflect.DeepEqual(attrs, cb.Attrs) || len(attrs) == 0 && cb.Attrs != nil {
+		t.Fatalf("attributes %v decoded as %v", attrs, cb.Attrs)
 	}
 	for k, vs := range values {
 		if len(vs) != 1 {
@@ -137,7 +154,7 @@ func FuzzParseCallbackForm(f *testing.F) {
 	for _, name := range callbackFixtureNames {
 		f.Add(string(fixture(f, "callbacks/"+name)))
 	}
-	for _, body := range []string{"", "&&", "a=1&a=2&b", "=x&k=", "a=%zz", "a;b=1", "a=1;", "x=%E2%82%AC+1&y=a+b"} {
+	for _, body := range []string{"", "&&", "a=1&a=2&b", "=x&k=", "a=%zz", "a;b=1", "a=1;", "x=%E2%82%AC+1&y=a+b", "a=1&b=%41&c=x+y&d=2"} {
 		f.Add(body)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
@@ -146,7 +163,7 @@ func FuzzParseCallbackForm(f *testing.F) {
 		if (err == nil) != (werr == nil) {
 			t.Fatalf("parseCallbackForm error %v, url.ParseQuery error %v", err, werr)
 		}
-		if err == nil && !reflect.DeepEqual(got, want) {
+		if err == nil && !reflect.DeepEqual(got.values(), want) {
 			t.Fatalf("parseCallbackForm = %v, url.ParseQuery = %v", got, want)
 		}
 	})

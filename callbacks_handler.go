@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"reflect"
+	"time"
 )
 
 // CallbackFunc processes one verified callback: fulfil the order, record a
@@ -25,9 +27,11 @@ type CallbackFunc func(ctx context.Context, cb *Callback) error
 //     [CallbackVerifier.ParseValues] (a field sent twice is one such);
 //   - 405 for a method other than POST;
 //   - 413 for a body over MaxCallbackBytes (64 KiB);
-//   - 500 when fn failed or the de-duplication store failed, so that the
+//   - 500 when fn failed or the de-duplication store failed or did not
+//     answer within the store timeout (see [WithDedupTimeout]), so that the
 //     gateway delivers again (a panic in fn releases the claim and goes on
-//     to net/http, which drops the connection: delivered again too);
+//     to net/http, which drops the connection: delivered again too); this
+//     includes a callback fn processed but the store could not record;
 //   - 503 with Retry-After when the de-duplication store reports the same
 //     callback in progress elsewhere and cannot wait for it.
 //
@@ -37,11 +41,14 @@ type CallbackFunc func(ctx context.Context, cb *Callback) error
 // [Callback.Stale] set on a callback older than one already processed for
 // the same transaction.
 type CallbackHandler struct {
-	verifier *CallbackVerifier
-	fn       CallbackFunc
-	dedup    CallbackDedupStore
-	logger   *slog.Logger
-	observer CallbackObserver
+	verifier        *CallbackVerifier
+	fn              CallbackFunc
+	dedup           CallbackDedupStore
+	dedupOff        bool
+	dedupTimeout    time.Duration // of each store call
+	dedupTimeoutSet bool
+	logger          *slog.Logger
+	observer        CallbackObserver
 }
 
 // CallbackHandlerOption configures NewCallbackHandler.
@@ -52,10 +59,31 @@ type CallbackHandlerOption func(*CallbackHandler)
 // forgets on restart and is not shared between processes; when the
 // endpoint runs on several replicas, pass a shared store: the modules
 // github.com/paygate/paygate-go/dedup/redisdedup and .../dedup/pgdedup
-// provide one on Redis and on PostgreSQL. nil turns de-duplication (and
-// Callback.Stale) off, for a fn that is idempotent by itself.
+// provide one on Redis and on PostgreSQL. A nil store is an error from
+// NewCallbackHandler, so that a store left unset by mistake cannot turn
+// de-duplication off: [WithoutDedup] says so explicitly.
 func WithDedupStore(s CallbackDedupStore) CallbackHandlerOption {
-	return func(h *CallbackHandler) { h.dedup = s }
+	return func(h *CallbackHandler) { h.dedup, h.dedupOff = s, false }
+}
+
+// WithoutDedup turns de-duplication (and Callback.Stale) off: every
+// delivery runs fn, for a fn that is idempotent by itself.
+func WithoutDedup() CallbackHandlerOption {
+	return func(h *CallbackHandler) { h.dedup, h.dedupOff = nil, true }
+}
+
+// WithDedupTimeout sets the deadline of each call the handler makes to its
+// de-duplication store (Claim, LatestStatus, Complete, Release), so that a
+// stalled store makes the handler answer 500 in bounded time instead of
+// holding the delivery until the claim's lease ends and another replica
+// runs fn again. The default is a quarter of the store's lease for a
+// [LeasedDedupStore] (15 s for the shared stores' default lease of 60 s),
+// DefaultDedupTimeout otherwise. NewCallbackHandler refuses a timeout of
+// zero or less, or one not shorter than the store's lease: a call still
+// running when its claim lapsed could record a callback another replica
+// is processing.
+func WithDedupTimeout(d time.Duration) CallbackHandlerOption {
+	return func(h *CallbackHandler) { h.dedupTimeout = d; h.dedupTimeoutSet = true }
 }
 
 // WithCallbackLogger logs rejected callbacks at warn level and failures of
@@ -80,7 +108,35 @@ func NewCallbackHandler(privateKeys []string, fn CallbackFunc, opts ...CallbackH
 	for _, o := range opts {
 		o(h)
 	}
+	if err := h.checkDedup(); err != nil {
+		return nil, err
+	}
 	return h, nil
+}
+
+// checkDedup refuses a nil store and a store timeout that does not fit the
+// store's lease, and sets the default timeout.
+func (h *CallbackHandler) checkDedup() error {
+	if h.dedupOff {
+		return nil
+	}
+	if isNil(h.dedup) {
+		return errors.New("paygate: WithDedupStore(nil): pass a store, or WithoutDedup to turn de-duplication off")
+	}
+	leased, ok := h.dedup.(LeasedDedupStore)
+	if !h.dedupTimeoutSet {
+		h.dedupTimeout = DefaultDedupTimeout
+		if ok {
+			h.dedupTimeout = leased.Lease() / 4
+		}
+	}
+	switch {
+	case h.dedupTimeout <= 0:
+		return fmt.Errorf("paygate: de-duplication store timeout %v: want more than zero", h.dedupTimeout)
+	case ok && h.dedupTimeout >= leased.Lease():
+		return fmt.Errorf("paygate: de-duplication store timeout %v: want less than the store's lease of %v", h.dedupTimeout, leased.Lease())
+	}
+	return nil
 }
 
 // ServeHTTP verifies, de-duplicates and processes one callback delivery.
@@ -111,7 +167,11 @@ func (h *CallbackHandler) serve(w http.ResponseWriter, r *http.Request) (*Callba
 			http.Error(w, http.StatusText(http.StatusServiceUnavailable), http.StatusServiceUnavailable)
 			return cb, http.StatusServiceUnavailable, err
 		}
-		h.log(r.Context(), slog.LevelError, "paygate callback not processed", cb, err)
+		msg := "paygate callback not processed"
+		if errors.Is(err, errNotRecorded) {
+			msg = "paygate callback processed, but recording it failed"
+		}
+		h.log(r.Context(), slog.LevelError, msg, cb, err)
 		http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
 		return cb, http.StatusInternalServerError, err
 	}
@@ -134,15 +194,32 @@ func (h *CallbackHandler) Format(f fmt.State, _ rune) { io.WriteString(f, h.Stri
 
 var errDedupBusy = errors.New("paygate: the same callback is being processed")
 
+// isNil reports whether s is nil, or a nil pointer (or map, ...) in the
+// interface: a store variable left unset by mistake, which would panic on
+// the first callback.
+func isNil(s CallbackDedupStore) bool {
+	if s == nil {
+		return true
+	}
+	switch v := reflect.ValueOf(s); v.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Slice, reflect.Func, reflect.Chan, reflect.Interface:
+		return v.IsNil()
+	}
+	return false
+}
+
 // process runs fn once per callback (see DedupKey): a claim is taken
 // before fn runs, marked done only when fn returned nil, and released
-// otherwise so that a later delivery runs fn again.
+// otherwise so that a later delivery runs fn again. Each store call has
+// its own deadline, dedupTimeout.
 func (h *CallbackHandler) process(ctx context.Context, cb *Callback) error {
 	if h.dedup == nil {
 		return h.call(ctx, cb)
 	}
 	key := cb.DedupKey()
-	claim, err := h.dedup.Claim(ctx, key)
+	claim, err := storeCall(ctx, h.dedupTimeout, func(ctx context.Context) (DedupClaim, error) {
+		return h.dedup.Claim(ctx, key)
+	})
 	if err != nil {
 		return fmt.Errorf("de-duplication store: %w", err)
 	}
@@ -152,18 +229,22 @@ func (h *CallbackHandler) process(ctx context.Context, cb *Callback) error {
 	case DedupBusy:
 		return errDedupBusy
 	}
+	// The store must hear how the claim ended even if the request's
+	// context ended meanwhile.
+	detached := context.WithoutCancel(ctx)
 	done := false
 	defer func() {
 		if !done {
-			// fn failed or panicked: let a later delivery try again. The
-			// store must hear of it even if the request's context ended.
-			if rerr := h.dedup.Release(context.WithoutCancel(ctx), key); rerr != nil {
+			// fn failed or panicked: let a later delivery try again.
+			if rerr := storeErr(detached, h.dedupTimeout, func(ctx context.Context) error { return h.dedup.Release(ctx, key) }); rerr != nil {
 				h.log(ctx, slog.LevelError, "paygate callback claim not released", cb, rerr)
 			}
 		}
 	}()
 	if order, ok := h.dedup.(CallbackOrderStore); ok {
-		latest, err := order.LatestStatus(ctx, key.Transaction)
+		latest, err := storeCall(ctx, h.dedupTimeout, func(ctx context.Context) (CallbackStatus, error) {
+			return order.LatestStatus(ctx, key.Transaction)
+		})
 		if err != nil {
 			return fmt.Errorf("de-duplication store: %w", err)
 		}
@@ -173,12 +254,31 @@ func (h *CallbackHandler) process(ctx context.Context, cb *Callback) error {
 		return err
 	}
 	done = true
-	if err := h.dedup.Complete(context.WithoutCancel(ctx), key); err != nil {
-		// fn succeeded: acknowledge, or the gateway would deliver again
-		// and fn would run twice.
-		h.log(ctx, slog.LevelError, "paygate callback processed but not recorded", cb, err)
+	if err := storeErr(detached, h.dedupTimeout, func(ctx context.Context) error { return h.dedup.Complete(ctx, key) }); err != nil {
+		// Not acknowledged, so that the gateway delivers again: if the
+		// record was written after all, that delivery is acknowledged
+		// without fn; if not, the claim stays until its lease ends and
+		// fn runs again then (the exception the stores document).
+		return fmt.Errorf("%w: %w", errNotRecorded, err)
 	}
 	return nil
+}
+
+// errNotRecorded marks a callback fn processed but the store did not
+// record.
+var errNotRecorded = errors.New("callback processed but not recorded by the de-duplication store")
+
+// storeCall runs one store call with its own deadline of timeout.
+func storeCall[T any](ctx context.Context, timeout time.Duration, f func(context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	return f(ctx)
+}
+
+// storeErr is storeCall for a call that returns only an error.
+func storeErr(ctx context.Context, timeout time.Duration, f func(context.Context) error) error {
+	_, err := storeCall(ctx, timeout, func(ctx context.Context) (struct{}, error) { return struct{}{}, f(ctx) })
+	return err
 }
 
 func (h *CallbackHandler) call(ctx context.Context, cb *Callback) error {

@@ -55,7 +55,7 @@ func TestIntegration_EveryCallbackVerifiesAndConfirms(t *testing.T) {
 			card := sb.payoutType(t, "CREDIT_CARD")
 			for _, number := range []string{paygatetest.CardApproved, paygatetest.CardDeclined} {
 				_, err := sb.client.Payouts.Create(testCtx(t), &paygate.PayoutParams{
-					Type: card, Account: paygate.AccountNumber(number), Amount: dec("1.00"), Currency: "EUR", CardHolder: "JANE ROE",
+					Type: card, Account: paygate.NewAccountNumber(number), Amount: dec("1.00"), Currency: "EUR", CardHolder: "JANE ROE",
 				})
 				require.NoError(t, err)
 			}
@@ -116,7 +116,7 @@ func TestIntegration_AuthenticationErrors(t *testing.T) {
 
 		// The unsigned GETs need no key, but still a known project.
 		_, err = wrongKey.Cards.Tokenize(testCtx(t), &paygate.TokenizeParams{
-			Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123",
+			Number: paygate.NewCardNumber(paygatetest.CardApproved), Expiry: paygate.NewExpiry(12, 2030), SecurityCode: paygate.NewSecurityCode("123"),
 		})
 		require.NoError(t, err)
 		_, err = unknown.Payouts.Types(testCtx(t))

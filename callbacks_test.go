@@ -337,7 +337,7 @@ func TestCallbackHandler_ConcurrentDuplicateOfAFailedDeliveryRunsAgain(t *testin
 
 func TestCallbackHandler_WithoutDedupRunsEveryDelivery(t *testing.T) {
 	var calls atomic.Int32
-	h := newTestCallbackHandler(t, func(context.Context, *Callback) error { calls.Add(1); return nil }, WithDedupStore(nil))
+	h := newTestCallbackHandler(t, func(context.Context, *Callback) error { calls.Add(1); return nil }, WithoutDedup())
 	s := newTestCallbackSigner(testSecret, FormExtended)
 	for range 2 {
 		w := serve(t, h, s.Request("/cb", CallbackCompleted, nil))

@@ -21,7 +21,7 @@ import (
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
-// readmeHandler is the handler of the README's callback section, word for
+// readmeHandler is the handler of docs/webhooks.md, word for
 // word between the markers (TestREADME_HandlerIsTheOneTheWalkUses keeps
 // them equal): it confirms every callback with client and records it in
 // orders.
@@ -272,7 +272,7 @@ func (w *callbackWalk) walkCards(t *testing.T) {
 		pay := w.charge3DS(t, "walk-3ds-"+password)
 		w.step(t, func() {
 			params := w.returnOf(pay)
-			params.PaRes = w.srv.PaRes(params.MD, password)
+			params.PaRes = paygate.NewACSData(w.srv.PaRes(params.MD.Reveal(), password))
 			_, _ = w.client.Cards.Authenticate(testCtx(t), params)
 		})
 	}
@@ -361,7 +361,7 @@ func (w *callbackWalk) walkPayouts(t *testing.T) {
 		var id paygate.ID
 		w.step(t, func() {
 			p, err := w.client.Payouts.Create(testCtx(t), &paygate.PayoutParams{
-				Type: w.payoutType(t, "CREDIT_CARD"), CardToken: w.token(t, card),
+				Type: w.payoutType(t, "CREDIT_CARD"), CardToken: paygate.NewCardToken(w.token(t, card)),
 				Amount: dec("10.00"), Currency: "EUR", OrderID: orderID, CardHolder: "JANE ROE",
 			})
 			require.NoError(t, err)
@@ -409,7 +409,7 @@ func keys[K comparable, V any](m map[K]V) []K {
 	return out
 }
 
-// The README shows the handler the walk above runs, to the letter.
+// The webhooks guide shows the handler the walk above runs, to the letter.
 func TestREADME_HandlerIsTheOneTheWalkUses(t *testing.T) {
 	t.Parallel()
 	src, err := os.ReadFile("callbacks_walk_integration_test.go")
@@ -420,9 +420,9 @@ func TestREADME_HandlerIsTheOneTheWalkUses(t *testing.T) {
 	require.True(t, ok)
 	code = strings.ReplaceAll("\n"+code, "\n\t", "\n")[1:]
 
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("docs/webhooks.md")
 	require.NoError(t, err)
-	_, section, ok := strings.Cut(string(readme), "### The handler\n")
+	_, section, ok := strings.Cut(string(readme), "## The handler\n")
 	require.True(t, ok)
 	_, block, ok := strings.Cut(section, "```go\n")
 	require.True(t, ok)

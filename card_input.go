@@ -1,176 +1,80 @@
 package paygate
 
 import (
-	"encoding/json"
-	"fmt"
-	"io"
-	"log/slog"
 	"strconv"
-	"strings"
 
+	"github.com/paygate/paygate-go/internal/formenc"
 	"github.com/paygate/paygate-go/internal/redact"
 )
 
-// CardNumber is a full card number (PAN) as the payer typed it, digits
-// only. It is sent to the gateway as it is, but every way of printing it
-// (String, %v, %+v, %#v, %s, %q, %x, slog, JSON) shows at most its last four
-// digits.
-type CardNumber string
+// leaf is the one implementation of the leaf types below: it keeps a
+// value behind a pointer, because fmt and slog walk the unexported fields
+// of a merchant's struct by reflection without calling their methods, and
+// print a pointer to a string or a number found there as its address,
+// never what it points to. T is held to a string or a number: behind a
+// pointer, fmt does print a struct, an array, a slice or a map when it
+// reports a wrong verb (%d of a struct holding one).
+// Everywhere else (an exported field, a value of its own) the methods
+// below print M's mask. The zero value means "not given".
+type leaf[T string | int, M masker[T]] struct{ p *T }
 
-// String returns the number masked except for its last four digits.
-func (n CardNumber) String() string { return redact.CardNumber(string(n)) }
-
-// GoString returns the masked number as Go syntax, so that %#v stays
-// redacted.
-func (n CardNumber) GoString() string { return "paygate.CardNumber(" + strconv.Quote(n.String()) + ")" }
-
-// Format prints the masked number for every verb.
-func (n CardNumber) Format(f fmt.State, verb rune) { formatRedacted(f, verb, n.String(), n.GoString()) }
-
-// LogValue logs the masked number.
-func (n CardNumber) LogValue() slog.Value { return slog.StringValue(n.String()) }
-
-// MarshalText returns the masked number, so that encoding/json and other
-// encoders never write the full number.
-func (n CardNumber) MarshalText() ([]byte, error) { return []byte(n.String()), nil }
-
-// AccountNumber is a payout account: a card number, an IBAN, a wallet
-// number. It may be a full card number, so it redacts itself like
-// CardNumber, showing only its last four characters.
-type AccountNumber string
-
-// String returns the account with all but its last four characters masked.
-func (a AccountNumber) String() string { return redact.CardNumber(string(a)) }
-
-// GoString returns the masked account as Go syntax.
-func (a AccountNumber) GoString() string {
-	return "paygate.AccountNumber(" + strconv.Quote(a.String()) + ")"
+// masker says how a kind of secret prints: its mask and its type's name.
+type masker[T any] interface {
+	mask(T) string
+	typeName() string
 }
 
-// Format prints the masked account for every verb.
-func (a AccountNumber) Format(f fmt.State, verb rune) {
-	formatRedacted(f, verb, a.String(), a.GoString())
+func newLeaf[T string | int, M masker[T]](v T) leaf[T, M] { return leaf[T, M]{&v} }
+
+// String returns the masked value, or "" when none is given, so that a
+// missing field stays told apart.
+func (s leaf[T, M]) String() string {
+	if s.p == nil {
+		return ""
+	}
+	var m M
+	return m.mask(*s.p)
 }
 
-// LogValue logs the masked account.
-func (a AccountNumber) LogValue() slog.Value { return slog.StringValue(a.String()) }
-
-// MarshalText returns the masked account.
-func (a AccountNumber) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
-
-// SecurityCode is a card security code (CVC, CVV2): three or four digits.
-// It is sent to the gateway as it is, but never printed: every way of
-// printing it shows "***".
-type SecurityCode string
-
-// String returns "***", or "" when no code is set.
-func (c SecurityCode) String() string { return masked(c != "", maskSecret) }
-
-// GoString returns the redacted code as Go syntax.
-func (c SecurityCode) GoString() string {
-	return "paygate.SecurityCode(" + strconv.Quote(c.String()) + ")"
+// GoString returns the masked value as Go syntax, so that %#v stays
+// masked.
+func (s leaf[T, M]) GoString() string {
+	var m M
+	return "paygate." + m.typeName() + "(" + strconv.Quote(s.String()) + ")"
 }
 
-// Format prints the redacted code for every verb.
-func (c SecurityCode) Format(f fmt.State, verb rune) {
-	formatRedacted(f, verb, c.String(), c.GoString())
+// MarshalText returns the masked value, so that encoding/json, slog's
+// handlers and other encoders never write the value itself.
+func (s leaf[T, M]) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// IsZero reports whether no value is given.
+func (s leaf[T, M]) IsZero() bool { return s.p == nil }
+
+// get returns the value, or T's zero value when none is given.
+func (s leaf[T, M]) get() (v T) {
+	if s.p != nil {
+		v = *s.p
+	}
+	return v
 }
 
-// LogValue logs the redacted code.
-func (c SecurityCode) LogValue() slog.Value { return slog.StringValue(c.String()) }
+// text is a leaf that holds text.
+type text[M masker[string]] struct{ leaf[string, M] }
 
-// MarshalText returns the redacted code.
-func (c SecurityCode) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
-
-// CardDetails is a card as the payer entered it, for a charge without a
-// token (extended form only). Printing, logging or JSON-encoding it never
-// shows more than the last four digits of the number, and never the
-// security code or the expiry.
-type CardDetails struct {
-	// Number is the card number, digits only. Required.
-	Number CardNumber `url:"number"`
-	// ExpirationMonth is 1 to 12. Required.
-	ExpirationMonth int `url:"expiration_month"`
-	// ExpirationYear has four digits. Required.
-	ExpirationYear int `url:"expiration_year"`
-	// SecurityCode is the CVC or CVV2. Required.
-	SecurityCode SecurityCode `url:"security_code"`
-	// Holder is the cardholder's name, at most 21 characters.
-	Holder string `url:"holder,omitempty"`
+// newText makes a text leaf; "" gives the zero value: not given.
+func newText[M masker[string]](s string) text[M] {
+	if s == "" {
+		return text[M]{}
+	}
+	return text[M]{newLeaf[string, M](s)}
 }
 
-// String describes the card with its number masked and without its
-// security code or expiry.
-func (d CardDetails) String() string {
-	return describeCard("CardDetails", d.Number, d.ExpirationMonth, d.ExpirationYear, d.SecurityCode, &d.Holder, false)
-}
+// Reveal returns the value itself, "" when none is given: for the code
+// that needs it (a sandbox, a vault), never for printing.
+func (t text[M]) Reveal() string { return t.get() }
 
-// GoString is String as Go syntax.
-func (d CardDetails) GoString() string {
-	return describeCard("CardDetails", d.Number, d.ExpirationMonth, d.ExpirationYear, d.SecurityCode, &d.Holder, true)
-}
-
-// Format prints the redacted description for every verb.
-func (d CardDetails) Format(f fmt.State, verb rune) {
-	formatRedacted(f, verb, d.String(), d.GoString())
-}
-
-// LogValue logs the card with its number masked and without its security
-// code or expiry.
-func (d CardDetails) LogValue() slog.Value {
-	return slog.GroupValue(append(cardAttrs(d.Number, d.ExpirationMonth, d.ExpirationYear, d.SecurityCode),
-		slog.String("holder", d.Holder))...)
-}
-
-// MarshalJSON writes the card with its number masked and without its
-// security code or expiry.
-func (d CardDetails) MarshalJSON() ([]byte, error) {
-	return cardJSON(d.Number, d.ExpirationMonth, d.ExpirationYear, d.SecurityCode, &d.Holder)
-}
-
-// TokenizeParams are the card data to exchange for a temporary token (GET
-// card/getToken). Printing or logging them never shows more than the last
-// four digits of the number, and never the security code or the expiry.
-type TokenizeParams struct {
-	// Number is the card number, digits only. Required.
-	Number CardNumber `url:"number"`
-	// ExpirationMonth is 1 to 12. Required.
-	ExpirationMonth int `url:"expiration_month"`
-	// ExpirationYear has four digits. Required.
-	ExpirationYear int `url:"expiration_year"`
-	// SecurityCode is the CVC or CVV2. Required.
-	SecurityCode SecurityCode `url:"security_code"`
-}
-
-// String describes the card data with the number masked and without the
-// security code or expiry.
-func (p TokenizeParams) String() string {
-	return describeCard("TokenizeParams", p.Number, p.ExpirationMonth, p.ExpirationYear, p.SecurityCode, nil, false)
-}
-
-// GoString is String as Go syntax.
-func (p TokenizeParams) GoString() string {
-	return describeCard("TokenizeParams", p.Number, p.ExpirationMonth, p.ExpirationYear, p.SecurityCode, nil, true)
-}
-
-// Format prints the redacted description for every verb.
-func (p TokenizeParams) Format(f fmt.State, verb rune) {
-	formatRedacted(f, verb, p.String(), p.GoString())
-}
-
-// LogValue logs the card data with the number masked and without the
-// security code or expiry.
-func (p TokenizeParams) LogValue() slog.Value {
-	return slog.GroupValue(cardAttrs(p.Number, p.ExpirationMonth, p.ExpirationYear, p.SecurityCode)...)
-}
-
-// MarshalJSON writes the card data with the number masked and without the
-// security code or expiry.
-func (p TokenizeParams) MarshalJSON() ([]byte, error) {
-	return cardJSON(p.Number, p.ExpirationMonth, p.ExpirationYear, p.SecurityCode, nil)
-}
-
-// Masks for the expiry: a month, a year, a MM/YY date.
+// Masks for the secrets: a card number and an account keep their last four
+// characters (redact.CardNumber), the others show nothing.
 const (
 	maskMonth = "**"
 	maskYear  = "****"
@@ -179,6 +83,164 @@ const (
 	maskSecret = "***"
 )
 
+type (
+	numberMask  struct{}
+	accountMask struct{}
+	codeMask    struct{}
+	expiryMask  struct{}
+	tokenMask   struct{}
+	acsMask     struct{}
+	keyMask     struct{}
+)
+
+func (numberMask) mask(s string) string  { return redact.CardNumber(s) }
+func (numberMask) typeName() string      { return "CardNumber" }
+func (accountMask) mask(s string) string { return redact.CardNumber(s) }
+func (accountMask) typeName() string     { return "AccountNumber" }
+func (codeMask) mask(string) string      { return maskSecret }
+func (codeMask) typeName() string        { return "SecurityCode" }
+func (expiryMask) mask(int) string       { return maskMonth + "/" + maskYear }
+func (expiryMask) typeName() string      { return "Expiry" }
+func (tokenMask) mask(string) string     { return maskSecret }
+func (tokenMask) typeName() string       { return "CardToken" }
+func (acsMask) mask(string) string       { return maskSecret }
+func (keyMask) mask(string) string       { return maskSecret }
+func (keyMask) typeName() string         { return "signingKey" }
+func (acsMask) typeName() string         { return "ACSData" }
+
+// CardNumber is a full card number (PAN) as the payer typed it, digits
+// only; make one with NewCardNumber. It is sent to the gateway as it is,
+// but every way of printing it (String, %v, %+v, %#v, %s, %q, %x, slog,
+// JSON) shows at most its last four digits, and from an unexported field of
+// a struct only an address.
+type CardNumber struct{ text[numberMask] }
+
+// NewCardNumber returns the card number digits; "" gives the zero value,
+// no number.
+func NewCardNumber(digits string) CardNumber { return CardNumber{newText[numberMask](digits)} }
+
+// AccountNumber is a payout account: a card number, an IBAN, a wallet
+// number; make one with NewAccountNumber. It may be a full card number, so
+// it prints like CardNumber, showing only its last four characters.
+type AccountNumber struct{ text[accountMask] }
+
+// NewAccountNumber returns the account; "" gives the zero value, no
+// account.
+func NewAccountNumber(account string) AccountNumber {
+	return AccountNumber{newText[accountMask](account)}
+}
+
+// SecurityCode is a card security code (CVC, CVV2): three or four digits;
+// make one with NewSecurityCode. It is sent to the gateway as it is, but
+// never printed: every way of printing it shows "***".
+type SecurityCode struct{ text[codeMask] }
+
+// NewSecurityCode returns the code; "" gives the zero value, no code.
+func NewSecurityCode(digits string) SecurityCode { return SecurityCode{newText[codeMask](digits)} }
+
+// Expiry is a card's expiry date; make one with NewExpiry. It is sent as
+// its month and its four-digit year, and printed as "**/****".
+type Expiry struct{ leaf[int, expiryMask] }
+
+// NewExpiry returns the expiry month (1 to 12) of year (four digits), as
+// in NewExpiry(12, 2030). Validation, not NewExpiry, checks them.
+//
+// The date is kept as one number, year*100+month: fmt, reporting a wrong
+// verb, prints what a pointer to a struct points to even inside a struct,
+// but never what a pointer to a number does. A month outside 0..99 or a
+// negative year is kept as 0, which validation refuses as it would have.
+func NewExpiry(month, year int) Expiry {
+	if month < 0 || month > 99 {
+		month = 0
+	}
+	return Expiry{newLeaf[int, expiryMask](max(year, 0)*100 + month)}
+}
+
+// Month returns the expiry month, 0 when no expiry is given.
+func (e Expiry) Month() int { return e.get() % 100 }
+
+// Year returns the expiry year, 0 when no expiry is given.
+func (e Expiry) Year() int { return e.get() / 100 }
+
+// CardToken is a card token: a temporary one from Tokenize or a permanent
+// one from a charge with Remember; make one with NewCardToken. It is sent
+// as it is and printed as "***".
+type CardToken struct{ text[tokenMask] }
+
+// NewCardToken returns the token; "" gives the zero value, no token.
+func NewCardToken(token string) CardToken { return CardToken{newText[tokenMask](token)} }
+
+// ACSData is PaRes or MD, what the access control server sends back after
+// 3-D Secure; ReadACSReturn makes them, NewACSData too. It is sent as it is
+// and printed as "***".
+type ACSData struct{ text[acsMask] }
+
+// NewACSData returns the value; "" gives the zero value, none.
+func NewACSData(value string) ACSData { return ACSData{newText[acsMask](value)} }
+
+// signingKey is a project's private key, kept by the signers of clients
+// and callback verifiers; it is never sent.
+type signingKey struct{ text[keyMask] }
+
+// init lets the form encoder send the values the leaf types keep: as text
+// under the field's key, and an expiry as expiration_month and
+// expiration_year beside the other fields of its card.
+func init() {
+	registerText[CardNumber](func(n CardNumber) string { return n.get() })
+	registerText[AccountNumber](func(a AccountNumber) string { return a.get() })
+	registerText[SecurityCode](func(c SecurityCode) string { return c.get() })
+	registerText[CardToken](func(t CardToken) string { return t.get() })
+	registerText[ACSData](func(d ACSData) string { return d.get() })
+	formenc.Register(func(dst formenc.Pairs, _ string, name func(string) string, e Expiry) formenc.Pairs {
+		if e.IsZero() {
+			return dst
+		}
+		return append(dst,
+			formenc.Pair{Key: name("expiration_month"), Value: strconv.Itoa(e.Month())},
+			formenc.Pair{Key: name("expiration_year"), Value: strconv.Itoa(e.Year())})
+	})
+}
+
+// registerText sends a text leaf under its field's key, and nothing when
+// it is not given.
+func registerText[T any](get func(T) string) {
+	formenc.Register(func(dst formenc.Pairs, key string, _ func(string) string, v T) formenc.Pairs {
+		if s := get(v); s != "" {
+			dst = append(dst, formenc.Pair{Key: key, Value: s})
+		}
+		return dst
+	})
+}
+
+// CardDetails is a card as the payer entered it, for a charge without a
+// token (extended form only). Its secrets are leaf types, so printing,
+// logging or JSON-encoding it never shows more than the last four digits
+// of the number, and never the security code or the expiry.
+type CardDetails struct {
+	// Number is the card number, digits only. Required.
+	Number CardNumber `url:"number"`
+	// Expiry is the expiry month and four-digit year, sent as
+	// expiration_month and expiration_year. Required.
+	Expiry Expiry `url:"expiration"`
+	// SecurityCode is the CVC or CVV2. Required.
+	SecurityCode SecurityCode `url:"security_code"`
+	// Holder is the cardholder's name, at most 21 characters.
+	Holder string `url:"holder,omitempty"`
+}
+
+// TokenizeParams are the card data to exchange for a temporary token (GET
+// card/getToken). Printing or logging them never shows more than the last
+// four digits of the number, and never the security code or the expiry.
+type TokenizeParams struct {
+	// Number is the card number, digits only. Required.
+	Number CardNumber `url:"number"`
+	// Expiry is the expiry month and four-digit year, sent as
+	// expiration_month and expiration_year. Required.
+	Expiry Expiry `url:"expiration"`
+	// SecurityCode is the CVC or CVV2. Required.
+	SecurityCode SecurityCode `url:"security_code"`
+}
+
 // masked returns mask in place of a value that is set and "" for one that
 // is not, so that printed parameters still tell a missing field apart.
 func masked(set bool, mask string) string {
@@ -186,66 +248,4 @@ func masked(set bool, mask string) string {
 		return ""
 	}
 	return mask
-}
-
-// expiry is an expiry as it is printed: masked.
-type expiry struct{ month, year string }
-
-func maskedExpiry(month, year int) expiry {
-	return expiry{masked(month != 0, maskMonth), masked(year != 0, maskYear)}
-}
-
-// formatRedacted prints s (gs for %#v), already redacted, honouring the
-// verb's flags and width, so that no verb reaches the raw value.
-func formatRedacted(f fmt.State, verb rune, s, gs string) {
-	if verb == 'v' && f.Flag('#') {
-		io.WriteString(f, gs)
-		return
-	}
-	fmt.Fprintf(f, fmt.FormatString(f, verb), s)
-}
-
-func describeCard(typ string, number CardNumber, month, year int, code SecurityCode, holder *string, goSyntax bool) string {
-	exp := maskedExpiry(month, year)
-	var b strings.Builder
-	if goSyntax {
-		b.WriteString("paygate." + typ + "{Number:" + strconv.Quote(number.String()) +
-			", ExpirationMonth:" + strconv.Quote(exp.month) + ", ExpirationYear:" + strconv.Quote(exp.year) +
-			", SecurityCode:" + strconv.Quote(code.String()))
-		if holder != nil {
-			b.WriteString(", Holder:" + strconv.Quote(*holder))
-		}
-	} else {
-		b.WriteString("{Number:" + number.String() + " ExpirationMonth:" + exp.month +
-			" ExpirationYear:" + exp.year + " SecurityCode:" + code.String())
-		if holder != nil {
-			b.WriteString(" Holder:" + *holder)
-		}
-	}
-	b.WriteByte('}')
-	return b.String()
-}
-
-// cardJSON writes card data as describeCard prints it. Listing the fields
-// rather than embedding the card type keeps a field added to it later out
-// of JSON until it is added here.
-func cardJSON(number CardNumber, month, year int, code SecurityCode, holder *string) ([]byte, error) {
-	exp := maskedExpiry(month, year)
-	return json.Marshal(struct {
-		Number          CardNumber
-		ExpirationMonth string
-		ExpirationYear  string
-		SecurityCode    SecurityCode
-		Holder          *string `json:",omitempty"`
-	}{number, exp.month, exp.year, code, holder})
-}
-
-func cardAttrs(number CardNumber, month, year int, code SecurityCode) []slog.Attr {
-	exp := maskedExpiry(month, year)
-	return []slog.Attr{
-		slog.String("number", number.String()),
-		slog.String("expiration_month", exp.month),
-		slog.String("expiration_year", exp.year),
-		slog.String("security_code", code.String()),
-	}
 }

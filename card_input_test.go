@@ -30,12 +30,12 @@ func requireNoCardData(t *testing.T, out, number, code string) {
 }
 
 func cardInputs() map[string]any {
-	details := CardDetails{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode, Holder: "JANE DOE"}
-	tokenize := TokenizeParams{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode}
+	details := CardDetails{Number: NewCardNumber(visaApproved), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode(secretCode), Holder: "JANE DOE"}
+	tokenize := TokenizeParams{Number: NewCardNumber(visaApproved), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode(secretCode)}
 	charge := ChargeParams{User: "100452", Card: &details, Price: decimal.RequireFromString("24.90"), Currency: "EUR", Description: "Order"}
 	return map[string]any{
-		"CardNumber":      CardNumber(visaApproved),
-		"SecurityCode":    SecurityCode(secretCode),
+		"CardNumber":      NewCardNumber(visaApproved),
+		"SecurityCode":    NewSecurityCode(secretCode),
 		"CardDetails":     details,
 		"*CardDetails":    &details,
 		"TokenizeParams":  tokenize,
@@ -45,9 +45,9 @@ func cardInputs() map[string]any {
 		"nested struct": struct {
 			Card   CardDetails
 			Number CardNumber
-		}{details, CardNumber(visaApproved)},
-		"slice": []CardNumber{CardNumber(visaApproved)},
-		"map":   map[string]SecurityCode{"cvc": SecurityCode(secretCode)},
+		}{details, NewCardNumber(visaApproved)},
+		"slice": []CardNumber{NewCardNumber(visaApproved)},
+		"map":   map[string]SecurityCode{"cvc": NewSecurityCode(secretCode)},
 	}
 }
 
@@ -69,28 +69,28 @@ func TestCardInput_EveryFormattingVerbRedacts(t *testing.T) {
 
 func TestCardInput_ShowsAtMostTheLastFourDigits(t *testing.T) {
 	t.Parallel()
-	n := CardNumber(visaApproved)
+	n := NewCardNumber(visaApproved)
 	assert.Equal(t, "************4242", n.String())
 	assert.Equal(t, "************4242", fmt.Sprintf("%v", n))
 	assert.Equal(t, `"************4242"`, fmt.Sprintf("%q", n))
 	assert.Equal(t, `paygate.CardNumber("************4242")`, fmt.Sprintf("%#v", n))
-	assert.Equal(t, "****", CardNumber("4242").String())
-	assert.Equal(t, "", CardNumber("").String())
+	assert.Equal(t, "****", NewCardNumber("4242").String())
+	assert.Equal(t, "", NewCardNumber("").String())
 
-	assert.Equal(t, "***", SecurityCode(secretCode).String())
-	assert.Equal(t, "***", fmt.Sprintf("%+v", SecurityCode(secretCode)))
-	assert.Equal(t, "", SecurityCode("").String())
+	assert.Equal(t, "***", NewSecurityCode(secretCode).String())
+	assert.Equal(t, "***", fmt.Sprintf("%+v", NewSecurityCode(secretCode)))
+	assert.Equal(t, "", NewSecurityCode("").String())
 
-	d := CardDetails{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode, Holder: "JANE DOE"}
-	assert.Equal(t, "{Number:************4242 ExpirationMonth:** ExpirationYear:**** SecurityCode:*** Holder:JANE DOE}", fmt.Sprintf("%+v", d))
-	assert.Equal(t, `paygate.CardDetails{Number:"************4242", ExpirationMonth:"**", ExpirationYear:"****", SecurityCode:"***", Holder:"JANE DOE"}`, fmt.Sprintf("%#v", &d))
+	// The containers print through their leaves' methods: fmt calls them
+	// on exported fields.
+	d := CardDetails{Number: NewCardNumber(visaApproved), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode(secretCode), Holder: "JANE DOE"}
+	assert.Equal(t, "{Number:************4242 Expiry:**/**** SecurityCode:*** Holder:JANE DOE}", fmt.Sprintf("%+v", d))
+	assert.Equal(t, `&paygate.CardDetails{Number:paygate.CardNumber("************4242"), Expiry:paygate.Expiry("**/****"), SecurityCode:paygate.SecurityCode("***"), Holder:"JANE DOE"}`, fmt.Sprintf("%#v", &d))
 
-	p := TokenizeParams{Number: visaApproved, ExpirationMonth: 1, ExpirationYear: 2031, SecurityCode: secretCode}
-	assert.Equal(t, "{Number:************4242 ExpirationMonth:** ExpirationYear:**** SecurityCode:***}", p.String())
-	// An expiry that is not set shows as empty, so that it can be told
+	// A field that is not given shows as empty, so that it can be told
 	// apart from a masked one.
-	assert.Equal(t, "{Number:************4242 ExpirationMonth: ExpirationYear: SecurityCode:***}",
-		TokenizeParams{Number: visaApproved, SecurityCode: secretCode}.String())
+	assert.Equal(t, "{Number:************4242 Expiry: SecurityCode:***}",
+		fmt.Sprintf("%+v", TokenizeParams{Number: NewCardNumber(visaApproved), SecurityCode: NewSecurityCode(secretCode)}))
 }
 
 func TestCardInput_SlogHandlersRedact(t *testing.T) {
@@ -106,7 +106,7 @@ func TestCardInput_SlogHandlersRedact(t *testing.T) {
 			for name, v := range cardInputs() {
 				logger.Info("charge", slog.Any(name, v))
 			}
-			logger.Info("attrs", "number", CardNumber(visaApproved), "code", SecurityCode(secretCode))
+			logger.Info("attrs", "number", NewCardNumber(visaApproved), "code", NewSecurityCode(secretCode))
 			out := buf.String()
 			requireNoCardData(t, out, visaApproved, secretCode)
 			assert.Contains(t, out, "************4242", "the masked number is still logged")
@@ -121,17 +121,16 @@ func TestCardInput_JSONSlogGroupsTheCardFieldsWithoutExpiry(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
 	slog.New(slog.NewJSONHandler(&buf, nil)).Info("card", "card",
-		CardDetails{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode, Holder: "JANE DOE"})
+		CardDetails{Number: NewCardNumber(visaApproved), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode(secretCode), Holder: "JANE DOE"})
 	var rec struct {
 		Card map[string]any `json:"card"`
 	}
 	require.NoError(t, json.Unmarshal(buf.Bytes(), &rec))
 	assert.Equal(t, map[string]any{
-		"number":           "************4242",
-		"expiration_month": "**",
-		"expiration_year":  "****",
-		"security_code":    "***",
-		"holder":           "JANE DOE",
+		"Number":       "************4242",
+		"Expiry":       "**/****",
+		"SecurityCode": "***",
+		"Holder":       "JANE DOE",
 	}, rec.Card)
 }
 
@@ -156,31 +155,31 @@ func TestCardInput_ValidationErrorsNeverQuoteCardData(t *testing.T) {
 		code   string
 	}{
 		{"tokenize bad number", func(c *Client) error {
-			_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{Number: CardNumber(badNumber), ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode})
+			_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{Number: NewCardNumber(badNumber), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode(secretCode)})
 			return err
 		}, badNumber, secretCode},
 		{"tokenize bad code", func(c *Client) error {
-			_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "83170"})
+			_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{Number: NewCardNumber(visaApproved), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode("83170")})
 			return err
 		}, visaApproved, "83170"},
 		{"charge bad number", func(c *Client) error {
 			p := validCharge()
-			p.CardToken = ""
-			p.Card = &CardDetails{Number: CardNumber(badNumber), ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode}
+			p.CardToken = CardToken{}
+			p.Card = &CardDetails{Number: NewCardNumber(badNumber), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode(secretCode)}
 			_, err := c.Cards.Charge(context.Background(), p)
 			return err
 		}, badNumber, secretCode},
 		{"charge bad code", func(c *Client) error {
 			p := validCharge()
-			p.CardToken = ""
-			p.Card = &CardDetails{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "83x7"}
+			p.CardToken = CardToken{}
+			p.Card = &CardDetails{Number: NewCardNumber(visaApproved), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode("83x7")}
 			_, err := c.Cards.Charge(context.Background(), p)
 			return err
 		}, visaApproved, "83x7"},
 		{"charge bad holder with card", func(c *Client) error {
 			p := validCharge()
-			p.CardToken = ""
-			p.Card = &CardDetails{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode, Holder: strings.Repeat("J", 22)}
+			p.CardToken = CardToken{}
+			p.Card = &CardDetails{Number: NewCardNumber(visaApproved), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode(secretCode), Holder: strings.Repeat("J", 22)}
 			_, err := c.Cards.Charge(context.Background(), p)
 			return err
 		}, visaApproved, secretCode},
@@ -203,7 +202,7 @@ func TestCardInput_GatewayErrorsNeverQuoteCardData(t *testing.T) {
 	t.Parallel()
 	c, _ := stubFixture(t, http.MethodGet, "card/getToken", 400, "error_card_number_invalid.json")
 
-	_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode})
+	_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{Number: NewCardNumber(visaApproved), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode(secretCode)})
 	require.ErrorIs(t, err, ErrCardNumberInvalid)
 	requireNoCardData(t, err.Error(), visaApproved, secretCode)
 	requireNoCardData(t, fmt.Sprintf("%+v", err), visaApproved, secretCode)
@@ -212,7 +211,7 @@ func TestCardInput_GatewayErrorsNeverQuoteCardData(t *testing.T) {
 func TestCardInput_RedactionDoesNotChangeWhatIsSent(t *testing.T) {
 	t.Parallel()
 	r := requestSent(t, http.MethodGet, "card/getToken", "card_get_token.json",
-		tokenizeWith(&TokenizeParams{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: secretCode}))
+		tokenizeWith(&TokenizeParams{Number: NewCardNumber(visaApproved), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode(secretCode)}))
 	assert.Contains(t, r.Raw, "number="+visaApproved)
 	assert.Contains(t, r.Raw, "security_code="+secretCode)
 }

@@ -43,18 +43,18 @@ func cardBearingParams() []struct {
 	value any
 	shows string
 } {
-	card := CardDetails{Number: visaApproved, ExpirationMonth: redactMonth, ExpirationYear: redactYear, SecurityCode: secretCode, Holder: "JANE DOE"}
-	tokenize := TokenizeParams{Number: visaApproved, ExpirationMonth: redactMonth, ExpirationYear: redactYear, SecurityCode: secretCode}
+	card := CardDetails{Number: NewCardNumber(visaApproved), Expiry: NewExpiry(redactMonth, redactYear), SecurityCode: NewSecurityCode(secretCode), Holder: "JANE DOE"}
+	tokenize := TokenizeParams{Number: NewCardNumber(visaApproved), Expiry: NewExpiry(redactMonth, redactYear), SecurityCode: NewSecurityCode(secretCode)}
 	price := decimal.RequireFromString("24.90")
 	withCard := ChargeParams{User: "100452", Card: &card, Price: price, Currency: "EUR", Description: "Order", OrderID: "ord-1"}
-	withToken := ChargeParams{User: "100452", CardToken: redactCardToken, Price: price, Currency: "EUR", Description: "Order", OrderID: "ord-1"}
-	authenticate := AuthenticateParams{PaRes: redactPaRes, MD: redactMD, PaymentID: 8123, OrderID: "ord-1"}
+	withToken := ChargeParams{User: "100452", CardToken: NewCardToken(redactCardToken), Price: price, Currency: "EUR", Description: "Order", OrderID: "ord-1"}
+	authenticate := AuthenticateParams{PaRes: NewACSData(redactPaRes), MD: NewACSData(redactMD), PaymentID: 8123, OrderID: "ord-1"}
 	cardType := PayoutType{ID: 1, Key: PayoutTypeCreditCard}
-	payout := PayoutParams{Type: cardType, Account: redactPayoutNumber, Amount: price, Currency: "EUR", OrderID: "ord-1",
-		RemitterCardNumber: redactRemitterNumber, RemitterCardToken: redactRemitterToken,
+	payout := PayoutParams{Type: cardType, Account: NewAccountNumber(redactPayoutNumber), Amount: price, Currency: "EUR", OrderID: "ord-1",
+		RemitterCardNumber: NewAccountNumber(redactRemitterNumber), RemitterCardToken: NewCardToken(redactRemitterToken),
 		RemitterCardExpirationMonth: "11", RemitterCardExpirationYear: "2047", Extra: map[string]string{"bankAccount": redactExtraValue}}
-	payoutByToken := PayoutParams{Type: cardType, CardToken: redactCardToken, CardExpirationDate: "11/47", Amount: price, Currency: "EUR", OrderID: "ord-1"}
-	parameters := PayoutParametersParams{Type: cardType, Account: redactPayoutNumber, Currency: "EUR"}
+	payoutByToken := PayoutParams{Type: cardType, CardToken: NewCardToken(redactCardToken), CardExpirationDate: "11/47", Amount: price, Currency: "EUR", OrderID: "ord-1"}
+	parameters := PayoutParametersParams{Type: cardType, Account: NewAccountNumber(redactPayoutNumber), Currency: "EUR"}
 	return []struct {
 		name  string
 		value any
@@ -62,7 +62,7 @@ func cardBearingParams() []struct {
 	}{
 		{"CardDetails", card, "4242"},
 		{"TokenizeParams", tokenize, "4242"},
-		{"ChargeParams with a card", withCard, "4242"},
+		{"ChargeParams with a card", withCard, "100452"},
 		{"ChargeParams with a token", withToken, "100452"},
 		{"AuthenticateParams", authenticate, "8123"},
 		{"PayoutParams to a card", payout, "4444"},
@@ -135,11 +135,11 @@ func TestRedaction_ParamsNeverPrintCardData(t *testing.T) {
 // TestRedaction_JSONMasksTheExpiry pins the masks: a set expiry shows as
 // asterisks, one that is not set stays empty.
 func TestRedaction_JSONMasksTheExpiry(t *testing.T) {
-	b, err := json.Marshal(CardDetails{Number: visaApproved, ExpirationMonth: redactMonth, ExpirationYear: redactYear, SecurityCode: secretCode})
+	b, err := json.Marshal(CardDetails{Number: NewCardNumber(visaApproved), Expiry: NewExpiry(redactMonth, redactYear), SecurityCode: NewSecurityCode(secretCode)})
 	require.NoError(t, err)
 	var card map[string]any
 	require.NoError(t, json.Unmarshal(b, &card))
-	assert.Equal(t, map[string]any{"Number": "************4242", "ExpirationMonth": "**", "ExpirationYear": "****", "SecurityCode": "***", "Holder": ""}, card)
+	assert.Equal(t, map[string]any{"Number": "************4242", "Expiry": "**/****", "SecurityCode": "***", "Holder": ""}, card)
 
 	b, err = json.Marshal(PayoutParams{RemitterCardExpirationMonth: "11", CardExpirationDate: "11/47"})
 	require.NoError(t, err)

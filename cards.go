@@ -2,10 +2,6 @@ package paygate
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -87,7 +83,7 @@ type ChargeParams struct {
 	UserDetails *UserDetails `url:"user,omitempty"`
 	// CardToken is a temporary token from Tokenize or a permanent token
 	// from an earlier charge with Remember.
-	CardToken string `url:"card_token,omitempty"`
+	CardToken CardToken `url:"card_token,omitempty"`
 	// Card is the card itself instead of a token (extended form).
 	Card *CardDetails `url:"card,omitempty"`
 
@@ -130,46 +126,6 @@ type ChargeParams struct {
 	Attributes map[string]string `url:"attr_,prefix"`
 }
 
-// String describes the charge with its card redacted (see CardDetails) and
-// without its card token.
-func (p ChargeParams) String() string {
-	card := "<nil>"
-	if p.Card != nil {
-		card = p.Card.String()
-	}
-	return fmt.Sprintf("paygate.ChargeParams{User: %q, CardToken: %q, Card: %s, Price: %s, Currency: %s, OrderID: %q}",
-		p.User, masked(p.CardToken != "", maskSecret), card, p.Price, p.Currency, p.OrderID)
-}
-
-// GoString is String, so that %#v redacts too.
-func (p ChargeParams) GoString() string { return p.String() }
-
-// Format prints String for every verb.
-func (p ChargeParams) Format(f fmt.State, _ rune) { io.WriteString(f, p.String()) }
-
-// LogValue logs the charge with its card redacted and without its card
-// token.
-func (p ChargeParams) LogValue() slog.Value {
-	attrs := []slog.Attr{slog.String("user", string(p.User)), slog.String("card_token", masked(p.CardToken != "", maskSecret))}
-	if p.Card != nil {
-		attrs = append(attrs, slog.Any("card", *p.Card))
-	}
-	return slog.GroupValue(append(attrs, slog.String("price", p.Price.String()), slog.String("currency", p.Currency),
-		slog.String("order_id", p.OrderID))...)
-}
-
-// MarshalJSON writes the charge with its card redacted and without its card
-// token.
-func (p ChargeParams) MarshalJSON() ([]byte, error) {
-	type plain ChargeParams // without the methods, so that this is not recursive
-	// The outer field hides the embedded one: encoding/json keeps the
-	// shallower of two fields with one name.
-	return json.Marshal(struct {
-		plain
-		CardToken string
-	}{plain(p), masked(p.CardToken != "", maskSecret)})
-}
-
 // Charge charges a card (POST card/process).
 //
 // When the card is enrolled in 3-D Secure the payment's NeedsAuthentication
@@ -193,9 +149,9 @@ func (s *CardsService) Charge(ctx context.Context, p *ChargeParams, opts ...Call
 // PaRes or MD.
 type AuthenticateParams struct {
 	// PaRes is the payer authentication response. Required.
-	PaRes string `url:"PaRes"`
+	PaRes ACSData `url:"PaRes"`
 	// MD is the merchant data. Required.
-	MD string `url:"MD"`
+	MD ACSData `url:"MD"`
 	// PaymentID is the payment this return is expected for: the id Charge
 	// returned for the order. Not sent.
 	PaymentID ID `url:"-"`
@@ -203,37 +159,6 @@ type AuthenticateParams struct {
 	// payment must belong to it; alone, the order's payment is looked up by
 	// it. Not sent.
 	OrderID string `url:"-"`
-}
-
-// String describes the return without PaRes and MD, which authenticate the
-// payer.
-func (p AuthenticateParams) String() string {
-	return fmt.Sprintf("paygate.AuthenticateParams{PaRes: %q, MD: %q, PaymentID: %s, OrderID: %q}",
-		masked(p.PaRes != "", maskSecret), masked(p.MD != "", maskSecret), p.PaymentID, p.OrderID)
-}
-
-// GoString is String, so that %#v redacts too.
-func (p AuthenticateParams) GoString() string { return p.String() }
-
-// Format prints String for every verb.
-func (p AuthenticateParams) Format(f fmt.State, _ rune) { io.WriteString(f, p.String()) }
-
-// LogValue logs the return without PaRes and MD.
-func (p AuthenticateParams) LogValue() slog.Value {
-	return slog.GroupValue(slog.String("PaRes", masked(p.PaRes != "", maskSecret)), slog.String("MD", masked(p.MD != "", maskSecret)),
-		slog.String("payment_id", p.PaymentID.String()), slog.String("order_id", p.OrderID))
-}
-
-// MarshalJSON writes the return without PaRes and MD.
-func (p AuthenticateParams) MarshalJSON() ([]byte, error) {
-	type plain AuthenticateParams // without the methods, so that this is not recursive
-	// The outer fields hide the embedded ones: encoding/json keeps the
-	// shallower of two fields with one name.
-	return json.Marshal(struct {
-		plain
-		PaRes string
-		MD    string
-	}{plain(p), masked(p.PaRes != "", maskSecret), masked(p.MD != "", maskSecret)})
 }
 
 // Authenticate completes a payment after 3-D Secure (POST
@@ -294,7 +219,7 @@ func (t *Token) verifyAnswer() error { return verifyIDNotEmpty("token", t.ID) }
 func (t *Token) setWarnings(w []DecodeWarning) { t.Warnings = w }
 
 func (p *TokenizeParams) validate(Form) error {
-	return checkCardData("", p.Number, p.ExpirationMonth, p.ExpirationYear, p.SecurityCode)
+	return checkCardData("", p.Number, p.Expiry, p.SecurityCode)
 }
 
 func (p *ChargeParams) validate(f Form) error {
@@ -338,12 +263,12 @@ func (p *ChargeParams) checkPayer(f Form) error {
 }
 
 func (p *ChargeParams) checkCard(f Form) error {
-	if err := chargeCard.check(f, p.CardToken != "", p.Card != nil); err != nil || p.Card == nil {
+	if err := chargeCard.check(f, !p.CardToken.IsZero(), p.Card != nil); err != nil || p.Card == nil {
 		return err
 	}
 	c := p.Card
 	return firstError(
-		checkCardData("card", c.Number, c.ExpirationMonth, c.ExpirationYear, c.SecurityCode),
+		checkCardData("card", c.Number, c.Expiry, c.SecurityCode),
 		checkMaxLen("card[holder]", c.Holder, MaxCardholderLength),
 	)
 }
@@ -376,8 +301,8 @@ func (p *ChargeParams) checkRecurring() error {
 
 func (p *AuthenticateParams) validate(Form) error {
 	return firstError(
-		checkRequired("PaRes", p.PaRes),
-		checkRequired("MD", p.MD),
+		checkRequired("PaRes", p.PaRes.get()),
+		checkRequired("MD", p.MD.get()),
 		checkMaxLen("order_id", p.OrderID, MaxOrderIDLength),
 	)
 }

@@ -29,10 +29,9 @@ func ExampleCardsService_Tokenize() {
 	// Servers and tests can tokenize too; CardNumber and SecurityCode
 	// redact themselves in logs and errors.
 	token, err := client.Cards.Tokenize(context.Background(), &paygate.TokenizeParams{
-		Number:          "4242424242424242",
-		ExpirationMonth: 12,
-		ExpirationYear:  2030,
-		SecurityCode:    "123",
+		Number:       paygate.NewCardNumber("4242424242424242"),
+		Expiry:       paygate.NewExpiry(12, 2030),
+		SecurityCode: paygate.NewSecurityCode("123"),
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -60,7 +59,7 @@ func ExampleCardsService_Charge() {
 	mux.HandleFunc("POST /checkout", func(w http.ResponseWriter, r *http.Request) {
 		payment, err := client.Cards.Charge(r.Context(), &paygate.ChargeParams{
 			User:        customer,
-			CardToken:   r.PostFormValue("card_token"),
+			CardToken:   paygate.NewCardToken(r.PostFormValue("card_token")),
 			Price:       decimal.RequireFromString("24.90"),
 			Currency:    "EUR",
 			Description: "Order ord-20261122-0001",
@@ -99,7 +98,7 @@ func ExampleCardsService_Charge() {
 	// Serve mux as usual, for example with http.ListenAndServe. Here the
 	// payer's browser posts the token of a card enrolled in 3-D Secure.
 	token, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{
-		Number: paygatetest.Card3DSecure, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123",
+		Number: paygate.NewCardNumber(paygatetest.Card3DSecure), Expiry: paygate.NewExpiry(12, 2030), SecurityCode: paygate.NewSecurityCode("123"),
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -158,13 +157,13 @@ func ExampleCardsService_Authenticate() {
 		log.Fatal(err)
 	}
 	token, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{
-		Number: paygatetest.Card3DSecure, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123",
+		Number: paygate.NewCardNumber(paygatetest.Card3DSecure), Expiry: paygate.NewExpiry(12, 2030), SecurityCode: paygate.NewSecurityCode("123"),
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
 	charged, err := client.Cards.Charge(ctx, &paygate.ChargeParams{
-		User: customer, CardToken: token.ID, Price: decimal.RequireFromString("24.90"), Currency: "EUR",
+		User: customer, CardToken: paygate.NewCardToken(token.ID), Price: decimal.RequireFromString("24.90"), Currency: "EUR",
 		Description: "Order ord-20261122-0003", OrderID: "ord-20261122-0003",
 		ACSReturnURL: "https://shop.example/orders/ord-20261122-0003/3ds-return",
 	})
@@ -227,7 +226,7 @@ func ExampleACS_RedirectForm() {
 	mux.HandleFunc("POST /pay", func(w http.ResponseWriter, r *http.Request) {
 		payment, err := client.Cards.Charge(r.Context(), &paygate.ChargeParams{
 			User:        customer,
-			CardToken:   r.PostFormValue("card_token"),
+			CardToken:   paygate.NewCardToken(r.PostFormValue("card_token")),
 			Price:       decimal.RequireFromString("129.00"),
 			Currency:    "EUR",
 			Description: "Order ord-20261122-0002",
@@ -258,7 +257,7 @@ func ExampleACS_RedirectForm() {
 	// Serve mux as usual, for example with http.ListenAndServe. Here the
 	// payer's browser posts the token of a card enrolled in 3-D Secure.
 	token, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{
-		Number: paygatetest.Card3DSecure, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123",
+		Number: paygate.NewCardNumber(paygatetest.Card3DSecure), Expiry: paygate.NewExpiry(12, 2030), SecurityCode: paygate.NewSecurityCode("123"),
 	})
 	if err != nil {
 		log.Fatal(err)

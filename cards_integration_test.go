@@ -163,7 +163,7 @@ func TestIntegration_3DSecure(t *testing.T) {
 
 				md := pay.ACS.Parameters.MD
 				done, err := sb.client.Cards.Authenticate(testCtx(t), &paygate.AuthenticateParams{
-					PaRes: sb.srv.PaRes(md, tt.password), MD: md,
+					PaRes: paygate.NewACSData(sb.srv.PaRes(md, tt.password)), MD: paygate.NewACSData(md),
 				})
 				require.NoError(t, err)
 				assert.Equal(t, pay.ID, done.ID)
@@ -175,7 +175,7 @@ func TestIntegration_3DSecure(t *testing.T) {
 				assert.Equal(t, tt.want, sb.status(t, pay.ID).Status)
 
 				_, err = sb.client.Cards.Authenticate(testCtx(t), &paygate.AuthenticateParams{
-					PaRes: sb.srv.PaRes(md, paygatetest.ACSPassword), MD: md,
+					PaRes: paygate.NewACSData(sb.srv.PaRes(md, paygatetest.ACSPassword)), MD: paygate.NewACSData(md),
 				})
 				require.ErrorIs(t, err, paygate.ErrTransactionCompleted)
 			})
@@ -254,7 +254,7 @@ func TestIntegration_RememberedCardChargesWithThePermanentToken(t *testing.T) {
 
 		for i, order := range []string{"ord-2", "ord-3"} {
 			pay, err := sb.client.Cards.Charge(testCtx(t), &paygate.ChargeParams{
-				User: user, CardToken: first.PermanentToken, Price: dec("12.50"), Currency: "EUR",
+				User: user, CardToken: paygate.NewCardToken(first.PermanentToken), Price: dec("12.50"), Currency: "EUR",
 				Description: "Renewal", OrderID: order,
 			})
 			require.NoError(t, err, "charge %d with the permanent token", i+1)
@@ -382,7 +382,7 @@ func TestIntegration_ExtendedChargeWithCardAndUserDetails(t *testing.T) {
 	pay, err := sb.client.Cards.Charge(testCtx(t), &paygate.ChargeParams{
 		UserDetails: &paygate.UserDetails{Identifier: "cust-1", Email: "cust-1@example.com", IP: "203.0.113.7"},
 		Card: &paygate.CardDetails{
-			Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123", Holder: "JANE ROE",
+			Number: paygate.NewCardNumber(paygatetest.CardApproved), Expiry: paygate.NewExpiry(12, 2030), SecurityCode: paygate.NewSecurityCode("123"), Holder: "JANE ROE",
 		},
 		Price: dec("17.00"), Currency: "EUR", Description: "Order ord-1", OrderID: "ord-1",
 	})
@@ -400,10 +400,10 @@ func TestIntegration_BasicFormRefusesCardAndUserDetailsLocally(t *testing.T) {
 	t.Parallel()
 	sb := newSandbox(t, paygate.FormBasic)
 	client, sent := sb.countingClient()
-	card := &paygate.CardDetails{Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123"}
+	card := &paygate.CardDetails{Number: paygate.NewCardNumber(paygatetest.CardApproved), Expiry: paygate.NewExpiry(12, 2030), SecurityCode: paygate.NewSecurityCode("123")}
 	for name, p := range map[string]*paygate.ChargeParams{
 		"card":         {User: "1", Card: card, Price: dec("1"), Currency: "EUR", Description: "d"},
-		"user details": {UserDetails: &paygate.UserDetails{Identifier: "c", IP: "203.0.113.7"}, CardToken: "tmp", Price: dec("1"), Currency: "EUR", Description: "d"},
+		"user details": {UserDetails: &paygate.UserDetails{Identifier: "c", IP: "203.0.113.7"}, CardToken: paygate.NewCardToken("tmp"), Price: dec("1"), Currency: "EUR", Description: "d"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			_, err := client.Cards.Charge(testCtx(t), p)

@@ -21,13 +21,13 @@ const (
 )
 
 func validTokenize() *TokenizeParams {
-	return &TokenizeParams{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123"}
+	return &TokenizeParams{Number: NewCardNumber(visaApproved), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode("123")}
 }
 
 func validCharge() *ChargeParams {
 	return &ChargeParams{
 		User:        "100452",
-		CardToken:   "5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45",
+		CardToken:   NewCardToken("5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45"),
 		Price:       decimal.RequireFromString("24.90"),
 		Currency:    "EUR",
 		Description: "Order ord-20261122-0001",
@@ -155,11 +155,10 @@ func TestCharge_CardAndUserObjectsAreSentInBracketNotation(t *testing.T) {
 			IP:          "203.0.113.7",
 		},
 		Card: &CardDetails{
-			Number:          visaApproved,
-			ExpirationMonth: 1,
-			ExpirationYear:  2031,
-			SecurityCode:    "0421",
-			Holder:          "JANE DOE",
+			Number:       NewCardNumber(visaApproved),
+			Expiry:       NewExpiry(1, 2031),
+			SecurityCode: NewSecurityCode("0421"),
+			Holder:       "JANE DOE",
 		},
 		Price:       decimal.RequireFromString("0.50"),
 		Currency:    "USD",
@@ -304,8 +303,8 @@ func TestCharge_BasicFormRejectsCardAndUserObjectsLocally(t *testing.T) {
 	t.Parallel()
 	tests := []editCase[ChargeParams]{
 		{"card object", func(p *ChargeParams) {
-			p.CardToken = ""
-			p.Card = &CardDetails{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123"}
+			p.CardToken = CardToken{}
+			p.Card = &CardDetails{Number: NewCardNumber(visaApproved), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode("123")}
 		}, "card"},
 		{"user object", func(p *ChargeParams) {
 			p.User = ""
@@ -320,11 +319,11 @@ func TestCharge_BasicFormRejectsCardAndUserObjectsLocally(t *testing.T) {
 func TestCharge_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 	t.Parallel()
 	card := func() *CardDetails {
-		return &CardDetails{Number: visaApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123", Holder: "JANE DOE"}
+		return &CardDetails{Number: NewCardNumber(visaApproved), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode("123"), Holder: "JANE DOE"}
 	}
 	withCard := func(change func(*CardDetails)) func(*ChargeParams) {
 		return func(p *ChargeParams) {
-			p.CardToken = ""
+			p.CardToken = CardToken{}
 			p.Card = card()
 			change(p.Card)
 		}
@@ -342,17 +341,17 @@ func TestCharge_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 		{"user object without identifier", withUser(func(u *UserDetails) { u.Identifier = "" }), "user[identifier]"},
 		{"user object phone with plus", withUser(func(u *UserDetails) { u.Phone = "+4915123456789" }), "user[phone]"},
 		{"user object bad locale", withUser(func(u *UserDetails) { u.Locale = "deu" }), "user[locale]"},
-		{"no card", func(p *ChargeParams) { p.CardToken = "" }, "card_token"},
+		{"no card", func(p *ChargeParams) { p.CardToken = CardToken{} }, "card_token"},
 		{"token and card", func(p *ChargeParams) { p.Card = card() }, "card"},
-		{"card number missing", withCard(func(c *CardDetails) { c.Number = "" }), "card[number]"},
-		{"card number with spaces", withCard(func(c *CardDetails) { c.Number = "4242 4242 4242 4242" }), "card[number]"},
-		{"card number fails Luhn", withCard(func(c *CardDetails) { c.Number = "4242424242424241" }), "card[number]"},
-		{"expiration month 0", withCard(func(c *CardDetails) { c.ExpirationMonth = 0 }), "card[expiration_month]"},
-		{"expiration month 13", withCard(func(c *CardDetails) { c.ExpirationMonth = 13 }), "card[expiration_month]"},
-		{"expiration year two digits", withCard(func(c *CardDetails) { c.ExpirationYear = 30 }), "card[expiration_year]"},
-		{"security code missing", withCard(func(c *CardDetails) { c.SecurityCode = "" }), "card[security_code]"},
-		{"security code letters", withCard(func(c *CardDetails) { c.SecurityCode = "12a" }), "card[security_code]"},
-		{"security code five digits", withCard(func(c *CardDetails) { c.SecurityCode = "12345" }), "card[security_code]"},
+		{"card number missing", withCard(func(c *CardDetails) { c.Number = CardNumber{} }), "card[number]"},
+		{"card number with spaces", withCard(func(c *CardDetails) { c.Number = NewCardNumber("4242 4242 4242 4242") }), "card[number]"},
+		{"card number fails Luhn", withCard(func(c *CardDetails) { c.Number = NewCardNumber("4242424242424241") }), "card[number]"},
+		{"expiration month 0", withCard(func(c *CardDetails) { c.Expiry = NewExpiry(0, 2030) }), "card[expiration_month]"},
+		{"expiration month 13", withCard(func(c *CardDetails) { c.Expiry = NewExpiry(13, 2030) }), "card[expiration_month]"},
+		{"expiration year two digits", withCard(func(c *CardDetails) { c.Expiry = NewExpiry(12, 30) }), "card[expiration_year]"},
+		{"security code missing", withCard(func(c *CardDetails) { c.SecurityCode = SecurityCode{} }), "card[security_code]"},
+		{"security code letters", withCard(func(c *CardDetails) { c.SecurityCode = NewSecurityCode("12a") }), "card[security_code]"},
+		{"security code five digits", withCard(func(c *CardDetails) { c.SecurityCode = NewSecurityCode("12345") }), "card[security_code]"},
 		{"holder over 21 characters", withCard(func(c *CardDetails) { c.Holder = "JANE ALEXANDRA DOE-SMI" }), "card[holder]"},
 		{"price zero", func(p *ChargeParams) { p.Price = decimal.Zero }, "price"},
 		{"price negative", func(p *ChargeParams) { p.Price = decimal.RequireFromString("-24.90") }, "price"},
@@ -378,14 +377,14 @@ func TestCharge_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 func TestTokenize_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 	t.Parallel()
 	tests := []editCase[TokenizeParams]{
-		{"number missing", func(p *TokenizeParams) { p.Number = "" }, "number"},
-		{"number with dashes", func(p *TokenizeParams) { p.Number = "4242-4242-4242-4242" }, "number"},
-		{"number fails Luhn", func(p *TokenizeParams) { p.Number = "4000000000003221" }, "number"},
-		{"month missing", func(p *TokenizeParams) { p.ExpirationMonth = 0 }, "expiration_month"},
-		{"year two digits", func(p *TokenizeParams) { p.ExpirationYear = 30 }, "expiration_year"},
-		{"year missing", func(p *TokenizeParams) { p.ExpirationYear = 0 }, "expiration_year"},
-		{"security code missing", func(p *TokenizeParams) { p.SecurityCode = "" }, "security_code"},
-		{"security code two digits", func(p *TokenizeParams) { p.SecurityCode = "12" }, "security_code"},
+		{"number missing", func(p *TokenizeParams) { p.Number = CardNumber{} }, "number"},
+		{"number with dashes", func(p *TokenizeParams) { p.Number = NewCardNumber("4242-4242-4242-4242") }, "number"},
+		{"number fails Luhn", func(p *TokenizeParams) { p.Number = NewCardNumber("4000000000003221") }, "number"},
+		{"month missing", func(p *TokenizeParams) { p.Expiry = NewExpiry(0, 2030) }, "expiration_month"},
+		{"year two digits", func(p *TokenizeParams) { p.Expiry = NewExpiry(12, 30) }, "expiration_year"},
+		{"year missing", func(p *TokenizeParams) { p.Expiry = NewExpiry(12, 0) }, "expiration_year"},
+		{"security code missing", func(p *TokenizeParams) { p.SecurityCode = SecurityCode{} }, "security_code"},
+		{"security code two digits", func(p *TokenizeParams) { p.SecurityCode = NewSecurityCode("12") }, "security_code"},
 	}
 	testRejectedLocally(t, tokenizeWith, append(edited(validTokenize, tests), rejectCase[TokenizeParams]{"nil params", nil, "number"}), nil)
 }
@@ -409,8 +408,8 @@ func TestAuthenticate_SendsPaResAndMDSignedAndDecodes(t *testing.T) {
 	t.Parallel()
 	pay, r := exchange(t, http.MethodPost, "card/authenticate", "card_authenticate.json", func(c *Client) (*Payment, error) {
 		return c.Cards.Authenticate(context.Background(), &AuthenticateParams{
-			PaRes: "eJzVWFmTo7gS/iuOno+KKSHA2GfL0yEWYx+nM+0kL0kRmsPr+Fp/+ii8Cg==",
-			MD:    "NDYxMTY4NjAxODQyNzM4Nzk1MTpjdXN0LTg4NDE=",
+			PaRes: NewACSData("eJzVWFmTo7gS/iuOno+KKSHA2GfL0yEWYx+nM+0kL0kRmsPr+Fp/+ii8Cg=="),
+			MD:    NewACSData("NDYxMTY4NjAxODQyNzM4Nzk1MTpjdXN0LTg4NDE="),
 		})
 	})
 	requireSignedFields(t, r, map[string]string{
@@ -432,12 +431,12 @@ func TestAuthenticate_SendsPaResAndMDSignedAndDecodes(t *testing.T) {
 func TestAuthenticate_ResponseWithoutIDIsAnError(t *testing.T) {
 	t.Parallel()
 	requireMalformedAnswer(t, http.MethodPost, "card/authenticate", httpmock.NewStringResponder(200, `{"success":true}`), "id",
-		authenticateWith(&AuthenticateParams{PaRes: "x", MD: "y"}))
+		authenticateWith(&AuthenticateParams{PaRes: NewACSData("x"), MD: NewACSData("y")}))
 }
 
 func TestAuthenticate_GatewayErrorsMatchTheirSentinels(t *testing.T) {
 	t.Parallel()
-	authenticate := authenticateWith(&AuthenticateParams{PaRes: "x", MD: "y"})
+	authenticate := authenticateWith(&AuthenticateParams{PaRes: NewACSData("x"), MD: NewACSData("y")})
 	testGatewayErrors(t, http.MethodPost, "card/authenticate", authenticate, []gatewayErrorCase{
 		{"", "error_merchant_data_missing.json", ErrMerchantDataMissing},
 		{"", "error_transaction_completed.json", ErrTransactionCompleted},
@@ -448,8 +447,8 @@ func TestAuthenticate_InvalidParamsAreRejectedBeforeSending(t *testing.T) {
 	t.Parallel()
 	testRejectedLocally(t, authenticateWith, []rejectCase[AuthenticateParams]{
 		{"nil params", nil, "PaRes"},
-		{"PaRes missing", &AuthenticateParams{MD: "y"}, "PaRes"},
-		{"MD missing", &AuthenticateParams{PaRes: "x"}, "MD"},
+		{"PaRes missing", &AuthenticateParams{MD: NewACSData("y")}, "PaRes"},
+		{"MD missing", &AuthenticateParams{PaRes: NewACSData("x")}, "MD"},
 	}, nil)
 }
 
@@ -530,8 +529,8 @@ func TestCharge_LimitsAreInclusive(t *testing.T) {
 	t.Parallel()
 	// 21 characters of holder and 64 of order id are allowed.
 	p := validCharge()
-	p.CardToken = ""
-	p.Card = &CardDetails{Number: visa3DS, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123", Holder: strings.Repeat("Ü", MaxCardholderLength)}
+	p.CardToken = CardToken{}
+	p.Card = &CardDetails{Number: NewCardNumber(visa3DS), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode("123"), Holder: strings.Repeat("Ü", MaxCardholderLength)}
 	p.OrderID = strings.Repeat("o", MaxOrderIDLength)
 	r := chargeSent(t, p)
 	assert.Equal(t, strings.Repeat("Ü", 21), r.Params.Get("card[holder]"))

@@ -188,6 +188,8 @@ func WithAppInfo(name, version string) Option {
 }
 
 // WithRetryPolicy sets how failed requests are retried; see [RetryPolicy].
+// The default is DefaultRetryPolicy: 3 attempts, waits from 250 ms
+// doubling to 10 s, full jitter.
 func WithRetryPolicy(p RetryPolicy) Option {
 	return func(c *Client) error {
 		c.retry = p.normalized()
@@ -195,7 +197,10 @@ func WithRetryPolicy(p RetryPolicy) Option {
 	}
 }
 
-// WithForm selects the basic or extended form of the interface.
+// WithForm selects the basic or extended form of the interface; the
+// default is FormExtended. In the basic form Resolve needs an e-mail, a
+// charge takes only a token and a user id, and the calls the basic form
+// lacks fail locally with ErrBasicForm before anything is sent.
 func WithForm(f Form) Option {
 	return func(c *Client) error {
 		if f != FormBasic && f != FormExtended {
@@ -207,7 +212,8 @@ func WithForm(f Form) Option {
 }
 
 // WithTimeout bounds each call, retries included, unless the caller's
-// context ends sooner. Zero leaves only the caller's context.
+// context ends sooner (default DefaultTimeout, 60 s). Zero leaves only the
+// caller's context.
 func WithTimeout(d time.Duration) Option {
 	return func(c *Client) error {
 		if d < 0 {
@@ -235,8 +241,9 @@ func WithResponseHeaderTimeout(d time.Duration) Option {
 	}
 }
 
-// WithMaxResponseBytes bounds how much of a response body is read; a larger
-// body is an error.
+// WithMaxResponseBytes bounds how much of a response body is read
+// (default DefaultMaxResponseBytes); a larger body is an error, and to a
+// POST an unknown outcome.
 func WithMaxResponseBytes(n int64) Option {
 	return func(c *Client) error {
 		if n <= 0 || n > 1<<40 {

@@ -36,7 +36,7 @@ func TestCharge_BodyIsNotReusedWhileTheTransportMayStillWriteIt(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 10 {
-				p, err := c.Cards.Charge(context.Background(), &ChargeParams{User: "1", CardToken: "tok",
+				p, err := c.Cards.Charge(context.Background(), &ChargeParams{User: "1", CardToken: NewCardToken("tok"),
 					Price: decimal.RequireFromString("1.00"), Currency: "EUR", Description: long})
 				if err == nil {
 					ids <- p.ID

@@ -43,13 +43,13 @@ func TestRedirects_NeverFollowedWithAMerchantClient(t *testing.T) {
 		}{
 			{"POST card/process", func(c *Client) error {
 				_, err := c.Cards.Charge(context.Background(), &ChargeParams{User: "1",
-					Card:  &CardDetails{Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode},
+					Card:  &CardDetails{Number: NewCardNumber(echoCardNumber), Expiry: NewExpiry(echoMonth, echoYear), SecurityCode: NewSecurityCode(echoCode)},
 					Price: decimal.RequireFromString("9.99"), Currency: "EUR", Description: "Order 5", OrderID: "ord-5"})
 				return err
 			}},
 			{"GET card/getToken", func(c *Client) error {
 				_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{
-					Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode})
+					Number: NewCardNumber(echoCardNumber), Expiry: NewExpiry(echoMonth, echoYear), SecurityCode: NewSecurityCode(echoCode)})
 				return err
 			}},
 			{"GET payout-types", func(c *Client) error {
@@ -58,7 +58,7 @@ func TestRedirects_NeverFollowedWithAMerchantClient(t *testing.T) {
 			}},
 			{"GET payout-parameters", func(c *Client) error {
 				_, err := c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: PayoutType{ID: 5, Key: "SEPA", Label: "SEPA"},
-					Account: echoIBAN, Currency: "EUR"})
+					Account: NewAccountNumber(echoIBAN), Currency: "EUR"})
 				return err
 			}},
 		} {
@@ -207,11 +207,11 @@ func TestBaseURL_CredentialsNeverInATransportError(t *testing.T) {
 		"GET balance": func() error { _, err := c.Balance.Get(context.Background(), nil); return err },
 		"GET card/getToken": func() error {
 			_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{
-				Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode})
+				Number: NewCardNumber(echoCardNumber), Expiry: NewExpiry(echoMonth, echoYear), SecurityCode: NewSecurityCode(echoCode)})
 			return err
 		},
 		"POST card/process": func() error {
-			_, err := c.Cards.Charge(context.Background(), &ChargeParams{User: "1", CardToken: echoToken,
+			_, err := c.Cards.Charge(context.Background(), &ChargeParams{User: "1", CardToken: NewCardToken(echoToken),
 				Price: decimal.RequireFromString("9.99"), Currency: "EUR", Description: "Order 5", OrderID: "ord-5"})
 			return err
 		},

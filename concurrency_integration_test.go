@@ -97,13 +97,13 @@ func runConcurrentOrder(t *testing.T, client *paygate.Client, i int) (o concurre
 		o.err = err
 		return o
 	}
-	tok, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: paygate.CardNumber(card), ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123"})
+	tok, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: paygate.NewCardNumber(card), Expiry: paygate.NewExpiry(12, 2030), SecurityCode: paygate.NewSecurityCode("123")})
 	if err != nil {
 		o.err = err
 		return o
 	}
 	pay, err := client.Cards.Charge(ctx, &paygate.ChargeParams{
-		User: user, CardToken: tok.ID, Price: o.price, Currency: "EUR", Description: "Order " + o.orderID, OrderID: o.orderID,
+		User: user, CardToken: paygate.NewCardToken(tok.ID), Price: o.price, Currency: "EUR", Description: "Order " + o.orderID, OrderID: o.orderID,
 	})
 	if err != nil {
 		o.err = err

@@ -252,7 +252,7 @@ func editJSON(t testing.TB, doc []byte, path string, value any) []byte {
 func TestDecoders_WarningsNeverQuoteACardNumberFromTheBody(t *testing.T) {
 	t.Parallel()
 	c, _ := stubEndpoint(t, http.MethodGet, "card/getToken", httpmock.NewStringResponder(200, `{"id":"tok","card":{"lastFour":{"n":"4242424242424242"}}}`))
-	tok, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{Number: "4000000000000002", ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "737"})
+	tok, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{Number: NewCardNumber("4000000000000002"), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode("737")})
 	require.NoError(t, err, "lastFour is informational")
 	require.Equal(t, "tok", tok.ID)
 	require.Len(t, tok.Warnings, 1)

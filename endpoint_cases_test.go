@@ -119,18 +119,18 @@ func endpointCases() map[endpointName]endpointCase {
 		epTokenize: {
 			calls: []serviceCall{{name: "Cards.Tokenize",
 				call: func(ctx context.Context, c *Client, _ string) error {
-					return errOf(c.Cards.Tokenize(ctx, &TokenizeParams{Number: "4242424242424242", ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "737"}))
+					return errOf(c.Cards.Tokenize(ctx, &TokenizeParams{Number: NewCardNumber("4242424242424242"), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode("737")}))
 				},
 				withNil:   func(ctx context.Context, c *Client) error { return errOf(c.Cards.Tokenize(ctx, nil)) },
 				withEmpty: func(ctx context.Context, c *Client) error { return errOf(c.Cards.Tokenize(ctx, &TokenizeParams{})) },
 			}},
 			secrets: []serviceCall{{name: "Cards.Tokenize with card data",
 				call: func(ctx context.Context, c *Client, _ string) error {
-					return errOf(c.Cards.Tokenize(ctx, &TokenizeParams{Number: loggedTokenizedNumber, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: loggedTokenizedCode}))
+					return errOf(c.Cards.Tokenize(ctx, &TokenizeParams{Number: NewCardNumber(loggedTokenizedNumber), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode(loggedTokenizedCode)}))
 				}}},
 			answer: answerCase{fixture: "card_get_token.json",
 				decode: func(ctx context.Context, c *Client) (string, error) {
-					tok, err := c.Cards.Tokenize(ctx, &TokenizeParams{Number: "4242424242424242", ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "737"})
+					tok, err := c.Cards.Tokenize(ctx, &TokenizeParams{Number: NewCardNumber("4242424242424242"), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode("737")})
 					return textOf(tok == nil, err, func() string { return tok.ID })
 				},
 				probe: "id", integer: "card.expirationMonth", into: func() any { return new(Token) }},
@@ -138,7 +138,7 @@ func endpointCases() map[endpointName]endpointCase {
 		epCharge: {
 			calls: []serviceCall{{name: "Cards.Charge",
 				call: func(ctx context.Context, c *Client, order string) error {
-					return errOf(c.Cards.Charge(ctx, &ChargeParams{User: "100452", CardToken: "5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45",
+					return errOf(c.Cards.Charge(ctx, &ChargeParams{User: "100452", CardToken: NewCardToken("5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45"),
 						Price: eur, Currency: "EUR", Description: "Order " + order, OrderID: order}))
 				},
 				carriesOrder: true,
@@ -149,17 +149,17 @@ func endpointCases() map[endpointName]endpointCase {
 				{name: "Cards.Charge with a card", carriesOrder: true,
 					call: func(ctx context.Context, c *Client, order string) error {
 						return errOf(c.Cards.Charge(ctx, &ChargeParams{UserDetails: &UserDetails{Identifier: "cust-1"},
-							Card:  &CardDetails{Number: loggedChargedNumber, ExpirationMonth: 9, ExpirationYear: 2029, SecurityCode: loggedChargedCode, Holder: "JANE DOE"},
+							Card:  &CardDetails{Number: NewCardNumber(loggedChargedNumber), Expiry: NewExpiry(9, 2029), SecurityCode: NewSecurityCode(loggedChargedCode), Holder: "JANE DOE"},
 							Price: eur, Currency: "EUR", Description: "Order", OrderID: order}))
 					}},
 				{name: "Cards.Charge with a permanent token", carriesOrder: true,
 					call: func(ctx context.Context, c *Client, order string) error {
-						return errOf(c.Cards.Charge(ctx, &ChargeParams{User: "100452", CardToken: loggedPermanentToken, Price: eur, Currency: "EUR", Description: "Order", OrderID: order}))
+						return errOf(c.Cards.Charge(ctx, &ChargeParams{User: "100452", CardToken: NewCardToken(loggedPermanentToken), Price: eur, Currency: "EUR", Description: "Order", OrderID: order}))
 					}},
 			},
 			answer: answerCase{fixture: "card_process_extended.json",
 				decode: func(ctx context.Context, c *Client) (string, error) {
-					p, err := c.Cards.Charge(ctx, &ChargeParams{User: "1", CardToken: "tok", Price: decimal.RequireFromString("1"), Currency: "EUR", Description: "d", OrderID: "ord-1"})
+					p, err := c.Cards.Charge(ctx, &ChargeParams{User: "1", CardToken: NewCardToken("tok"), Price: decimal.RequireFromString("1"), Currency: "EUR", Description: "d", OrderID: "ord-1"})
 					return textOf(p == nil, err, func() string { return string(p.Status) })
 				},
 				probe: "status", probeIsStatus: true, integer: "id", money: "price", into: func() any { return new(Payment) }},
@@ -167,7 +167,7 @@ func endpointCases() map[endpointName]endpointCase {
 		epAuthenticate: {
 			calls: []serviceCall{{name: "Cards.Authenticate",
 				call: func(ctx context.Context, c *Client, _ string) error {
-					return errOf(c.Cards.Authenticate(ctx, &AuthenticateParams{PaRes: "eJxVUttugkAQ", MD: "a1b2c3"}))
+					return errOf(c.Cards.Authenticate(ctx, &AuthenticateParams{PaRes: NewACSData("eJxVUttugkAQ"), MD: NewACSData("a1b2c3")}))
 				},
 				withNil: func(ctx context.Context, c *Client) error { return errOf(c.Cards.Authenticate(ctx, nil)) },
 				withEmpty: func(ctx context.Context, c *Client) error {
@@ -176,7 +176,7 @@ func endpointCases() map[endpointName]endpointCase {
 			}},
 			answer: answerCase{fixture: "card_authenticate.json",
 				decode: func(ctx context.Context, c *Client) (string, error) {
-					p, err := c.Cards.Authenticate(ctx, &AuthenticateParams{PaRes: "eJxVUttugkAQ", MD: "a1b2c3"})
+					p, err := c.Cards.Authenticate(ctx, &AuthenticateParams{PaRes: NewACSData("eJxVUttugkAQ"), MD: NewACSData("a1b2c3")})
 					return textOf(p == nil, err, func() string { return p.ID.String() })
 				},
 				integer: "id", into: func() any { return new(Payment) }},
@@ -271,7 +271,7 @@ func endpointCases() map[endpointName]endpointCase {
 		epPayoutParameters: {
 			calls: []serviceCall{{name: "Payouts.Parameters",
 				call: func(ctx context.Context, c *Client, _ string) error {
-					return errOf(c.Payouts.Parameters(ctx, &PayoutParametersParams{Type: sepa, Account: iban, Currency: "EUR"}))
+					return errOf(c.Payouts.Parameters(ctx, &PayoutParametersParams{Type: sepa, Account: NewAccountNumber(iban), Currency: "EUR"}))
 				},
 				withNil: func(ctx context.Context, c *Client) error { return errOf(c.Payouts.Parameters(ctx, nil)) },
 				withEmpty: func(ctx context.Context, c *Client) error {
@@ -280,11 +280,11 @@ func endpointCases() map[endpointName]endpointCase {
 			}},
 			secrets: []serviceCall{{name: "Payouts.Parameters for a card",
 				call: func(ctx context.Context, c *Client, _ string) error {
-					return errOf(c.Payouts.Parameters(ctx, &PayoutParametersParams{Type: PayoutType{ID: 1, Key: PayoutTypeCreditCard}, Account: loggedPayoutNumber, Currency: "EUR"}))
+					return errOf(c.Payouts.Parameters(ctx, &PayoutParametersParams{Type: PayoutType{ID: 1, Key: PayoutTypeCreditCard}, Account: NewAccountNumber(loggedPayoutNumber), Currency: "EUR"}))
 				}}},
 			answer: answerCase{fixture: "payout_parameters_sepa.json",
 				decode: func(ctx context.Context, c *Client) (string, error) {
-					params, err := c.Payouts.Parameters(ctx, &PayoutParametersParams{Type: sepa, Account: iban, Currency: "EUR"})
+					params, err := c.Payouts.Parameters(ctx, &PayoutParametersParams{Type: sepa, Account: NewAccountNumber(iban), Currency: "EUR"})
 					return textOf(params == nil, err, func() string { return params[0].Name })
 				},
 				probe: "[0].name", into: func() any { return new(payoutParameterList) }},
@@ -292,7 +292,7 @@ func endpointCases() map[endpointName]endpointCase {
 		epCreatePayout: {
 			calls: []serviceCall{{name: "Payouts.Create",
 				call: func(ctx context.Context, c *Client, order string) error {
-					return errOf(c.Payouts.Create(ctx, &PayoutParams{Type: sepa, Account: iban,
+					return errOf(c.Payouts.Create(ctx, &PayoutParams{Type: sepa, Account: NewAccountNumber(iban),
 						Amount: eur, Currency: "EUR", OrderID: order, FirstName: "Jane", LastName: "Doe"}))
 				},
 				carriesOrder: true,
@@ -301,12 +301,12 @@ func endpointCases() map[endpointName]endpointCase {
 			}},
 			secrets: []serviceCall{{name: "Payouts.Create to a card", carriesOrder: true,
 				call: func(ctx context.Context, c *Client, order string) error {
-					return errOf(c.Payouts.Create(ctx, &PayoutParams{Type: PayoutType{ID: 1, Key: PayoutTypeCreditCard}, Account: loggedPayoutNumber,
-						Amount: eur, Currency: "EUR", OrderID: order, RemitterCardNumber: loggedRemitterNumber}))
+					return errOf(c.Payouts.Create(ctx, &PayoutParams{Type: PayoutType{ID: 1, Key: PayoutTypeCreditCard}, Account: NewAccountNumber(loggedPayoutNumber),
+						Amount: eur, Currency: "EUR", OrderID: order, RemitterCardNumber: NewAccountNumber(loggedRemitterNumber)}))
 				}}},
 			answer: answerCase{fixture: "payout.json",
 				decode: func(ctx context.Context, c *Client) (string, error) {
-					po, err := c.Payouts.Create(ctx, &PayoutParams{Type: sepa, Account: iban, Amount: decimal.RequireFromString("1"), Currency: "EUR", OrderID: "ord-1"})
+					po, err := c.Payouts.Create(ctx, &PayoutParams{Type: sepa, Account: NewAccountNumber(iban), Amount: decimal.RequireFromString("1"), Currency: "EUR", OrderID: "ord-1"})
 					return textOf(po == nil, err, func() string { return string(po.Status) })
 				},
 				probe: "status", probeIsStatus: true, integer: "id", alsoRequired: []string{"id", "status"},

@@ -27,6 +27,10 @@ type endpoint struct {
 	// which tells TransactionsService.Settle what to look for; empty for
 	// the requests Settle does not settle.
 	kind OperationKind
+	// maskEverySent masks every value the request sent in its errors, not
+	// only those of a card-bearing request: set for raw calls
+	// (Client.Call), whose parameters the SDK cannot tell apart.
+	maskEverySent bool
 	// template is the path before at filled in its {id}: the operation's
 	// name for observers, which must never carry an id.
 	template string
@@ -120,6 +124,19 @@ var (
 	// type.
 	transactionRules = decodeRules{required: []string{"id", "status"}, essential: []string{"type"}}
 )
+
+// endpointFor returns the row of endpoints that serves method and path (a
+// path with a real id for {id}), with its path as given, and whether there
+// is one.
+func endpointFor(method, path string) (endpoint, bool) {
+	for _, row := range endpoints {
+		prefix, hasID := strings.CutSuffix(row.path, "{id}")
+		if row.method == method && (row.path == path || hasID && strings.HasPrefix(path, prefix) && len(path) > len(prefix)) {
+			return row.at(strings.TrimPrefix(path, prefix)), true
+		}
+	}
+	return endpoint{}, false
+}
 
 // at returns the endpoint with the {id} of its path replaced by id.
 func (e endpoint) at(id string) endpoint {

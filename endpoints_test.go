@@ -67,14 +67,11 @@ func TestEndpoints_EveryRowHasAnswerRules(t *testing.T) {
 // with a real id for {id}), with its path as given.
 func rowFor(t testing.TB, method, path string) endpoint {
 	t.Helper()
-	for _, row := range endpoints {
-		prefix, hasID := strings.CutSuffix(row.path, "{id}")
-		if row.method == method && (row.path == path || hasID && strings.HasPrefix(path, prefix) && len(path) > len(prefix)) {
-			return row.at(strings.TrimPrefix(path, prefix))
-		}
+	row, ok := endpointFor(method, path)
+	if !ok {
+		t.Fatalf("no endpoint row serves %s %s", method, path)
 	}
-	t.Fatalf("no endpoint row serves %s %s", method, path)
-	return endpoint{}
+	return row
 }
 
 // Only a method that only reads may be sent again after it may have

@@ -80,15 +80,15 @@ type Error struct {
 	Code ErrorCode
 	// Message is the gateway's message, or a description of the failure
 	// (a refused redirect, a withheld body). For a request that carried
-	// card data, every value the request sent but those that identify it
+	// card data, and for every raw call (Client.Call), every value the request sent but those that identify it
 	// (project, order id, price, amount, currency, signature) is masked in
 	// it.
 	Message string
 	// Body is a short excerpt of a body that was not a gateway error object,
 	// with anything that looks like a card number masked. It is always
 	// empty for a request that carried card data (a charge with a card or a
-	// token, Tokenize, a payout, Authenticate) or for a redirect: such a
-	// body may echo the request.
+	// token, Tokenize, a payout, Authenticate), for a raw call or for a
+	// redirect: such a body may echo the request.
 	Body string
 	// Attempts is how many times the request was sent.
 	Attempts int

@@ -58,15 +58,15 @@ var errorCases = []errorCase{
 	{code: paygate.CodeExpirationYearMissing, name: "tokenize without year", call: tokenizeRewritten(drop("expiration_year"))},
 	{code: paygate.CodeMerchantDataMissing, name: "payout without a required parameter", forms: extendedOnly, call: func(t *testing.T, sb *sandbox) error {
 		_, err := sb.client.Payouts.Create(testCtx(t), &paygate.PayoutParams{
-			Type: sb.payoutType(t, "WALLET"), Account: "W-100200", Amount: dec("10.00"), Currency: "EUR",
+			Type: sb.payoutType(t, "WALLET"), Account: paygate.NewAccountNumber("W-100200"), Amount: dec("10.00"), Currency: "EUR",
 		})
 		return err
 	}},
 	{code: paygate.CodeCardholderInvalid, name: "charge with a 22-character cardholder", forms: extendedOnly, call: func(t *testing.T, sb *sandbox) error {
 		client := sb.rewritingClient(&rewriteTransport{rewrite: set("card[holder]", strings.Repeat("J", 22))})
 		params := sb.chargeParams(t, sb.user(t, "cust-1"), paygatetest.CardApproved, "10.00", "ord-1")
-		params.CardToken, params.Card = "", &paygate.CardDetails{
-			Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123", Holder: "JANE ROE",
+		params.CardToken, params.Card = paygate.CardToken{}, &paygate.CardDetails{
+			Number: paygate.NewCardNumber(paygatetest.CardApproved), Expiry: paygate.NewExpiry(12, 2030), SecurityCode: paygate.NewSecurityCode("123"), Holder: "JANE ROE",
 		}
 		_, err := client.Cards.Charge(testCtx(t), params)
 		return err
@@ -120,7 +120,7 @@ var errorCases = []errorCase{
 	}},
 	{code: paygate.CodeCardTokenInvalid, name: "a token never issued", call: func(t *testing.T, sb *sandbox) error {
 		_, err := sb.client.Cards.Charge(testCtx(t), &paygate.ChargeParams{
-			User: sb.user(t, "cust-1"), CardToken: "tmp_never_issued", Price: dec("10.00"), Currency: "EUR", Description: "d",
+			User: sb.user(t, "cust-1"), CardToken: paygate.NewCardToken("tmp_never_issued"), Price: dec("10.00"), Currency: "EUR", Description: "d",
 		})
 		return err
 	}},
@@ -141,7 +141,7 @@ var errorCases = []errorCase{
 	}},
 	{code: paygate.CodeTransactionCompleted, name: "authenticate twice", call: func(t *testing.T, sb *sandbox) error {
 		pay := sb.charge(t, paygatetest.Card3DSecure, "10.00", "ord-1")
-		auth := &paygate.AuthenticateParams{PaRes: sb.srv.PaRes(pay.ACS.Parameters.MD, paygatetest.ACSPassword), MD: pay.ACS.Parameters.MD}
+		auth := &paygate.AuthenticateParams{PaRes: paygate.NewACSData(sb.srv.PaRes(pay.ACS.Parameters.MD, paygatetest.ACSPassword)), MD: paygate.NewACSData(pay.ACS.Parameters.MD)}
 		_, err := sb.client.Cards.Authenticate(testCtx(t), auth)
 		require.NoError(t, err)
 		_, err = sb.client.Cards.Authenticate(testCtx(t), auth)
@@ -160,7 +160,7 @@ var errorCases = []errorCase{
 	}},
 	{code: paygate.CodeGatewayMisconfigured, name: "a SEPA payout outside EUR", forms: extendedOnly, call: func(t *testing.T, sb *sandbox) error {
 		_, err := sb.client.Payouts.Create(testCtx(t), &paygate.PayoutParams{
-			Type: sb.payoutType(t, "SEPA"), Account: "DE89370400440532013000", Amount: dec("10.00"), Currency: "USD",
+			Type: sb.payoutType(t, "SEPA"), Account: paygate.NewAccountNumber("DE89370400440532013000"), Amount: dec("10.00"), Currency: "USD",
 			BeneficiaryFirstName: "Jane", BeneficiaryLastName: "Roe", ReceiverBankBIC: "COBADEFFXXX",
 		})
 		return err
@@ -307,7 +307,7 @@ func resolveRewritten(rewrite func(url.Values)) func(t *testing.T, sb *sandbox) 
 func tokenizeRewritten(rewrite func(url.Values)) func(t *testing.T, sb *sandbox) error {
 	return func(t *testing.T, sb *sandbox) error {
 		_, err := sb.rewritingClient(&rewriteTransport{rewrite: rewrite}).Cards.Tokenize(testCtx(t), &paygate.TokenizeParams{
-			Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123",
+			Number: paygate.NewCardNumber(paygatetest.CardApproved), Expiry: paygate.NewExpiry(12, 2030), SecurityCode: paygate.NewSecurityCode("123"),
 		})
 		return err
 	}
@@ -343,7 +343,7 @@ func (sb *sandbox) chargeRecurring(t *testing.T, user paygate.UserID) error {
 func TestIntegration_SDKRefusesLocallyWhatTheSandboxWouldReject(t *testing.T) {
 	t.Parallel()
 	card := func(number string, month int, code string) *paygate.TokenizeParams {
-		return &paygate.TokenizeParams{Number: paygate.CardNumber(number), ExpirationMonth: month, ExpirationYear: 2030, SecurityCode: paygate.SecurityCode(code)}
+		return &paygate.TokenizeParams{Number: paygate.NewCardNumber(number), Expiry: paygate.NewExpiry(month, 2030), SecurityCode: paygate.NewSecurityCode(code)}
 	}
 	tests := []struct {
 		sandboxCode paygate.ErrorCode
@@ -386,12 +386,12 @@ func TestIntegration_SDKRefusesLocallyWhatTheSandboxWouldReject(t *testing.T) {
 		{paygate.CodeCardholderInvalid, paygate.FormExtended, "card[holder]", func(c *paygate.Client) error {
 			_, err := c.Cards.Charge(context.Background(), &paygate.ChargeParams{
 				User: "1", Price: dec("1"), Currency: "EUR", Description: "d",
-				Card: &paygate.CardDetails{Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123", Holder: strings.Repeat("J", 22)},
+				Card: &paygate.CardDetails{Number: paygate.NewCardNumber(paygatetest.CardApproved), Expiry: paygate.NewExpiry(12, 2030), SecurityCode: paygate.NewSecurityCode("123"), Holder: strings.Repeat("J", 22)},
 			})
 			return err
 		}},
 		{paygate.CodeMerchantDataMissing, paygate.FormExtended, "description", func(c *paygate.Client) error {
-			_, err := c.Cards.Charge(context.Background(), &paygate.ChargeParams{User: "1", CardToken: "tmp", Price: dec("1"), Currency: "EUR"})
+			_, err := c.Cards.Charge(context.Background(), &paygate.ChargeParams{User: "1", CardToken: paygate.NewCardToken("tmp"), Price: dec("1"), Currency: "EUR"})
 			return err
 		}},
 	}

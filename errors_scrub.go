@@ -3,7 +3,9 @@ package paygate
 import (
 	"encoding/base64"
 	"net/url"
+	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/paygate/paygate-go/internal/cardnum"
 )
@@ -44,16 +46,23 @@ var cardKeys = map[string]bool{
 
 func isCardKey(k string) bool { return cardKeys[k] || strings.HasPrefix(k, "card[") }
 
+// isYearKey tells the parameters that carry a card's expiry year.
+func isYearKey(k string) bool {
+	return k == "expiration_year" || k == "card[expiration_year]" || k == "remitterCardExpirationYear"
+}
+
 // secretsOf returns the values to mask of an encoded request that carries
 // card data, or nil: every non-empty value but those of shownKeys, not only
 // the card's, because what else a payout or a charge carries (documents,
 // names, addresses, the payer's e-mail) is no better in a log. It reads
 // the encoded body (or query) again, on the error path only, so that a
 // call that succeeds pays nothing for it.
-func secretsOf(encoded []byte) sentSecrets {
+//
+// everySent (raw calls) masks every value whether or not one is card data.
+func secretsOf(encoded []byte, everySent bool) sentSecrets {
 	values, _ := url.ParseQuery(string(encoded))
 	var out sentSecrets
-	card := false
+	card := everySent
 	for k, vs := range values {
 		for _, v := range vs {
 			if v == "" || shownKeys[k] {
@@ -61,6 +70,10 @@ func secretsOf(encoded []byte) sentSecrets {
 			}
 			card = card || isCardKey(k)
 			out = append(out, secret{value: v, card: isCardKey(k)})
+			if isYearKey(k) && len(v) == 4 && cardnum.Digits(v) {
+				// An answer may quote the year as on the card: 2031 as 31.
+				out = append(out, secret{value: v[2:], card: true})
+			}
 		}
 	}
 	if !card {
@@ -85,9 +98,9 @@ func (c *Client) credentials() sentSecrets {
 }
 
 // errBodyWithheld is the description of an answer without a gateway error
-// object to a card-bearing request: its body is left out of the error, as
-// it may echo the request.
-const errBodyWithheld = "body withheld: the request carried card data"
+// object to a card-bearing request or a raw call: its body is left out of
+// the error, as it may echo the request.
+const errBodyWithheld = "body withheld: it may echo what the request sent"
 
 // scrub makes err safe to log for a request that sent s: an *Error loses
 // its body excerpt and has every sent value masked in its message; any
@@ -115,8 +128,10 @@ func (s sentSecrets) scrub(err error) error {
 
 // mask replaces every occurrence of a sent value in text with "***": a
 // value of digits wherever it stands as a whole run of digits (leading
-// zeros aside, so that month 7 also hides "07"), any other value wherever
-// it appears, raw or URL-encoded. Values of fewer than four bytes (a flag,
+// zeros aside, so that month 7 also hides "07", and a four-digit expiry
+// year also hides its last two digits, see secretsOf), any other value
+// wherever it appears in any letter case (a gateway may quote the holder
+// in capitals), raw or URL-encoded. Values of fewer than four bytes (a flag,
 // a small user id) are masked only when they are card data (a security
 // code, an expiry month), which keeps "/v1/" readable.
 //
@@ -134,15 +149,26 @@ func (s sentSecrets) mask(text string) string {
 			digits = append(digits, v)
 			continue
 		}
-		text = strings.ReplaceAll(text, v, "***")
+		text = replaceFold(text, v)
 		if q := url.QueryEscape(v); q != v {
-			text = strings.ReplaceAll(text, q, "***")
+			text = replaceFold(text, q)
 		}
 	}
 	for _, v := range digits {
 		text = maskDigitRun(text, v)
 	}
 	return text
+}
+
+// replaceFold replaces every occurrence of v in text, in any letter case,
+// with "***". It compiles a pattern per value, which is only paid on the
+// error path. A value that is not valid UTF-8 cannot be a pattern; it is
+// replaced as it is.
+func replaceFold(text, v string) string {
+	if !utf8.ValidString(v) {
+		return strings.ReplaceAll(text, v, "***")
+	}
+	return regexp.MustCompile("(?i)"+regexp.QuoteMeta(v)).ReplaceAllLiteralString(text, "***")
 }
 
 // maskDigitRun replaces each run of digits in text that equals v, leading

@@ -14,6 +14,7 @@ func FuzzSentSecretsMask(f *testing.F) {
 	f.Add("card%5Bnumber%5D=4000056655665556&card%5Bsecurity_code%5D=913", "4000056655665556", "913", "jane.roe@wallet.example")
 	f.Add("<html>month=07 year 2031</html>", "7", "2031", "JANE ROE")
 	f.Add("", "0", "00", "***")
+	f.Add("holder JANE ROE, jane+roe", "913", "07", "Jane Roe")
 	f.Fuzz(func(t *testing.T, text, cardA, cardB, other string) {
 		s := sentSecrets{{cardA, true}, {cardB, true}, {other, false}}
 		got := s.mask(text)

@@ -65,39 +65,39 @@ func TestErrors_NeverCarryCardDataEchoedByAnAnswer(t *testing.T) {
 	}{
 		"Tokenize": {http.MethodGet, "card/getToken", func(c *Client) error {
 			_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{
-				Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode})
+				Number: NewCardNumber(echoCardNumber), Expiry: NewExpiry(echoMonth, echoYear), SecurityCode: NewSecurityCode(echoCode)})
 			return err
 		}, []string{echoCardNumber, echoCode, "11", "2031"}},
 		"Charge with a token": {http.MethodPost, "card/process", func(c *Client) error {
-			_, err := c.Cards.Charge(context.Background(), &ChargeParams{User: "1", CardToken: echoToken,
+			_, err := c.Cards.Charge(context.Background(), &ChargeParams{User: "1", CardToken: NewCardToken(echoToken),
 				Price: decimal.RequireFromString("9.99"), Currency: "EUR", Description: "Order 5", OrderID: "ord-5"})
 			return err
 		}, []string{echoToken}},
 		"Charge with a card object": {http.MethodPost, "card/process", func(c *Client) error {
 			_, err := c.Cards.Charge(context.Background(), &ChargeParams{User: "1",
-				Card:  &CardDetails{Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode, Holder: "JANE ROE"},
+				Card:  &CardDetails{Number: NewCardNumber(echoCardNumber), Expiry: NewExpiry(echoMonth, echoYear), SecurityCode: NewSecurityCode(echoCode), Holder: "JANE ROE"},
 				Price: decimal.RequireFromString("9.99"), Currency: "EUR", Description: "Order 5", OrderID: "ord-5"})
 			return err
 		}, []string{echoCardNumber, echoCode, "11", "2031", "JANE ROE"}},
 		"Payouts.Create with an account": {http.MethodPost, "payout", func(c *Client) error {
-			_, err := c.Payouts.Create(context.Background(), &PayoutParams{Type: PayoutType{ID: 7, Key: "QIWI", Label: "QIWI Wallet"}, Account: echoAccount,
+			_, err := c.Payouts.Create(context.Background(), &PayoutParams{Type: PayoutType{ID: 7, Key: "QIWI", Label: "QIWI Wallet"}, Account: NewAccountNumber(echoAccount),
 				Amount: decimal.RequireFromString("10.00"), Currency: "EUR", OrderID: "payout-77"})
 			return err
 		}, []string{echoAccount}},
 		"Payouts.Create to a card with the remitter's card": {http.MethodPost, "payout", func(c *Client) error {
 			_, err := c.Payouts.Create(context.Background(), &PayoutParams{Type: PayoutType{ID: 1, Key: "CREDIT_CARD", Label: "Card"},
-				Account: echoCardNumber, CardExpirationDate: "11/31", Amount: decimal.RequireFromString("10.00"), Currency: "EUR", OrderID: "payout-78",
-				RemitterCardNumber: echoRemitterCard, RemitterCardExpirationMonth: "09", RemitterCardExpirationYear: "2032",
+				Account: NewAccountNumber(echoCardNumber), CardExpirationDate: "11/31", Amount: decimal.RequireFromString("10.00"), Currency: "EUR", OrderID: "payout-78",
+				RemitterCardNumber: NewAccountNumber(echoRemitterCard), RemitterCardExpirationMonth: "09", RemitterCardExpirationYear: "2032",
 				BeneficiaryFirstName: "Zebulon", BeneficiaryDocumentNumber: "XK998877"})
 			return err
 		}, []string{echoCardNumber, "11/31", echoRemitterCard, "2032", "Zebulon", "XK998877"}},
 		"Payouts.Parameters for an account": {http.MethodGet, "payout-parameters", func(c *Client) error {
 			_, err := c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: PayoutType{ID: 5, Key: "SEPA", Label: "SEPA"},
-				Account: echoIBAN, Currency: "EUR"})
+				Account: NewAccountNumber(echoIBAN), Currency: "EUR"})
 			return err
 		}, []string{echoIBAN}},
 		"Authenticate": {http.MethodPost, "card/authenticate", func(c *Client) error {
-			_, err := c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: echoPaRes, MD: echoMD})
+			_, err := c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: NewACSData(echoPaRes), MD: NewACSData(echoMD)})
 			return err
 		}, []string{echoPaRes, echoMD}},
 	}
@@ -146,7 +146,7 @@ func TestErrors_GatewayMessageKeptWhenItQuotesNoRequestData(t *testing.T) {
 	t.Parallel()
 	c, _ := stubEndpoint(t, http.MethodGet, "card/getToken", httpmock.NewStringResponder(400, `{"error":{"code":40004,"message":"Card number invalid"}}`))
 	_, err := c.Cards.Tokenize(context.Background(), &TokenizeParams{
-		Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode})
+		Number: NewCardNumber(echoCardNumber), Expiry: NewExpiry(echoMonth, echoYear), SecurityCode: NewSecurityCode(echoCode)})
 	require.ErrorIs(t, err, ErrCardNumberInvalid)
 	assert.Equal(t, "paygate: Card number invalid (40004, HTTP 400)", err.Error())
 }
@@ -170,7 +170,7 @@ func TestErrors_TransportErrorQuotingTheAnswerIsMasked(t *testing.T) {
 		return nil, fmt.Errorf("malformed HTTP response %q", b)
 	})
 	_, err := c.Cards.Charge(context.Background(), &ChargeParams{User: "1",
-		Card:  &CardDetails{Number: echoCardNumber, ExpirationMonth: echoMonth, ExpirationYear: echoYear, SecurityCode: echoCode},
+		Card:  &CardDetails{Number: NewCardNumber(echoCardNumber), Expiry: NewExpiry(echoMonth, echoYear), SecurityCode: NewSecurityCode(echoCode)},
 		Price: decimal.RequireFromString("9.99"), Currency: "EUR", Description: "Order 5", OrderID: "ord-5"})
 	require.ErrorIs(t, err, ErrOutcomeUnknown)
 	require.Contains(t, logged.String(), "malformed HTTP response", "the attempt is logged")
@@ -189,4 +189,19 @@ func TestSentSecrets_MaskWholeRunsOnly(t *testing.T) {
 	assert.True(t, strings.HasPrefix(redirectRefused("https://u:p@evil.example:8443/x?card=1"), "redirect to host evil.example refused"))
 	assert.Equal(t, "redirect to the same host refused: the SDK never follows a redirect", redirectRefused("/v1/other"))
 	assert.Equal(t, "redirect to no location refused: the SDK never follows a redirect", redirectRefused(""))
+}
+
+// TestSentSecrets_MaskReformattedEchoes covers an answer that reformats what
+// the request sent: the year by its last two digits, the month without
+// (or with) its leading zero, the holder's name in another letter case,
+// raw or URL-encoded.
+func TestSentSecrets_MaskReformattedEchoes(t *testing.T) {
+	t.Parallel()
+	s := secretsOf([]byte("card%5Bnumber%5D=4242424242424242&card%5Bexpiration_month%5D=7&card%5Bexpiration_year%5D=2047"+
+		"&card%5Bsecurity_code%5D=913&card%5Bholder%5D=Jane+Roe&order_id=ord-1"), false)
+	got := s.mask("card 07/47 expires 7/2047, holder JANE ROE (jane roe, JANE+ROE) order ord-1 code 913 HTTP 400 in 2047ms")
+	assert.Equal(t, "card ***/*** expires ***/***, holder *** (***, ***) order ord-1 code *** HTTP 400 in ***ms", got)
+
+	payout := secretsOf([]byte("account=4242424242424242&remitterCardExpirationYear=2031&orderId=p-1"), false)
+	assert.Equal(t, "exp 09/*** ***", payout.mask("exp 09/31 31"))
 }

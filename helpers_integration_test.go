@@ -94,7 +94,7 @@ func (sb *sandbox) user(t testing.TB, identifier string) paygate.UserID {
 func (sb *sandbox) token(t testing.TB, number string) string {
 	t.Helper()
 	tok, err := sb.client.Cards.Tokenize(testCtx(t), &paygate.TokenizeParams{
-		Number: paygate.CardNumber(number), ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123",
+		Number: paygate.NewCardNumber(number), Expiry: paygate.NewExpiry(12, 2030), SecurityCode: paygate.NewSecurityCode("123"),
 	})
 	require.NoError(t, err)
 	require.NotEmpty(t, tok.ID)
@@ -107,7 +107,7 @@ func (sb *sandbox) chargeParams(t testing.TB, user paygate.UserID, card, price, 
 	t.Helper()
 	return &paygate.ChargeParams{
 		User:        user,
-		CardToken:   sb.token(t, card),
+		CardToken:   paygate.NewCardToken(sb.token(t, card)),
 		Price:       decimal.RequireFromString(price),
 		Currency:    "EUR",
 		Description: "Order " + orderID,

@@ -1,6 +1,7 @@
 package paygate
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -167,17 +168,21 @@ const (
 	CallbackPayoutAbandoned     CallbackStatus = "payout_abandoned"
 )
 
-// Known reports whether s is one of the 14 callback statuses of the spec.
-func (s CallbackStatus) Known() bool {
-	switch s {
-	case CallbackCompleted, CallbackWaitingApproval, CallbackProcessing, CallbackFailed, CallbackVerified,
-		CallbackReversed, CallbackRefundCompleted, CallbackChargebackCompleted, CallbackRetrievalCompleted,
-		CallbackPenaltyCompleted, CallbackPayoutCompleted, CallbackPayoutFailed, CallbackPayoutCancelled,
-		CallbackPayoutAbandoned:
-		return true
-	}
-	return false
+// callbackStatuses are the 14 callback statuses of the spec, in the
+// order of the constants above.
+var callbackStatuses = [...]CallbackStatus{
+	CallbackCompleted, CallbackWaitingApproval, CallbackProcessing, CallbackFailed, CallbackVerified,
+	CallbackReversed, CallbackRefundCompleted, CallbackChargebackCompleted, CallbackRetrievalCompleted,
+	CallbackPenaltyCompleted, CallbackPayoutCompleted, CallbackPayoutFailed, CallbackPayoutCancelled,
+	CallbackPayoutAbandoned,
 }
+
+// CallbackStatuses returns the 14 callback statuses of the spec (a new
+// slice on each call), for tools that list or check them.
+func CallbackStatuses() []CallbackStatus { return slices.Clone(callbackStatuses[:]) }
+
+// Known reports whether s is one of the 14 callback statuses of the spec.
+func (s CallbackStatus) Known() bool { return slices.Contains(callbackStatuses[:], s) }
 
 // payoutFailure reports whether s ends a payout without paying out.
 func (s CallbackStatus) payoutFailure() bool {

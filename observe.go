@@ -50,11 +50,16 @@ type CallTrace interface {
 	End(CallResult)
 }
 
+// OperationOther is the operation of a raw call ([Client.Call]) to an
+// endpoint the SDK does not know: its path may hold ids, and an observer's
+// operation must never.
+const OperationOther = "other"
+
 // CallInfo names a call as it starts.
 type CallInfo struct {
 	// Operation is the gateway method as the API documentation names it,
 	// for example "card/process" or "transactions/{id}" (the template,
-	// never an id).
+	// never an id), or [OperationOther].
 	Operation string
 	// Method is the HTTP method, GET or POST.
 	Method string

@@ -217,3 +217,18 @@ func TestObserver_NilTraceIsAllowed(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, o.started)
 }
+
+func TestObserver_RawCallsNameTheirOperationWithoutIDs(t *testing.T) {
+	o := &fakeObserver{}
+	c, mock := newMockClient(t, WithObserver(o))
+	mock.RegisterResponder(http.MethodGet, `=~^`+testBaseURL+`/v1/`, httpmock.NewStringResponder(200, `{}`))
+	var out map[string]any
+	require.NoError(t, c.Call(context.Background(), http.MethodGet, "transactions/9007199254740993123", nil, &out))
+	require.NoError(t, c.Call(context.Background(), http.MethodGet, "reports/merchant-42/daily", nil, &out))
+
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	require.Len(t, o.calls, 2)
+	assert.Equal(t, "transactions/{id}", o.calls[0].info.Operation, "a known endpoint keeps its name")
+	assert.Equal(t, OperationOther, o.calls[1].info.Operation, "an unknown path may hold ids")
+}

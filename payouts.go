@@ -105,7 +105,7 @@ func (s *PayoutsService) Parameters(ctx context.Context, p *PayoutParametersPara
 	if err := p.validate(); err != nil {
 		return nil, err
 	}
-	q := payoutParameterQuery{Type: p.Type.ID, Account: string(p.Account), Currency: p.Currency}
+	q := payoutParameterQuery{Type: p.Type.ID, Account: p.Account.get(), Currency: p.Currency}
 	if p.Type.IsCard() {
 		q.Account = q.Account[:binLength]
 	}
@@ -135,7 +135,7 @@ type PayoutParams struct {
 	// payout.
 	Account AccountNumber `url:"account,omitempty"`
 	// CardToken is a card token used instead of a card number in Account.
-	CardToken string `url:"cardToken,omitempty"`
+	CardToken CardToken `url:"cardToken,omitempty"`
 	// Amount is greater than zero.
 	Amount decimal.Decimal `url:"amount"`
 	// Currency is an ISO 4217 code.
@@ -166,7 +166,7 @@ type PayoutParams struct {
 	DocumentValidUntil string `url:"documentValidUntil,omitempty"`
 	// RemitterCardNumber is a full card number; it redacts itself.
 	RemitterCardNumber          AccountNumber `url:"remitterCardNumber,omitempty"`
-	RemitterCardToken           string        `url:"remitterCardToken,omitempty"`
+	RemitterCardToken           CardToken     `url:"remitterCardToken,omitempty"`
 	RemitterCardExpirationMonth string        `url:"remitterCardExpirationMonth,omitempty"`
 	RemitterCardExpirationYear  string        `url:"remitterCardExpirationYear,omitempty"`
 	RemitterPhone               string        `url:"remitterPhone,omitempty"`
@@ -269,7 +269,14 @@ func (p *PayoutParams) CheckRequired(controls []PayoutParameter) error {
 // reports it.
 func (p *PayoutParams) Set(name, value string) {
 	if i, ok := payoutFields()[name]; ok && i >= 0 {
-		reflect.ValueOf(p).Elem().Field(i).SetString(value)
+		switch f := reflect.ValueOf(p).Elem().Field(i).Addr().Interface().(type) {
+		case *AccountNumber:
+			*f = NewAccountNumber(value)
+		case *CardToken:
+			*f = NewCardToken(value)
+		case *string:
+			*f = value
+		}
 		return
 	}
 	switch name {
@@ -322,16 +329,12 @@ func (p PayoutParams) MarshalJSON() ([]byte, error) {
 	// shallower of two fields with one name.
 	return json.Marshal(struct {
 		plain
-		CardToken                   string
-		RemitterCardToken           string
 		RemitterCardExpirationMonth string
 		RemitterCardExpirationYear  string
 		CardExpirationDate          string
 		Extra                       map[string]string
 	}{
 		plain(p),
-		masked(p.CardToken != "", maskSecret),
-		masked(p.RemitterCardToken != "", maskSecret),
 		masked(p.RemitterCardExpirationMonth != "", maskMonth),
 		masked(p.RemitterCardExpirationYear != "", maskYear),
 		masked(p.CardExpirationDate != "", maskDate),
@@ -348,10 +351,10 @@ func (p *PayoutParametersParams) validate() error {
 		checkPayoutType(p.Type),
 		// Without the key, whether only the BIN may go out cannot be told.
 		checkRequired("type", p.Type.Key),
-		checkRequired("account", string(p.Account)),
+		checkRequired("account", p.Account.get()),
 		checkCurrency("currency", p.Currency),
 	)
-	if err == nil && p.Type.IsCard() && (len(p.Account) < binLength || !cardnum.Digits(string(p.Account))) {
+	if err == nil && p.Type.IsCard() && (len(p.Account.get()) < binLength || !cardnum.Digits(p.Account.get())) {
 		return &ValidationError{Field: "account", Reason: "must be a card number (or its first 6 digits), digits only"}
 	}
 	return err
@@ -368,15 +371,15 @@ func (p *PayoutParams) validate(Form) error {
 		return err
 	}
 	switch {
-	case p.Type.IsCard() && p.Account == "" && p.CardToken == "":
+	case p.Type.IsCard() && p.Account.IsZero() && p.CardToken.IsZero():
 		return &ValidationError{Field: "account", Reason: "either account (the card number) or cardToken is required for a card payout"}
-	case p.Type.IsCard() && p.Account != "" && p.CardToken != "":
+	case p.Type.IsCard() && !p.Account.IsZero() && !p.CardToken.IsZero():
 		return &ValidationError{Field: "cardToken", Reason: "give either account or cardToken, not both"}
-	case p.Type.IsCard() && p.Account != "":
-		if err := checkCardNumber("account", string(p.Account)); err != nil {
+	case p.Type.IsCard() && !p.Account.IsZero():
+		if err := checkCardNumber("account", p.Account.get()); err != nil {
 			return err
 		}
-	case p.Type.Key != "" && !p.Type.IsCard() && p.CardToken != "":
+	case p.Type.Key != "" && !p.Type.IsCard() && !p.CardToken.IsZero():
 		return &ValidationError{Field: "cardToken", Reason: "is only for card payouts"}
 	}
 	if p.CardExpirationDate != "" && !validCardExpiry(p.CardExpirationDate) {
@@ -404,8 +407,8 @@ func (p *PayoutParams) checkExtra() error {
 }
 
 // payoutFields maps the wire names of payoutRequest's fields to the index
-// of the PayoutParams string field that carries each, or -1 for the ones
-// that are not strings (type, amount).
+// of the PayoutParams field that carries each as text (a string, an
+// account, a card token), or -1 for the others (type, amount).
 var payoutFields = sync.OnceValue(func() map[string]int {
 	fields := map[string]int{"type": -1}
 	t := reflect.TypeFor[PayoutParams]()
@@ -416,7 +419,7 @@ var payoutFields = sync.OnceValue(func() map[string]int {
 			continue
 		}
 		fields[name] = -1
-		if f.Type.Kind() == reflect.String {
+		if f.Type.Kind() == reflect.String || f.Type == reflect.TypeFor[AccountNumber]() || f.Type == reflect.TypeFor[CardToken]() {
 			fields[name] = i
 		}
 	}

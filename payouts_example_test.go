@@ -33,7 +33,7 @@ func ExamplePayoutsService_Create() {
 
 	// The full number may be given: only its first 6 digits are sent.
 	controls, err := client.Payouts.Parameters(ctx, &paygate.PayoutParametersParams{
-		Type: card, Account: "4242424242424242", Currency: "EUR",
+		Type: card, Account: paygate.NewAccountNumber("4242424242424242"), Currency: "EUR",
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -41,7 +41,7 @@ func ExamplePayoutsService_Create() {
 
 	params := &paygate.PayoutParams{
 		Type:       card,
-		Account:    "4242424242424242",
+		Account:    paygate.NewAccountNumber("4242424242424242"),
 		Amount:     decimal.RequireFromString("120.00"),
 		Currency:   "EUR",
 		OrderID:    "payout-2001",

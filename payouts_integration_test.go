@@ -60,7 +60,7 @@ func TestIntegration_PayoutParametersDependOnTypeBINAndCurrency(t *testing.T) {
 		for _, tt := range tests {
 			t.Run(form.String()+"/"+tt.name, func(t *testing.T) {
 				controls, err := sb.client.Payouts.Parameters(testCtx(t), &paygate.PayoutParametersParams{
-					Type: sb.payoutType(t, tt.key), Account: paygate.AccountNumber(tt.account), Currency: tt.currency,
+					Type: sb.payoutType(t, tt.key), Account: paygate.NewAccountNumber(tt.account), Currency: tt.currency,
 				})
 				require.NoError(t, err)
 				var required, optional []string
@@ -84,7 +84,7 @@ func TestIntegration_SEPAPayoutOutsideEURIsErrGatewayMisconfigured(t *testing.T)
 	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
 	_, err := sb.client.Payouts.Parameters(testCtx(t), &paygate.PayoutParametersParams{
-		Type: sb.payoutType(t, "SEPA"), Account: "DE89370400440532013000", Currency: "USD",
+		Type: sb.payoutType(t, "SEPA"), Account: paygate.NewAccountNumber("DE89370400440532013000"), Currency: "USD",
 	})
 	require.ErrorIs(t, err, paygate.ErrGatewayMisconfigured)
 }
@@ -98,12 +98,12 @@ func TestIntegration_CardPayoutCompletesWithCallback(t *testing.T) {
 	sb := newSandbox(t, paygate.FormExtended, paygatetest.WithCallbackURL(rc.URL))
 	card := sb.payoutType(t, "CREDIT_CARD")
 	controls, err := sb.client.Payouts.Parameters(testCtx(t), &paygate.PayoutParametersParams{
-		Type: card, Account: "5555555555554444", Currency: "USD",
+		Type: card, Account: paygate.NewAccountNumber("5555555555554444"), Currency: "USD",
 	})
 	require.NoError(t, err)
 
 	params := &paygate.PayoutParams{
-		Type: card, Account: "5555555555554444", Amount: dec("120.00"), Currency: "USD", OrderID: "payout-1",
+		Type: card, Account: paygate.NewAccountNumber("5555555555554444"), Amount: dec("120.00"), Currency: "USD", OrderID: "payout-1",
 		FirstName: "Jane", LastName: "Roe",
 	}
 	var missing *paygate.MissingParametersError
@@ -138,7 +138,7 @@ func TestIntegration_PayoutToTheDeclinedCardFailsAndTheAmountReturns(t *testing.
 	before := sb.balance(t)
 
 	payout, err := sb.client.Payouts.Create(testCtx(t), &paygate.PayoutParams{
-		Type: sb.payoutType(t, "CREDIT_CARD"), CardToken: sb.token(t, paygatetest.CardDeclined),
+		Type: sb.payoutType(t, "CREDIT_CARD"), CardToken: paygate.NewCardToken(sb.token(t, paygatetest.CardDeclined)),
 		Amount: dec("30.00"), Currency: "EUR", OrderID: "payout-1", CardHolder: "JANE ROE",
 	})
 	require.NoError(t, err)
@@ -156,8 +156,8 @@ func TestIntegration_NonCardPayouts(t *testing.T) {
 		key    string
 		params paygate.PayoutParams
 	}{
-		{"SEPA", paygate.PayoutParams{Account: "DE89370400440532013000", BeneficiaryFirstName: "Jane", BeneficiaryLastName: "Roe", ReceiverBankBIC: "COBADEFFXXX", Extra: map[string]string{"purposeCode": "SALA"}}},
-		{"WALLET", paygate.PayoutParams{Account: "W-100200", Phone: "4915123456789", FullName: "Jane Roe"}},
+		{"SEPA", paygate.PayoutParams{Account: paygate.NewAccountNumber("DE89370400440532013000"), BeneficiaryFirstName: "Jane", BeneficiaryLastName: "Roe", ReceiverBankBIC: "COBADEFFXXX", Extra: map[string]string{"purposeCode": "SALA"}}},
+		{"WALLET", paygate.PayoutParams{Account: paygate.NewAccountNumber("W-100200"), Phone: "4915123456789", FullName: "Jane Roe"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.key, func(t *testing.T) {
@@ -178,7 +178,7 @@ func TestIntegration_PayoutErrors(t *testing.T) {
 	card := sb.payoutType(t, "CREDIT_CARD")
 	t.Run("a required parameter left out", func(t *testing.T) {
 		_, err := sb.client.Payouts.Create(testCtx(t), &paygate.PayoutParams{
-			Type: card, Account: "4242424242424242", Amount: dec("10.00"), Currency: "EUR",
+			Type: card, Account: paygate.NewAccountNumber("4242424242424242"), Amount: dec("10.00"), Currency: "EUR",
 		})
 		require.ErrorIs(t, err, paygate.ErrMerchantDataMissing)
 		var apiErr *paygate.Error
@@ -187,13 +187,13 @@ func TestIntegration_PayoutErrors(t *testing.T) {
 	})
 	t.Run("a blocked card", func(t *testing.T) {
 		_, err := sb.client.Payouts.Create(testCtx(t), &paygate.PayoutParams{
-			Type: card, Account: paygatetest.CardBlocked, Amount: dec("10.00"), Currency: "EUR", CardHolder: "JANE ROE",
+			Type: card, Account: paygate.NewAccountNumber(paygatetest.CardBlocked), Amount: dec("10.00"), Currency: "EUR", CardHolder: "JANE ROE",
 		})
 		require.ErrorIs(t, err, paygate.ErrCardBlocked)
 	})
 	t.Run("a used card token", func(t *testing.T) {
 		params := &paygate.PayoutParams{
-			Type: card, CardToken: sb.token(t, paygatetest.CardApproved), Amount: dec("10.00"), Currency: "EUR", CardHolder: "JANE ROE",
+			Type: card, CardToken: paygate.NewCardToken(sb.token(t, paygatetest.CardApproved)), Amount: dec("10.00"), Currency: "EUR", CardHolder: "JANE ROE",
 		}
 		_, err := sb.client.Payouts.Create(testCtx(t), params)
 		require.NoError(t, err)
@@ -218,7 +218,7 @@ func TestIntegration_BalanceMovesWithPaymentsRefundsAndPayouts(t *testing.T) {
 	assert.True(t, want.Equal(sb.balance(t)), "after the refund: %s", sb.balance(t))
 
 	_, err = sb.client.Payouts.Create(testCtx(t), &paygate.PayoutParams{
-		Type: sb.payoutType(t, "WALLET"), Account: "W-100200", Amount: dec("50.00"), Currency: "EUR", Phone: "4915123456789",
+		Type: sb.payoutType(t, "WALLET"), Account: paygate.NewAccountNumber("W-100200"), Amount: dec("50.00"), Currency: "EUR", Phone: "4915123456789",
 	})
 	require.NoError(t, err)
 	want = want.Sub(dec("50.00"))

@@ -25,7 +25,7 @@ var (
 
 func validSEPAPayout() *PayoutParams {
 	return &PayoutParams{
-		Type: sepaPayoutType, Account: "DE89370400440532013000", Amount: decimal.RequireFromString("150.00"), Currency: "EUR",
+		Type: sepaPayoutType, Account: NewAccountNumber("DE89370400440532013000"), Amount: decimal.RequireFromString("150.00"), Currency: "EUR",
 		OrderID: "payout-0091", BeneficiaryFirstName: "Max", BeneficiaryLastName: "Mustermann", ReceiverBankBIC: "COBADEFFXXX",
 	}
 }
@@ -74,7 +74,7 @@ func TestPayoutCreate_UnclearAnswersAreUnknownOutcomesNotDeclines(t *testing.T) 
 		t.Run(name, func(t *testing.T) {
 			c, rec := stubEndpoint(t, http.MethodPost, "payout", httpmock.NewStringResponder(200, body))
 			_, err := c.Payouts.Create(context.Background(), &PayoutParams{
-				Type: sepaPayoutType, Account: "DE89370400440532013000", Amount: decimal.RequireFromString("10.00"),
+				Type: sepaPayoutType, Account: NewAccountNumber("DE89370400440532013000"), Amount: decimal.RequireFromString("10.00"),
 				Currency: "EUR", OrderID: "payout-77",
 			})
 			require.ErrorIs(t, err, ErrOutcomeUnknown)
@@ -84,7 +84,7 @@ func TestPayoutCreate_UnclearAnswersAreUnknownOutcomesNotDeclines(t *testing.T) 
 	}
 	c, _ := stubEndpoint(t, http.MethodPost, "payout", httpmock.NewStringResponder(200, `{"success":false,"id":1000000000000000123,"status":"payout_failed"}`))
 	_, err := c.Payouts.Create(context.Background(), &PayoutParams{
-		Type: sepaPayoutType, Account: "DE89370400440532013000", Amount: decimal.RequireFromString("10.00"), Currency: "EUR",
+		Type: sepaPayoutType, Account: NewAccountNumber("DE89370400440532013000"), Amount: decimal.RequireFromString("10.00"), Currency: "EUR",
 	})
 	require.ErrorIs(t, err, ErrDeclined, "a refusal with a failure status is a decline")
 }
@@ -92,7 +92,7 @@ func TestPayoutCreate_UnclearAnswersAreUnknownOutcomesNotDeclines(t *testing.T) 
 func TestPayoutParameters_CardSendsOnlyTheBINUnsigned(t *testing.T) {
 	t.Parallel()
 	got, r := exchange(t, http.MethodGet, "payout-parameters", "payout_parameters_card.json", func(c *Client) ([]PayoutParameter, error) {
-		return c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: cardPayoutType, Account: payoutTestCard, Currency: "EUR"})
+		return c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: cardPayoutType, Account: NewAccountNumber(payoutTestCard), Currency: "EUR"})
 	})
 	requireUnsigned(t, r)
 	requireFields(t, r, map[string]string{"type": "1", "account": "424242", "currency": "EUR"})
@@ -106,7 +106,7 @@ func TestPayoutParameters_CardSendsOnlyTheBINUnsigned(t *testing.T) {
 func TestPayoutParameters_NonCardSendsTheWholeAccount(t *testing.T) {
 	t.Parallel()
 	got, r := exchange(t, http.MethodGet, "payout-parameters", "payout_parameters_sepa.json", func(c *Client) ([]PayoutParameter, error) {
-		return c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: sepaPayoutType, Account: "DE89370400440532013000", Currency: "EUR"})
+		return c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: sepaPayoutType, Account: NewAccountNumber("DE89370400440532013000"), Currency: "EUR"})
 	})
 	requireUnsigned(t, r)
 	requireFields(t, r, map[string]string{"type": "4", "account": "DE89370400440532013000", "currency": "EUR"})
@@ -119,7 +119,7 @@ func TestPayoutParameters_NonCardSendsTheWholeAccount(t *testing.T) {
 func TestPayoutParameters_EmptyArray(t *testing.T) {
 	t.Parallel()
 	c, _ := stubFixture(t, http.MethodGet, "payout-parameters", 200, "payout_parameters_empty.json")
-	got, err := c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: sepaPayoutType, Account: "DE89", Currency: "EUR"})
+	got, err := c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: sepaPayoutType, Account: NewAccountNumber("DE89"), Currency: "EUR"})
 	require.NoError(t, err)
 	assert.Empty(t, got)
 }
@@ -128,12 +128,12 @@ func TestPayoutParameters_Validation(t *testing.T) {
 	t.Parallel()
 	testRejectedLocally(t, payoutParametersWith, []rejectCase[PayoutParametersParams]{
 		{"nil params", nil, "type"},
-		{"type required", &PayoutParametersParams{Account: "DE89", Currency: "EUR"}, "type"},
+		{"type required", &PayoutParametersParams{Account: NewAccountNumber("DE89"), Currency: "EUR"}, "type"},
 		{"account required", &PayoutParametersParams{Type: sepaPayoutType, Currency: "EUR"}, "account"},
-		{"currency required", &PayoutParametersParams{Type: sepaPayoutType, Account: "DE89"}, "currency"},
-		{"currency format", &PayoutParametersParams{Type: sepaPayoutType, Account: "DE89", Currency: "EU"}, "currency"},
-		{"card account shorter than a BIN", &PayoutParametersParams{Type: cardPayoutType, Account: "42424", Currency: "EUR"}, "account"},
-		{"card account not digits", &PayoutParametersParams{Type: cardPayoutType, Account: "4242 4242 4242 4242", Currency: "EUR"}, "account"},
+		{"currency required", &PayoutParametersParams{Type: sepaPayoutType, Account: NewAccountNumber("DE89")}, "currency"},
+		{"currency format", &PayoutParametersParams{Type: sepaPayoutType, Account: NewAccountNumber("DE89"), Currency: "EU"}, "currency"},
+		{"card account shorter than a BIN", &PayoutParametersParams{Type: cardPayoutType, Account: NewAccountNumber("42424"), Currency: "EUR"}, "account"},
+		{"card account not digits", &PayoutParametersParams{Type: cardPayoutType, Account: NewAccountNumber("4242 4242 4242 4242"), Currency: "EUR"}, "account"},
 	}, func(t *testing.T, err error) {
 		assert.NotContains(t, err.Error(), "4242 4242")
 	})
@@ -146,12 +146,12 @@ func payoutParametersWith(p *PayoutParametersParams) func(*Client) error {
 func TestPayoutCreate_SendsEveryFieldSignedWithItsWireName(t *testing.T) {
 	t.Parallel()
 	p := &PayoutParams{
-		Type: sepaPayoutType, Account: "DE89370400440532013000", Amount: decimal.RequireFromString("150.00"), Currency: "EUR", OrderID: "payout-0091",
+		Type: sepaPayoutType, Account: NewAccountNumber("DE89370400440532013000"), Amount: decimal.RequireFromString("150.00"), Currency: "EUR", OrderID: "payout-0091",
 		FirstName: "Erika", LastName: "Mustermann", BirthDate: "12.08.1964", BirthPlace: "Berlin", Country: "DE",
 		CountryOfCitizenship: "DE", City: "Berlin", Address: "Heidestr. 17", PostalCode: "51147",
 		DocumentType: "passport", DocumentIssuer: "Stadt Koeln", DocumentSeries: "C01X", DocumentNumber: "00T47",
 		DocumentIssuedAt: "01.02.2020", DocumentValidUntil: "31.01.2030",
-		RemitterCardNumber: "5555555555554444", RemitterCardToken: "tok_remitter", RemitterCardExpirationMonth: "09",
+		RemitterCardNumber: NewAccountNumber("5555555555554444"), RemitterCardToken: NewCardToken("tok_remitter"), RemitterCardExpirationMonth: "09",
 		RemitterCardExpirationYear: "2031", RemitterPhone: "4915112345678",
 		BeneficiaryFirstName: "Max", BeneficiaryLastName: "Mustermann", BeneficiaryLegalName: "Mustermann GmbH",
 		BeneficiaryDocumentType: "id", BeneficiaryDocumentIssuer: "Stadt Bonn", BeneficiaryDocumentSeries: "L01X",
@@ -184,7 +184,7 @@ func TestPayoutCreate_CardByToken(t *testing.T) {
 	t.Parallel()
 	r := requestSent(t, http.MethodPost, "payout", "payout.json", func(c *Client) error {
 		return errOf(c.Payouts.Create(context.Background(), &PayoutParams{
-			Type: cardPayoutType, CardToken: "tok_4f1c", Amount: decimal.NewFromInt(20), Currency: "EUR", CardExpirationDate: "12/29",
+			Type: cardPayoutType, CardToken: NewCardToken("tok_4f1c"), Amount: decimal.NewFromInt(20), Currency: "EUR", CardExpirationDate: "12/29",
 		}))
 	})
 	requireFields(t, r, map[string]string{"type": "1", "cardToken": "tok_4f1c", "amount": "20", "currency": "EUR", "cardExpirationDate": "12/29"})
@@ -226,10 +226,12 @@ func TestPayoutCreate_Validation(t *testing.T) {
 		{"currency required", func(p *PayoutParams) { p.Currency = "" }, "currency"},
 		{"currency format", func(p *PayoutParams) { p.Currency = "EURO" }, "currency"},
 		{"order id at most 64", func(p *PayoutParams) { p.OrderID = strings.Repeat("o", 65) }, "orderId"},
-		{"card token only for cards", func(p *PayoutParams) { p.CardToken = "tok" }, "cardToken"},
-		{"card needs account or token", func(p *PayoutParams) { p.Type, p.Account = cardPayoutType, "" }, "account"},
-		{"card account and token exclusive", func(p *PayoutParams) { p.Type, p.Account, p.CardToken = cardPayoutType, payoutTestCard, "tok" }, "cardToken"},
-		{"card account must pass Luhn", func(p *PayoutParams) { p.Type, p.Account = cardPayoutType, "4242424242424241" }, "account"},
+		{"card token only for cards", func(p *PayoutParams) { p.CardToken = NewCardToken("tok") }, "cardToken"},
+		{"card needs account or token", func(p *PayoutParams) { p.Type, p.Account = cardPayoutType, AccountNumber{} }, "account"},
+		{"card account and token exclusive", func(p *PayoutParams) {
+			p.Type, p.Account, p.CardToken = cardPayoutType, NewAccountNumber(payoutTestCard), NewCardToken("tok")
+		}, "cardToken"},
+		{"card account must pass Luhn", func(p *PayoutParams) { p.Type, p.Account = cardPayoutType, NewAccountNumber("4242424242424241") }, "account"},
 		{"card expiration MM/YY", func(p *PayoutParams) { p.CardExpirationDate = "2031-09" }, "cardExpirationDate"},
 		{"card expiration month", func(p *PayoutParams) { p.CardExpirationDate = "13/31" }, "cardExpirationDate"},
 		{"document type passport or id", func(p *PayoutParams) { p.DocumentType = "licence" }, "documentType"},
@@ -252,7 +254,7 @@ func TestPayoutCreate_UntypedIDAcceptsEitherAccountOrToken(t *testing.T) {
 	p := validSEPAPayout()
 	p.Type = PayoutType{ID: 9}
 	assert.NoError(t, p.validate(FormExtended))
-	p.Account, p.CardToken = "", "tok"
+	p.Account, p.CardToken = AccountNumber{}, NewCardToken("tok")
 	assert.NoError(t, p.validate(FormExtended))
 }
 
@@ -261,7 +263,7 @@ func TestPayoutParams_CheckRequiredNamesEveryMissingParameter(t *testing.T) {
 	var controls []PayoutParameter
 	require.NoError(t, json.Unmarshal(fixture(t, "payout_parameters_sepa.json"), &controls))
 
-	p := &PayoutParams{Type: sepaPayoutType, Account: "DE89370400440532013000", Amount: decimal.NewFromInt(1), Currency: "EUR",
+	p := &PayoutParams{Type: sepaPayoutType, Account: NewAccountNumber("DE89370400440532013000"), Amount: decimal.NewFromInt(1), Currency: "EUR",
 		BeneficiaryFirstName: "Max"}
 	err := p.CheckRequired(controls)
 	var me *MissingParametersError
@@ -284,13 +286,13 @@ func TestPayoutParams_CheckRequiredNamesEveryMissingParameter(t *testing.T) {
 func TestPayoutParams_CheckRequiredCountsCommonParameters(t *testing.T) {
 	t.Parallel()
 	controls := []PayoutParameter{{Name: "cardToken", Required: true}, {Name: "cardExpirationDate", Required: true}, {Name: "birthDate"}}
-	p := &PayoutParams{Type: cardPayoutType, CardToken: "tok", Amount: decimal.NewFromInt(1), Currency: "EUR", CardExpirationDate: "01/30"}
+	p := &PayoutParams{Type: cardPayoutType, CardToken: NewCardToken("tok"), Amount: decimal.NewFromInt(1), Currency: "EUR", CardExpirationDate: "01/30"}
 	assert.NoError(t, p.CheckRequired(controls))
 }
 
 func TestPayoutParams_NeverPrintsTheCardNumbers(t *testing.T) {
 	t.Parallel()
-	p := PayoutParams{Type: cardPayoutType, Account: payoutTestCard, RemitterCardNumber: "5555555555554444",
+	p := PayoutParams{Type: cardPayoutType, Account: NewAccountNumber(payoutTestCard), RemitterCardNumber: NewAccountNumber("5555555555554444"),
 		Amount: decimal.NewFromInt(20), Currency: "EUR", Extra: map[string]string{"secretThing": "4000000000000002"}}
 	var logged strings.Builder
 	slog.New(slog.NewTextHandler(&logged, nil)).Info("payout", "params", p, "account", p.Account)
@@ -310,7 +312,7 @@ func TestPayoutParams_NeverPrintsTheCardNumbers(t *testing.T) {
 
 func TestPayoutParams_ValidationErrorsNeverQuoteTheAccount(t *testing.T) {
 	t.Parallel()
-	p := &PayoutParams{Type: cardPayoutType, Account: "4242424242424241", Amount: decimal.NewFromInt(1), Currency: "EUR"}
+	p := &PayoutParams{Type: cardPayoutType, Account: NewAccountNumber("4242424242424241"), Amount: decimal.NewFromInt(1), Currency: "EUR"}
 	err := p.validate(FormExtended)
 	require.Error(t, err)
 	assert.NotContains(t, err.Error(), "424242424242")
@@ -335,7 +337,7 @@ func TestPayoutParameters_MalformedAnswersAreResponseErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c, _ := stubEndpoint(t, http.MethodGet, "payout-parameters", httpmock.NewStringResponder(200, tt.body))
-			_, err := c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: sepaPayoutType, Account: "DE89", Currency: "EUR"})
+			_, err := c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: sepaPayoutType, Account: NewAccountNumber("DE89"), Currency: "EUR"})
 			var re *ResponseError
 			require.ErrorAs(t, err, &re)
 			if tt.field != "" {
@@ -354,7 +356,7 @@ func TestPayoutParamsSet_FillsTheFieldOfThatNameElseExtra(t *testing.T) {
 	p.Set("purposeCode", "SALA")
 	require.Equal(t, "Jane", p.FirstName)
 	require.Equal(t, "JANE DOE", p.CardHolder)
-	require.Equal(t, AccountNumber("4242424242424242"), p.Account)
+	require.Equal(t, NewAccountNumber("4242424242424242"), p.Account)
 	require.Equal(t, map[string]string{"purposeCode": "SALA"}, p.Extra)
 
 	p.Set("amount", "10")
@@ -370,12 +372,12 @@ func TestPayoutParameters_TheTypeDecidesWhetherOnlyTheBINGoesOut(t *testing.T) {
 	c, rec := stubFixture(t, http.MethodGet, "payout-parameters", 200, "payout_parameters_sepa.json")
 	// A wallet number that happens to pass the Luhn check is not a card.
 	const wallet = "79261234565"
-	_, err := c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: PayoutType{ID: 7, Key: "QIWI"}, Account: wallet, Currency: "EUR"})
+	_, err := c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: PayoutType{ID: 7, Key: "QIWI"}, Account: NewAccountNumber(wallet), Currency: "EUR"})
 	require.NoError(t, err)
 	require.Equal(t, wallet, rec.Only(t).Params.Get("account"), "sent whole: the type is not the card type")
 
 	// Without its key the type cannot tell, so nothing is sent.
-	_, err = c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: PayoutType{ID: 1}, Account: payoutTestCard, Currency: "EUR"})
+	_, err = c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: PayoutType{ID: 1}, Account: NewAccountNumber(payoutTestCard), Currency: "EUR"})
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)
 	require.Equal(t, "type", ve.Field)

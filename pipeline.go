@@ -117,7 +117,7 @@ func (c *Client) run(ctx context.Context, ep endpoint, params any, out any, opts
 	}
 	warnings, err := c.decode(ep, status, body, out)
 	if err != nil {
-		err = secretsOf(encoded).scrub(err)
+		err = secretsOf(encoded, ep.maskEverySent).scrub(err)
 	}
 	for _, w := range warnings {
 		c.log(ctx, slog.LevelWarn, "paygate unreadable field left zero", ep, status, 0, attempts, nil,
@@ -155,7 +155,7 @@ func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, unkno
 		*pp = pairs[:0]
 		pairsPool.Put(pp)
 	}()
-	if pairs, err = formenc.Append(pairs, params); err != nil {
+	if pairs, err = appendParams(pairs, params); err != nil {
 		return nil, unknown, err
 	}
 	if !ep.unsigned {
@@ -293,7 +293,7 @@ func (a *attempt) send(ctx context.Context, n int) reply {
 	if err != nil {
 		// Before logging: a transport error can quote the answer, which
 		// may echo the request.
-		err = append(secretsOf(a.encoded), c.credentials()...).scrub(scrubURL(err, c.apiPrefix+a.ep.path))
+		err = append(secretsOf(a.encoded, a.ep.maskEverySent), c.credentials()...).scrub(scrubURL(err, c.apiPrefix+a.ep.path))
 		c.log(ctx, slog.LevelDebug, "paygate request", a.ep, 0, time.Since(start), n, err)
 		return reply{connected: gotConn.Load(), err: err}
 	}
@@ -304,7 +304,7 @@ func (a *attempt) send(ctx context.Context, n int) reply {
 	x := reply{status: resp.StatusCode, header: resp.Header, connected: true}
 	x.body, x.err = readLimited(resp.Body, c.maxBody)
 	if x.err != nil {
-		x.err = secretsOf(a.encoded).scrub(x.err)
+		x.err = secretsOf(a.encoded, a.ep.maskEverySent).scrub(x.err)
 	}
 	c.log(ctx, slog.LevelDebug, "paygate request", a.ep, x.status, time.Since(start), n, x.err)
 	return x

@@ -33,7 +33,7 @@ func benchCharge() *ChargeParams {
 	interval := 30
 	return &ChargeParams{
 		User:              "1000042",
-		CardToken:         "tok_9f8e7d6c5b4a",
+		CardToken:         NewCardToken("tok_9f8e7d6c5b4a"),
 		Price:             decimal.RequireFromString("149.90"),
 		Currency:          "USD",
 		OrderID:           "ORD-2026-11-0042",
@@ -153,7 +153,7 @@ func BenchmarkChargeRawHTTP(b *testing.B) {
 		form := url.Values{
 			"project":            {project},
 			"user":               {string(in.User)},
-			"card_token":         {in.CardToken},
+			"card_token":         {in.CardToken.get()},
 			"price":              {in.Price.StringFixed(2)},
 			"currency":           {in.Currency},
 			"description":        {in.Description},

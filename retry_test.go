@@ -204,7 +204,7 @@ func TestTimeouts_CallTimeoutCutsASilentGateway(t *testing.T) {
 	require.ErrorIs(t, err, context.DeadlineExceeded)
 
 	start = time.Now()
-	_, err = c.Cards.Charge(context.Background(), &ChargeParams{User: "1", CardToken: "tok", Price: decimal.RequireFromString("1"), Currency: "EUR",
+	_, err = c.Cards.Charge(context.Background(), &ChargeParams{User: "1", CardToken: NewCardToken("tok"), Price: decimal.RequireFromString("1"), Currency: "EUR",
 		Description: "d", OrderID: "ord-late"}, WithCallTimeout(150*time.Millisecond))
 	require.Less(t, time.Since(start), 2*time.Second)
 	require.ErrorIs(t, err, ErrOutcomeUnknown)

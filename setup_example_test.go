@@ -25,13 +25,13 @@ func seedCustomer(srv *paygatetest.Server) paygate.UserID {
 		log.Fatal("seeding the example sandbox: ", err)
 	}
 	token, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{
-		Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123",
+		Number: paygate.NewCardNumber(paygatetest.CardApproved), Expiry: paygate.NewExpiry(12, 2030), SecurityCode: paygate.NewSecurityCode("123"),
 	})
 	if err != nil {
 		log.Fatal("seeding the example sandbox: ", err)
 	}
 	_, err = client.Cards.Charge(ctx, &paygate.ChargeParams{
-		User: user, CardToken: token.ID, Price: decimal.RequireFromString("29.99"),
+		User: user, CardToken: paygate.NewCardToken(token.ID), Price: decimal.RequireFromString("29.99"),
 		Currency: "EUR", Description: "Order order-1001", OrderID: "order-1001",
 		Recurring: true, RecurringInterval: paygate.Days(0),
 	})

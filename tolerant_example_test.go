@@ -22,14 +22,14 @@ func ExampleDecodeWarning() {
 	ctx := context.Background()
 	customer := seedCustomer(srv) // a customer who paid an order yesterday
 	token, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{
-		Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123",
+		Number: paygate.NewCardNumber(paygatetest.CardApproved), Expiry: paygate.NewExpiry(12, 2030), SecurityCode: paygate.NewSecurityCode("123"),
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
 	payment, err := client.Cards.Charge(ctx, &paygate.ChargeParams{
 		User:        customer,
-		CardToken:   token.ID,
+		CardToken:   paygate.NewCardToken(token.ID),
 		Price:       decimal.RequireFromString("24.90"),
 		Currency:    "EUR",
 		Description: "Order 1001",

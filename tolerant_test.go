@@ -40,7 +40,7 @@ func TestPayoutTypes_IDZeroIsAType(t *testing.T) {
 func TestPayoutParameters_TypeZeroSendsTheTypeAndOnlyTheBIN(t *testing.T) {
 	t.Parallel()
 	controls, r := exchange(t, http.MethodGet, "payout-parameters", "payout_parameters_card_type_zero.json", func(c *Client) ([]PayoutParameter, error) {
-		return c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: cardTypeZero, Account: payoutTestCard, Currency: "EUR"})
+		return c.Payouts.Parameters(context.Background(), &PayoutParametersParams{Type: cardTypeZero, Account: NewAccountNumber(payoutTestCard), Currency: "EUR"})
 	})
 	require.Equal(t, "0", r.Params.Get("type"))
 	require.Equal(t, string(payoutTestCard)[:6], r.Params.Get("account"))
@@ -50,7 +50,7 @@ func TestPayoutParameters_TypeZeroSendsTheTypeAndOnlyTheBIN(t *testing.T) {
 func TestPayoutCreate_TypeZero(t *testing.T) {
 	t.Parallel()
 	po, r := exchange(t, http.MethodPost, "payout", "payout.json", func(c *Client) (*Payout, error) {
-		return c.Payouts.Create(context.Background(), &PayoutParams{Type: cardTypeZero, Account: payoutTestCard,
+		return c.Payouts.Create(context.Background(), &PayoutParams{Type: cardTypeZero, Account: NewAccountNumber(payoutTestCard),
 			Amount: decimal.RequireFromString("10.00"), Currency: "EUR", OrderID: "po-1", CardExpirationDate: "12/30"})
 	})
 	require.Equal(t, ID(9007199254740995555), po.ID)
@@ -61,7 +61,7 @@ func TestPayoutParams_SetAndCheckRequiredTakeTypeZero(t *testing.T) {
 	t.Parallel()
 	var controls []PayoutParameter
 	require.NoError(t, json.Unmarshal(fixture(t, "payout_parameters_card_type_zero.json"), &controls))
-	p := PayoutParams{Type: PayoutType{ID: 5, Key: "SEPA"}, Account: payoutTestCard, Amount: decimal.RequireFromString("10"), Currency: "EUR"}
+	p := PayoutParams{Type: PayoutType{ID: 5, Key: "SEPA"}, Account: NewAccountNumber(payoutTestCard), Amount: decimal.RequireFromString("10"), Currency: "EUR"}
 	p.Set("type", "0")
 	p.Set("cardExpirationDate", "12/30")
 	require.Equal(t, 0, p.Type.ID)
@@ -74,7 +74,7 @@ func TestPayoutParams_SetAndCheckRequiredTakeTypeZero(t *testing.T) {
 func TestPayoutType_NoneAtAllIsStillRequired(t *testing.T) {
 	t.Parallel()
 	requireRejectedLocally(t, "type", func(c *Client) error {
-		return errOf(c.Payouts.Create(context.Background(), &PayoutParams{Account: "DE89370400440532013000", Amount: decimal.NewFromInt(1), Currency: "EUR"}))
+		return errOf(c.Payouts.Create(context.Background(), &PayoutParams{Account: NewAccountNumber("DE89370400440532013000"), Amount: decimal.NewFromInt(1), Currency: "EUR"}))
 	})
 }
 
@@ -332,7 +332,7 @@ func TestValidation_OnlyTheRulesTheSpecStates(t *testing.T) {
 		"charge currency in lowercase":     charge(func(p *ChargeParams) { p.Currency = "eur" }),
 		"charge interval without the flag": charge(func(p *ChargeParams) { p.RecurringInterval = Days(30) }),
 		"charge trial without the flag":    charge(func(p *ChargeParams) { p.RecurringTrial = 7 }),
-		"card number of 8 digits":          &TokenizeParams{Number: "42424242", ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "737"},
+		"card number of 8 digits":          &TokenizeParams{Number: NewCardNumber("42424242"), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode("737")},
 		"list range ending before it starts": &TransactionListParams{OrderID: "o",
 			Created: TimeRange{From: day, To: day.Add(-time.Hour)}, Updated: TimeRange{From: day, To: day.Add(-time.Hour)}},
 		"list page and limit negative":   &TransactionListParams{OrderID: "o", Page: -1, Limit: -1},

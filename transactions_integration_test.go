@@ -284,7 +284,7 @@ func TestIntegration_ExtendedOnlyEndpointsFailLocallyInTheBasicForm(t *testing.T
 		},
 		"Payouts.Create": func() error {
 			_, err := client.Payouts.Create(ctx, &paygate.PayoutParams{
-				Type: paygate.PayoutType{ID: paygatetest.PayoutWallet, Key: "WALLET"}, Account: "W1", Amount: dec("1"), Currency: "EUR", Phone: "4915123456789",
+				Type: paygate.PayoutType{ID: paygatetest.PayoutWallet, Key: "WALLET"}, Account: paygate.NewAccountNumber("W1"), Amount: dec("1"), Currency: "EUR", Phone: "4915123456789",
 			})
 			return err
 		},

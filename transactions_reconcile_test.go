@@ -53,7 +53,7 @@ func TestReconcile_SettlesAChargeThatTimedOut(t *testing.T) {
 	require.NoError(t, err)
 	ctx := context.Background()
 
-	_, err = client.Cards.Charge(ctx, &ChargeParams{User: "100452", CardToken: "5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45",
+	_, err = client.Cards.Charge(ctx, &ChargeParams{User: "100452", CardToken: NewCardToken("5f0c2e9a7d1b4c3e8a6f2b9d0e1c7a45"),
 		Price: decimal.RequireFromString("10.00"), Currency: "EUR", Description: "Order ord-1001", OrderID: "ord-1001"},
 		WithCallTimeout(200*time.Millisecond))
 	require.ErrorIs(t, err, ErrOutcomeUnknown)

@@ -77,7 +77,7 @@ func settleKinds() []settleKind {
 			assert.Equal(t, paygate.StatusOpened, rec.Transaction.Status)
 		}},
 		{paygate.KindPayout, "payout", []paygate.Form{paygate.FormExtended}, func(t *testing.T, sb *sandbox) func(*paygate.Client) error {
-			params := &paygate.PayoutParams{Type: sb.payoutType(t, "SEPA"), Account: "DE89370400440532013000", Amount: dec("10.00"),
+			params := &paygate.PayoutParams{Type: sb.payoutType(t, "SEPA"), Account: paygate.NewAccountNumber("DE89370400440532013000"), Amount: dec("10.00"),
 				Currency: "EUR", OrderID: "ord-payout", BeneficiaryFirstName: "Jane", BeneficiaryLastName: "Roe", ReceiverBankBIC: "COBADEFFXXX"}
 			return func(c *paygate.Client) error { _, err := c.Payouts.Create(testCtx(t), params); return err }
 		}, func(t *testing.T, sb *sandbox, rec *paygate.Reconciliation) {

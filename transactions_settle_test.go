@@ -247,7 +247,7 @@ func TestSettle_TheErrorOfEveryPaymentRequestNamesItsKind(t *testing.T) {
 			return errOf(c.Cards.Charge(context.Background(), edit(validCharge(), func(p *ChargeParams) { p.OrderID = "o-6" })))
 		}, TransactionSettleParams{Kind: KindCharge, OrderID: "o-6"}},
 		{"card/authenticate", KindAuthenticate, func(c *Client) error {
-			return errOf(c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: "pares", MD: "md"}))
+			return errOf(c.Cards.Authenticate(context.Background(), &AuthenticateParams{PaRes: NewACSData("pares"), MD: NewACSData("md")}))
 		}, TransactionSettleParams{Kind: KindAuthenticate}},
 		{"card/processRecurring", KindRecurringCharge, func(c *Client) error {
 			return errOf(c.Cards.ChargeRecurring(context.Background(), edit(validChargeRecurring(), func(p *ChargeRecurringParams) { p.OrderID = "o-7" })))

@@ -135,23 +135,23 @@ func checkDays(field string, days *int) error {
 
 // checkCardData validates card data under the wire names of one request
 // ("number" in card/getToken, "card[number]" in card/process).
-func checkCardData(scope string, number CardNumber, month, year int, code SecurityCode) error {
+func checkCardData(scope string, number CardNumber, exp Expiry, code SecurityCode) error {
 	name := func(field string) string {
 		if scope == "" {
 			return field
 		}
 		return scope + "[" + field + "]"
 	}
-	if err := checkCardNumber(name("number"), string(number)); err != nil {
+	if err := checkCardNumber(name("number"), number.get()); err != nil {
 		return err
 	}
-	if err := checkExpiry(name("expiration_month"), month, name("expiration_year"), year); err != nil {
+	if err := checkExpiry(name("expiration_month"), exp.Month(), name("expiration_year"), exp.Year()); err != nil {
 		return err
 	}
-	switch {
-	case code == "":
+	switch c := code.get(); {
+	case c == "":
 		return &ValidationError{Field: name("security_code"), Reason: "is required"}
-	case !cardnum.Digits(string(code)) || len(code) < 3 || len(code) > 4:
+	case !cardnum.Digits(c) || len(c) < 3 || len(c) > 4:
 		return &ValidationError{Field: name("security_code"), Reason: "must be 3 or 4 digits"}
 	}
 	return nil

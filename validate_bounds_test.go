@@ -47,7 +47,7 @@ func TestTokenize_CardNumberOfAnyLengthPassingLuhnIsSent(t *testing.T) {
 	for _, number := range []string{"50180000007", "501800000009", "6011000000000000001", "60110000000000000004"} {
 		t.Run(number, func(t *testing.T) {
 			r := requestSent(t, http.MethodGet, "card/getToken", "card_get_token.json",
-				tokenizeWith(edit(validTokenize(), func(p *TokenizeParams) { p.Number = CardNumber(number) })))
+				tokenizeWith(edit(validTokenize(), func(p *TokenizeParams) { p.Number = NewCardNumber(number) })))
 			assert.Equal(t, number, r.Params.Get("number"))
 		})
 	}

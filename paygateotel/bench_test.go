@@ -72,7 +72,7 @@ func newFixtureRig(b *testing.B) *chargeRig {
 		return c
 	})
 	rig.params = &paygate.ChargeParams{
-		User: "1000042", CardToken: "tok_9f8e7d6c5b4a", Price: decimal.RequireFromString("149.90"),
+		User: "1000042", CardToken: paygate.NewCardToken("tok_9f8e7d6c5b4a"), Price: decimal.RequireFromString("149.90"),
 		Currency: "USD", OrderID: "ORD-2026-11-0042", Description: "Annual subscription",
 	}
 	return rig

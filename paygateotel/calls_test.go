@@ -100,7 +100,7 @@ func TestThreeDSecureChargeThenAuthenticate(t *testing.T) {
 	require.True(t, pay.NeedsAuthentication())
 	md := pay.ACS.Parameters.MD
 	done, err := client.Cards.Authenticate(testCtx(t), &paygate.AuthenticateParams{
-		PaRes: srv.PaRes(md, paygatetest.ACSPassword), MD: md, PaymentID: pay.ID, OrderID: "ord-4",
+		PaRes: paygate.NewACSData(srv.PaRes(md, paygatetest.ACSPassword)), MD: paygate.NewACSData(md), PaymentID: pay.ID, OrderID: "ord-4",
 	})
 	require.NoError(t, err)
 	require.True(t, done.Completed())

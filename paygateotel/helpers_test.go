@@ -128,8 +128,8 @@ func cardCharge(number, orderID string) *paygate.ChargeParams {
 	return &paygate.ChargeParams{
 		UserDetails: &paygate.UserDetails{Identifier: "cust-" + orderID, Email: "jane@example.com", IP: "203.0.113.7"},
 		Card: &paygate.CardDetails{
-			Number: paygate.CardNumber(number), ExpirationMonth: 12, ExpirationYear: 2030,
-			SecurityCode: "737", Holder: "JANE DOE",
+			Number: paygate.NewCardNumber(number), Expiry: paygate.NewExpiry(12, 2030),
+			SecurityCode: paygate.NewSecurityCode("737"), Holder: "JANE DOE",
 		},
 		Price:        decimal.RequireFromString("24.90"),
 		Currency:     "EUR",

@@ -89,7 +89,7 @@ func TestNothingSecretIsExported(t *testing.T) {
 	// A card charged as it is, and remembered: the answer carries a
 	// permanent token.
 	p := cardCharge(number, "ord-s1")
-	p.Card.SecurityCode = securityCode
+	p.Card.SecurityCode = paygate.NewSecurityCode(securityCode)
 	p.Remember = true
 	paid, err := client.Cards.Charge(ctx, p)
 	require.NoError(t, err)
@@ -97,12 +97,12 @@ func TestNothingSecretIsExported(t *testing.T) {
 
 	// A temporary token, charged.
 	tok, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{
-		Number: number, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: securityCode,
+		Number: paygate.NewCardNumber(number), Expiry: paygate.NewExpiry(12, 2030), SecurityCode: paygate.NewSecurityCode(securityCode),
 	})
 	require.NoError(t, err)
 	user, err := client.Users.Resolve(ctx, &paygate.ResolveUserParams{Identifier: "cust-s2", Email: "s2@example.com", IP: "203.0.113.7"})
 	require.NoError(t, err)
-	_, err = client.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: tok.ID,
+	_, err = client.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: paygate.NewCardToken(tok.ID),
 		Price: decimal.RequireFromString("5.00"), Currency: "EUR", Description: "s2", OrderID: "ord-s2"})
 	require.NoError(t, err)
 
@@ -111,11 +111,11 @@ func TestNothingSecretIsExported(t *testing.T) {
 	require.NoError(t, err)
 	md := pay.ACS.Parameters.MD
 	paRes := srv.PaRes(md, paygatetest.ACSPassword)
-	_, err = client.Cards.Authenticate(ctx, &paygate.AuthenticateParams{PaRes: paRes, MD: md, PaymentID: pay.ID, OrderID: "ord-s3"})
+	_, err = client.Cards.Authenticate(ctx, &paygate.AuthenticateParams{PaRes: paygate.NewACSData(paRes), MD: paygate.NewACSData(md), PaymentID: pay.ID, OrderID: "ord-s3"})
 	require.NoError(t, err)
 
 	// A refused and a forged callback, logged.
-	_, err = client.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: tok.ID, Price: decimal.RequireFromString("1"), Currency: "EURO"})
+	_, err = client.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: paygate.NewCardToken(tok.ID), Price: decimal.RequireFromString("1"), Currency: "EURO"})
 	require.Error(t, err)
 	forged := paygatetest.NewCallbackSigner("sk_forger", paygate.FormExtended).Body(paygate.CallbackCompleted, nil)
 	resp, err := http.Post(hs.URL, "application/x-www-form-urlencoded", strings.NewReader(forged))

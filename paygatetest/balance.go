@@ -32,16 +32,6 @@ func (s *Server) balance(c *call) (any, *apiError) {
 	}, nil
 }
 
-// credit moves the project's balance in currency by d (negative to debit).
-func (s *state) credit(p *Project, currency string, d decimal.Decimal) {
-	m := s.balances[p.Key]
-	if m == nil {
-		m = make(map[string]decimal.Decimal)
-		s.balances[p.Key] = m
-	}
-	m[currency] = m[currency].Add(d)
-}
-
 // baseRate converts a unit of currency into the base currency at the
 // sandbox's fixed rates; a currency not listed converts one to one.
 func baseRate(currency string) decimal.Decimal {

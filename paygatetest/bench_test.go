@@ -31,8 +31,7 @@ func BenchmarkSandboxThroughput(b *testing.B) {
 			charge := func() error {
 				p, err := client.Cards.Charge(ctx, &paygate.ChargeParams{
 					UserDetails: &paygate.UserDetails{Identifier: "bench-customer", IP: "192.0.2.1"},
-					Card: &paygate.CardDetails{Number: paygatetest.CardApproved, ExpirationMonth: 12,
-						ExpirationYear: 2099, SecurityCode: "123"},
+					Card:        &paygate.CardDetails{Number: paygate.NewCardNumber(paygatetest.CardApproved), Expiry: paygate.NewExpiry(12, 2099), SecurityCode: paygate.NewSecurityCode("123")},
 					Price:       decimal.RequireFromString("10.00"),
 					Currency:    "EUR",
 					Description: "Benchmark order",

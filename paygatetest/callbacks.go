@@ -105,23 +105,6 @@ func callbackValues(t *txn, status paygate.CallbackStatus, reason string) url.Va
 	})
 }
 
-// basicCallbackStatuses are the callback statuses of the basic form.
-var basicCallbackStatuses = map[paygate.CallbackStatus]bool{
-	paygate.CallbackCompleted: true, paygate.CallbackFailed: true, paygate.CallbackVerified: true,
-	paygate.CallbackReversed: true, paygate.CallbackRefundCompleted: true, paygate.CallbackChargebackCompleted: true,
-	paygate.CallbackRetrievalCompleted: true, paygate.CallbackPenaltyCompleted: true,
-}
-
-// notify records the callback of t's status change and queues it for
-// sending. The caller holds s.mu, so callbacks are numbered in the order of
-// the changes; queueing never blocks.
-func (s *Server) notify(t *txn, status paygate.CallbackStatus) {
-	if t.project.Form == paygate.FormBasic && !basicCallbackStatuses[status] {
-		return // the basic form has no callback for this change
-	}
-	s.deliveries.send(t, status)
-}
-
 // Redeliver sends callback seq (a Delivery's Seq) once more, at once, to
 // the URL it was made for. The attempt is added to its History; a failed
 // redelivery leaves the retry schedule as it was, a successful one ends it.

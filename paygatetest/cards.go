@@ -156,66 +156,6 @@ func cardOutcome(number string) paygate.Status {
 	return paygate.StatusCompleted
 }
 
-// paymentJSON is the charge / authenticate / recurring response: the basic
-// form has only id, success, card, acs, permanentToken and recurring.
-func (s *Server) paymentJSON(t *txn, basic bool, acsReturnURL string) map[string]any {
-	x := t.extra()
-	var permanent any
-	if x.permanentToken != "" {
-		permanent = x.permanentToken
-	}
-	out := map[string]any{
-		"id":             t.id,
-		"success":        t.status != paygate.StatusFailed,
-		"card":           cardJSON(t.card, true),
-		"permanentToken": permanent,
-	}
-	if t.status == paygate.StatusAuthenticating {
-		out["acs"] = map[string]any{
-			"url":        s.publicURL + "/acs",
-			"parameters": map[string]any{"PaReq": "PAREQ-" + x.md, "MD": x.md, "TermUrl": acsReturnURL},
-		}
-	}
-	if sub := s.st.recurring[userID(t.user)]; x.recurring && sub != nil {
-		out["recurring"] = map[string]any{"frequency": sub.frequency(), "endsAt": formatTime(sub.endsAt)}
-	}
-	if basic {
-		return out
-	}
-	for k, v := range transactionFields(t, false) {
-		out[k] = v
-	}
-	return out
-}
-
-// fee is the sandbox's merchant fee: 2.9% of the price, to 4 decimals.
-func fee(price decimal.Decimal) decimal.Decimal {
-	return price.Mul(decimal.RequireFromString("0.029")).Round(4)
-}
-
-// attributes collects the attr_* parameters, returned in callbacks: nil
-// when there are none, copies of the request's strings otherwise (see
-// call.keep).
-func attributes(params map[string][]string) map[string]string {
-	var out map[string]string
-	for k, v := range params {
-		if strings.HasPrefix(k, "attr_") && len(v) > 0 {
-			if out == nil {
-				out = make(map[string]string)
-			}
-			out[strings.Clone(k)] = strings.Clone(v[0])
-		}
-	}
-	return out
-}
-
-func userID(u *user) string {
-	if u == nil {
-		return ""
-	}
-	return u.id
-}
-
 // getToken serves card/getToken: validates the card (40003 to 40007, 40012,
 // 40013) and returns a temporary token valid for 10 minutes, once.
 func (s *Server) getToken(c *call) (any, *apiError) {

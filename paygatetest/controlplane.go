@@ -17,8 +17,8 @@ import (
 // tests in any language and for the dashboard. Every request carries
 // Authorization: Bearer <a project's private key>, or the dashboard's
 // session cookie, and acts within that project only; input is a form, a
-// query or a JSON object, output is JSON. The README's section "The
-// control plane" shows each operation.
+// query or a JSON object, output is JSON. The package documentation lists
+// each operation.
 
 // Bounds of the control plane's input.
 const (

@@ -38,10 +38,9 @@ func chargeAs(t *testing.T, s *sandbox, p paygatetest.Project) string {
 	ctx := context.Background()
 	u, err := c.Users.Resolve(ctx, &paygate.ResolveUserParams{Identifier: "buyer", IP: "192.0.2.1"})
 	require.NoError(t, err)
-	tok, err := c.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: paygatetest.CardApproved, ExpirationMonth: 12,
-		ExpirationYear: 2030, SecurityCode: "123"})
+	tok, err := c.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: paygate.NewCardNumber(paygatetest.CardApproved), Expiry: paygate.NewExpiry(12, 2030), SecurityCode: paygate.NewSecurityCode("123")})
 	require.NoError(t, err)
-	pay, err := c.Cards.Charge(ctx, &paygate.ChargeParams{User: u, CardToken: tok.ID, Price: decimal.RequireFromString("3.00"),
+	pay, err := c.Cards.Charge(ctx, &paygate.ChargeParams{User: u, CardToken: paygate.NewCardToken(tok.ID), Price: decimal.RequireFromString("3.00"),
 		Currency: "EUR", Description: "team b"})
 	require.NoError(t, err)
 	return pay.ID.String()
@@ -125,6 +124,19 @@ func TestControlPlane_CallbackURLFaultsAndResetOfTheKeysProjectOnly(t *testing.T
 	assert.Equal(t, "completed", st, "B's reset keeps A's transactions")
 	status, out = s.controlAs(teamB.Secret, http.MethodPost, "/sandbox/transactions/"+payB+"/chargeback", nil)
 	requireError(t, status, out, paygate.CodeTransactionNotFound)
+	assert.Zero(t, s.deliveryCount(teamB.Secret), "B's reset forgets B's callbacks")
+	assert.Equal(t, 2, s.deliveryCount(s.srv.PrivateKey), "and keeps A's")
+}
+
+// deliveryCount is how many callbacks GET /sandbox/deliveries lists for
+// the project of key.
+func (s *sandbox) deliveryCount(key string) int {
+	s.t.Helper()
+	status, body := s.controlRaw(http.MethodGet, "/sandbox/deliveries", "", "", key)
+	require.Equal(s.t, http.StatusOK, status, string(body))
+	var list []json.RawMessage
+	require.NoError(s.t, json.Unmarshal(body, &list))
+	return len(list)
 }
 
 // The clock is the server's, shared by its projects: only the key of the

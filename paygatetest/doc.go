@@ -19,15 +19,13 @@
 //
 // # Test cards
 //
-//	4242424242424242  approved: completed
-//	4000000000003220  3-D Secure: authenticating with an acs object; completes after the ACS step
-//	4000000000000002  declined: failed
-//	4000000000000119  processing, then completed shortly after
-//	4000000000009995  blocked: error 40309
-//
-// Any other number that passes the Luhn check is approved. With 3ds=1, or
-// on a project with forced 3-D Secure, every card that is not declined goes
-// through the ACS.
+// The test cards are the Card constants: [CardApproved], [Card3DSecure],
+// [CardDeclined], [CardProcessing] and [CardBlocked], each documented with
+// what it does. Any other number that passes the Luhn check is approved.
+// With 3ds=1, or on a project with forced 3-D Secure, every card that is
+// not declined goes through the ACS. verify_card=1 makes a 1.00 EUR
+// verification that ends verified and does not move the balance. A payout
+// to CardDeclined fails (payout_failed).
 //
 // # 3-D Secure
 //
@@ -50,15 +48,51 @@
 // Server.Trigger applies what the world outside the merchant's code does
 // to a transaction (a chargeback, its retrieval, a penalty, a payer's
 // approval, a payout completed or cancelled; see Event), with the
-// transactions, statuses, balance moves and callbacks the gateway makes.
-// Server.InjectFault makes the next calls of a method fail (see Fault),
-// among them the unknown outcome: processed, then no answer. The same
-// operations, with the clock, the delivery log, the callback URL and
-// Reset, are served as JSON under {URL}/sandbox/ to a request carrying
-// "Authorization: Bearer <private key>" of any of the server's projects,
-// and act within that project only; {URL}/sandbox/ in a browser is a
-// dashboard of it all, after a sign-in with the key. The Go methods act on
-// the whole server: the test that holds it owns it.
+// transactions, statuses, balance moves and callbacks the gateway makes;
+// an event that does not apply is ErrEventNotApplicable. Server.InjectFault
+// makes the next calls of a method fail (see Fault), among them the unknown
+// outcome: processed, then no answer. The Go methods act on the whole
+// server: the test that holds it owns it.
+//
+// The same operations are served as JSON under {URL}/sandbox/, for tests
+// in any language (cmd/paygate-sandbox serves them beside the API). Every
+// request carries "Authorization: Bearer <private key>" of one of the
+// server's projects (403 without it) and acts within that project only;
+// input is a form, a query or a JSON object (a body of at most 64 KiB,
+// values of at most 2048 bytes), output is JSON, errors are the gateway's
+// error object:
+//
+//	POST /sandbox/clock advance=<Go duration>     Server.Advance: {"now": "<RFC 3339>"}; 0 to 10 years;
+//	                                               only the server's own project moves it
+//	POST /sandbox/transactions/{id}/{event}       Server.Trigger: the by-id JSON of the transaction
+//	                                               made (or changed); 409 when it does not apply
+//	POST /sandbox/faults method= fault= count=    Server.InjectFault: count 1 to 1000, 0 removes
+//	GET  /sandbox/deliveries                      Server.Deliveries: id, url, fields, attempts
+//	POST /sandbox/deliveries/{id}/redeliver       Server.Redeliver
+//	POST /sandbox/callback-url url=               Server.SetCallbackURL; empty records callbacks only
+//	POST /sandbox/reset                           Server.Reset: forgets the project's users, tokens,
+//	                                               transactions, subscriptions, balance and faults
+//
+// Wrong keys are counted per client address (20 at once, then 2 a second)
+// and in all (100, then 20 a second); past that every request with a key,
+// the right one included, gets 429 with Retry-After.
+//
+// # The dashboard
+//
+// {URL}/sandbox/ in a browser is a server-rendered page, without
+// JavaScript, to leave open while developing: the transactions, newest
+// first, with status, amount, order id, card mask and method; each one's
+// history and callbacks with every delivery attempt and a redeliver
+// button; buttons for the events that apply; the clock, the balance, the
+// callback URL, a fault form and reset. A browser without a session gets a
+// form asking for a project's private key (rate-limited as above) and then
+// sees that project only. The session is a cookie (HttpOnly,
+// SameSite=Strict) holding a random id and an HMAC under a secret drawn at
+// start, never the key; a new sign-in ends the project's previous session,
+// and a session lasts 12 hours. Every button is a POST carrying a token
+// bound to the session, a request whose Origin or Referer is another site
+// is refused, and the pages refuse to be framed. The module
+// paygatetest/dashboardtest tests it in headless Chromium.
 //
 // # Time
 //

@@ -3,8 +3,6 @@ package paygatetest
 import (
 	"errors"
 	"fmt"
-	"slices"
-	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -266,43 +264,4 @@ func (s *Server) stopTimer(t *txn) {
 		tm.Stop()
 		delete(s.timer, t.id)
 	}
-}
-
-// statusChange is one entry of a transaction's history.
-type statusChange struct {
-	Status paygate.Status
-	At     time.Time
-	// By is the transaction whose effect this is (a chargeback making a
-	// payment charged_back); 0 for the transaction's own changes.
-	By int64
-}
-
-// noteEffect records in t's history a status that another transaction,
-// by, gave it.
-func (t *txn) noteEffect(status paygate.Status, by *txn) {
-	t.keepLastChange()
-	x := t.more()
-	x.earlier = append(x.earlier, statusChange{Status: status, At: by.createdAt, By: by.id})
-}
-
-// history is every status change of t, oldest first. Its own last change
-// is its status and updatedAt, so it is kept in the list of earlier ones
-// only once something follows it: a transaction that changed once, as most
-// do, keeps no list at all.
-func (t *txn) history() []statusChange {
-	earlier := t.extra().earlier
-	if t.lastKept || t.status == paygate.StatusOpened {
-		return earlier
-	}
-	return append(slices.Clip(earlier), statusChange{Status: t.status, At: t.updatedAt})
-}
-
-// keepLastChange adds t's own last change to the earlier ones before
-// something follows it.
-func (t *txn) keepLastChange() {
-	if !t.lastKept && t.status != paygate.StatusOpened {
-		x := t.more()
-		x.earlier = append(x.earlier, statusChange{Status: t.status, At: t.updatedAt})
-	}
-	t.lastKept = true
 }

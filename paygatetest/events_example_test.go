@@ -24,12 +24,12 @@ func ExampleServer_Chargeback() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	token, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: paygatetest.CardApproved,
-		ExpirationMonth: 12, ExpirationYear: 2099, SecurityCode: "123"})
+	token, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: paygate.NewCardNumber(paygatetest.CardApproved),
+		Expiry: paygate.NewExpiry(12, 2099), SecurityCode: paygate.NewSecurityCode("123")})
 	if err != nil {
 		log.Fatal(err)
 	}
-	payment, err := client.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: token.ID,
+	payment, err := client.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: paygate.NewCardToken(token.ID),
 		Price: decimal.RequireFromString("19.90"), Currency: "EUR", Description: "Order 1001", OrderID: "order-1001"})
 	if err != nil {
 		log.Fatal(err)

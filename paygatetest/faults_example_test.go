@@ -26,8 +26,8 @@ func ExampleServer_InjectFault() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	token, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: paygatetest.CardApproved,
-		ExpirationMonth: 12, ExpirationYear: 2099, SecurityCode: "123"})
+	token, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: paygate.NewCardNumber(paygatetest.CardApproved),
+		Expiry: paygate.NewExpiry(12, 2099), SecurityCode: paygate.NewSecurityCode("123")})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func ExampleServer_InjectFault() {
 	if err := srv.InjectFault("card/process", paygatetest.FaultResetAfterCommit, 1); err != nil {
 		log.Fatal(err)
 	}
-	_, err = client.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: token.ID,
+	_, err = client.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: paygate.NewCardToken(token.ID),
 		Price: decimal.RequireFromString("19.90"), Currency: "EUR", Description: "Order 1001", OrderID: "order-1001"})
 	var unknown *paygate.OutcomeUnknownError
 	if !errors.As(err, &unknown) {

@@ -22,10 +22,9 @@ func sdkCharge(t *testing.T, c *paygate.Client, orderID string) (*paygate.Paymen
 	ctx := context.Background()
 	user, err := c.Users.Resolve(ctx, &paygate.ResolveUserParams{Identifier: "buyer", Email: "buyer@example.com", IP: "192.0.2.1"})
 	require.NoError(t, err)
-	tok, err := c.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: paygatetest.CardApproved, ExpirationMonth: 12,
-		ExpirationYear: 2030, SecurityCode: "123"})
+	tok, err := c.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: paygate.NewCardNumber(paygatetest.CardApproved), Expiry: paygate.NewExpiry(12, 2030), SecurityCode: paygate.NewSecurityCode("123")})
 	require.NoError(t, err)
-	return c.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: tok.ID, Price: decimal.RequireFromString("10.00"),
+	return c.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: paygate.NewCardToken(tok.ID), Price: decimal.RequireFromString("10.00"),
 		Currency: "EUR", Description: "order " + orderID, OrderID: orderID})
 }
 

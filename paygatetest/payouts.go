@@ -1,7 +1,6 @@
 package paygatetest
 
 import (
-	"strconv"
 	"strings"
 	"time"
 
@@ -186,19 +185,6 @@ func checkControl(ctl control, v string) *apiError {
 		return errMerchantData(ctl.Name)
 	}
 	return nil
-}
-
-// payoutType reads the type parameter: a payout type id (or its key).
-func payoutType(v string) (int, *apiError) {
-	if n, err := strconv.Atoi(v); err == nil && n >= PayoutCreditCard && n <= PayoutWallet {
-		return n, nil
-	}
-	for n := PayoutCreditCard; n <= PayoutWallet; n++ {
-		if v != "" && strings.EqualFold(v, payoutKey(n)) {
-			return n, nil
-		}
-	}
-	return 0, errMerchantData("type")
 }
 
 func payoutKey(typ int) string {

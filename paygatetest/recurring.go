@@ -6,8 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/paygate/paygate-go"
 )
 
@@ -16,39 +14,6 @@ import (
 const recurringLifetime = 365 * 24 * time.Hour
 
 const day = 24 * time.Hour
-
-// subscription is a user's subscription to recurring payments, started by
-// a charge with recurring=1.
-//
-// With an interval above 0 the sandbox charges the subscription by itself
-// every interval days (the first time after the trial, if longer), when
-// its clock is advanced past the date: a payment referencing the charge
-// that started it, with that charge's price and order id (or the price set
-// by user/changeRecurring; a subscription started by a verification
-// charges only once a price is set).
-//
-// Manual charges (card/processRecurring) come on top, "outside the
-// interval": neither the subscribing charge nor the trial holds them back,
-// and only two manual charges closer than frequency days apart are 40502.
-// The frequency is the interval; 0 (manual recurring only) sets no
-// minimum.
-type subscription struct {
-	user        *user
-	card        *cardData
-	referenceID int64 // the charge that started it
-	orderID     string
-	interval    int // days between automatic charges, and between manual ones at least
-	price       decimal.Decimal
-	currency    string
-	lastManual  time.Time // of the last successful manual charge; zero: none yet
-	nextAuto    time.Time // of an automatic charge, when interval > 0
-	endsAt      time.Time
-	cancelled   bool
-}
-
-// frequency is the Recurring object's frequency: the least number of days
-// between manual charges.
-func (sub *subscription) frequency() int { return sub.interval }
 
 // addDays is t plus n days, saturated far in the future when n days do not
 // fit in a time.Duration: a huge interval or trial means "never", not a
@@ -62,21 +27,6 @@ func addDays(t time.Time, n int) time.Time {
 
 // maxDays is the most days a time.Duration holds, with room to spare.
 const maxDays = int(math.MaxInt64/int64(day)) - 1
-
-// subscribe starts (or restarts) the subscription of t's user.
-func (s *state) subscribe(t *txn, now time.Time) {
-	x := t.extra()
-	sub := &subscription{
-		user: t.user, card: t.card, referenceID: t.id, orderID: t.orderID, interval: x.recurInterval,
-		price: t.price, currency: t.currency,
-		nextAuto: addDays(now, max(x.recurTrial, x.recurInterval)),
-		endsAt:   now.Add(recurringLifetime),
-	}
-	if t.typ == paygate.TypeVerification {
-		sub.price, sub.currency = decimal.Zero, ""
-	}
-	s.recurring[t.user.id] = sub
-}
 
 // chargeDueRecurring makes the automatic payments whose date has come, in
 // the order the subscriptions started. The caller holds s.mu.

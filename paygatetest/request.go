@@ -8,7 +8,16 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/cardnum"
+	"github.com/paygate/paygate-go/internal/jsonscalar"
 )
 
 // Bounds of what a request may carry. They are applied while the request is
@@ -137,4 +146,213 @@ func readFailure(err error, fallback string) error {
 		return errBodyTooLong
 	}
 	return errors.New(fallback)
+}
+
+func checkOrderID(id string) *apiError {
+	if len([]rune(id)) > paygate.MaxOrderIDLength {
+		return errMerchantData("order_id longer than 64 characters")
+	}
+	return nil
+}
+
+// atoiParam parses a non-negative integer parameter.
+func atoiParam(v string) (int, bool) {
+	n, err := strconv.Atoi(v)
+	return n, err == nil && n >= 0
+}
+
+// readMoney reads a positive amount parameter and the currency (three
+// letters, either case; answered in upper case): 40014 naming the
+// parameter otherwise.
+func readMoney(c *call, amountParam string) (decimal.Decimal, string, *apiError) {
+	return readMoneyFrom(c, amountParam, false)
+}
+
+// readMoneyFrom is readMoney that takes an amount of 0 too when zeroOK.
+func readMoneyFrom(c *call, amountParam string, zeroOK bool) (decimal.Decimal, string, *apiError) {
+	amount, ok := parseAmount(c.get(amountParam))
+	if !ok || amount.IsNegative() || (amount.IsZero() && !zeroOK) {
+		return decimal.Zero, "", errMerchantData(amountParam)
+	}
+	cur, ok := readCurrency(c.get("currency"))
+	if !ok {
+		return decimal.Zero, "", errMerchantData("currency")
+	}
+	return amount, cur, nil
+}
+
+// Bounds of an amount: far beyond any real payment, and tight enough that
+// no number (a 900,000-digit price, 1e999999999) costs the server time or
+// leaves the balance unreadable.
+const (
+	maxAmountLength = 32 // characters
+	maxAmountScale  = 12 // decimal places
+)
+
+var maxAmount = decimal.New(1, 15)
+
+// parseAmount reads a decimal amount within the bounds above.
+func parseAmount(v string) (decimal.Decimal, bool) {
+	if len(v) > maxAmountLength {
+		return decimal.Zero, false
+	}
+	d, err := decimal.NewFromString(v)
+	if err != nil || d.Exponent() < -maxAmountScale || d.Exponent() > maxAmountLength {
+		return decimal.Zero, false
+	}
+	return d, d.Abs().LessThan(maxAmount)
+}
+
+// readCurrency reads an ISO 4217 code in either letter case, as upper case,
+// one string per code for the server's life (see currencies).
+func readCurrency(v string) (string, bool) {
+	up := strings.ToUpper(v)
+	if !isCurrency(up) {
+		return up, false
+	}
+	if code, ok := currencies.Load(up); ok {
+		return code.(string), true
+	}
+	code, _ := currencies.LoadOrStore(strings.Clone(up), strings.Clone(up))
+	return code.(string), true
+}
+
+// currencies holds every currency code read so far, so that the
+// transactions of a code share its one string instead of each keeping the
+// request it came in; at most 26^3 codes.
+var currencies sync.Map
+
+func isCurrency(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for i := 0; i < 3; i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// parseCard reads and checks card data under prefix ("" for getToken's flat
+// names, "card" for card/process's card[...]).
+func parseCard(params map[string][]string, prefix string, now time.Time) (*cardData, *apiError) {
+	get := func(name string) string {
+		if prefix != "" {
+			name = prefix + "[" + name + "]"
+		}
+		if v := params[name]; len(v) > 0 {
+			return v[0]
+		}
+		return ""
+	}
+	number, month, year, code := get("number"), get("expiration_month"), get("expiration_year"), get("security_code")
+	switch {
+	case number == "":
+		return nil, newError(paygate.CodeCardNumberMissing, "")
+	case !cardnum.Valid(number):
+		return nil, newError(paygate.CodeCardNumberInvalid, "")
+	case month == "":
+		return nil, newError(paygate.CodeExpirationMonthMissing, "")
+	case year == "":
+		return nil, newError(paygate.CodeExpirationYearMissing, "")
+	}
+	m, errM := strconv.Atoi(month)
+	y, errY := strconv.Atoi(year)
+	if errM != nil || errY != nil || m < 1 || m > 12 || y < 1000 || y > 9999 ||
+		y < now.Year() || (y == now.Year() && m < int(now.Month())) {
+		return nil, newError(paygate.CodeExpiryInvalid, "")
+	}
+	switch {
+	case code == "":
+		return nil, newError(paygate.CodeSecurityCodeMissing, "")
+	case len(code) < 3 || len(code) > 4 || !cardnum.Digits(code):
+		return nil, newError(paygate.CodeSecurityCodeInvalid, "")
+	}
+	holder := get("holder")
+	if len([]rune(holder)) > paygate.MaxCardholderLength {
+		return nil, newError(paygate.CodeCardholderInvalid, "")
+	}
+	return &cardData{number: strings.Clone(number), month: m, year: y, holder: strings.Clone(holder)}, nil
+}
+
+// listPage reads page: 1 when absent, unreadable or below 1; beyond when
+// it is a number too large for an int (a page past any end).
+func listPage(v string) (page int, beyond bool) {
+	n, err := strconv.Atoi(v)
+	switch {
+	case errors.Is(err, strconv.ErrRange):
+		return 1, !strings.HasPrefix(v, "-")
+	case err != nil || n < 1:
+		return 1, false
+	}
+	return n, false
+}
+
+// listLimit reads limit: the default when absent, unreadable or below 1,
+// at most maxListLimit.
+func listLimit(v string) int {
+	n, err := strconv.Atoi(v)
+	switch {
+	case errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(v, "-"):
+		return maxListLimit
+	case err != nil || n < 1:
+		return defaultListLimit
+	}
+	return min(n, maxListLimit)
+}
+
+// parseFilterTime reads a list filter's time: RFC 3339 and the ISO 8601
+// forms the SDK reads (jsonscalar.ParseTime), numeric offsets without a
+// colon (+0300), a date alone (midnight UTC), and Unix seconds. A "+" that
+// a query string turned into a space is read as the "+" it was.
+func parseFilterTime(v string) (time.Time, bool) {
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		return time.Unix(n, 0).UTC(), true
+	}
+	if t, err := jsonscalar.ParseTime(v); err == nil {
+		return t.UTC(), true
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05.999999999Z0700", "2006-01-02 15:04:05.999999999Z0700"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t.UTC(), true
+		}
+	}
+	if i := strings.LastIndexByte(v, ' '); i > len("2006-01-02") {
+		return parseFilterTime(v[:i] + "+" + v[i+1:])
+	}
+	return time.Time{}, false
+}
+
+// attributes collects the attr_* parameters, returned in callbacks: nil
+// when there are none, copies of the request's strings otherwise (see
+// call.keep).
+func attributes(params map[string][]string) map[string]string {
+	var out map[string]string
+	for k, v := range params {
+		if strings.HasPrefix(k, "attr_") && len(v) > 0 {
+			if out == nil {
+				out = make(map[string]string)
+			}
+			out[strings.Clone(k)] = strings.Clone(v[0])
+		}
+	}
+	return out
+}
+
+// keep is get for a value the sandbox keeps: a string of its own, since
+// the parsed value may share the memory of the whole request body.
+func (c *call) keep(name string) string { return strings.Clone(c.get(name)) }
+
+// payoutType reads the type parameter: a payout type id (or its key).
+func payoutType(v string) (int, *apiError) {
+	if n, err := strconv.Atoi(v); err == nil && n >= PayoutCreditCard && n <= PayoutWallet {
+		return n, nil
+	}
+	for n := PayoutCreditCard; n <= PayoutWallet; n++ {
+		if v != "" && strings.EqualFold(v, payoutKey(n)) {
+			return n, nil
+		}
+	}
+	return 0, errMerchantData("type")
 }

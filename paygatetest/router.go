@@ -1,7 +1,6 @@
 package paygatetest
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
@@ -156,29 +155,3 @@ func (s *Server) authenticateRequest(c *call, rt route) *apiError {
 
 // jsonpName is what card/getToken accepts as a JSONP function name.
 var jsonpName = regexp.MustCompile(`^[A-Za-z_$][A-Za-z0-9_$.]{0,127}$`)
-
-// writeJSON writes v as JSON, or as a JSONP call of fn when fn is set.
-func writeJSON(w http.ResponseWriter, fn string, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		http.Error(w, "paygatetest: cannot encode the response", http.StatusInternalServerError)
-		return
-	}
-	if fn != "" {
-		// A browser runs a script only from a 2xx answer, so a JSONP error is
-		// delivered with 200 and the error object as the argument.
-		w.Header().Set("Content-Type", "application/javascript; charset=utf-8")
-		w.WriteHeader(http.StatusOK)
-		w.Write([]byte(fn + "(" + string(body) + ");"))
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	w.Write(body)
-}
-
-func writeError(w http.ResponseWriter, fn string, e *apiError) {
-	writeJSON(w, fn, e.code.HTTPStatus(), map[string]any{
-		"error": map[string]any{"code": int(e.code), "message": e.message},
-	})
-}

@@ -1,9 +1,13 @@
 package paygatetest
 
 import (
+	"cmp"
+	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -11,6 +15,84 @@ import (
 
 	"github.com/paygate/paygate-go"
 )
+
+// Clock is the sandbox's notion of the current time. Token expiry (10
+// minutes), recurring frequency and end dates, and every createdAt and
+// updatedAt are read from it, so a test can move time forward with Advance
+// instead of sleeping.
+//
+// A Clock made by NewClock stands still until advanced. The clock a server
+// makes when none is given follows the real time, plus whatever Advance
+// added. One Clock may be shared by several servers.
+type Clock struct {
+	mu        sync.Mutex
+	frozen    bool
+	base      time.Time
+	offset    time.Duration
+	nextSub   int
+	listeners map[int]func()
+}
+
+// NewClock returns a clock that reads start (in UTC) until advanced.
+func NewClock(start time.Time) *Clock {
+	return &Clock{frozen: true, base: start.UTC()}
+}
+
+// newRealClock returns a clock that follows the real time.
+func newRealClock() *Clock { return &Clock{} }
+
+// followsRealTime reports whether the clock moves by itself.
+func (c *Clock) followsRealTime() bool { return !c.frozen }
+
+// Now returns the current time in UTC.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.frozen {
+		return c.base.Add(c.offset)
+	}
+	return time.Now().UTC().Add(c.offset)
+}
+
+// Advance moves the clock forward by d; a clock moved beyond what a
+// time.Duration holds stays in the far future. Every server using the clock then
+// settles its processing payments and payouts at once, as if their short
+// processing delay had passed, and makes the automatic recurring payments
+// that have come due.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	if d > 0 && c.offset > math.MaxInt64-d {
+		c.offset = math.MaxInt64 // the far future, not a wrap into the past
+	} else {
+		c.offset += d
+	}
+	fns := make([]func(), 0, len(c.listeners))
+	for _, f := range c.listeners {
+		fns = append(fns, f)
+	}
+	c.mu.Unlock()
+	for _, f := range fns {
+		f()
+	}
+}
+
+// subscribe registers f to run after every Advance; the returned function
+// removes it.
+func (c *Clock) subscribe(f func()) (cancel func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.listeners == nil {
+		c.listeners = make(map[int]func())
+	}
+	id := c.nextSub
+	c.nextSub++
+	c.listeners[id] = f
+	return func() {
+		c.mu.Lock()
+		delete(c.listeners, id)
+		c.mu.Unlock()
+	}
+}
 
 // state is everything the sandbox remembers; Server.mu guards it.
 type state struct {
@@ -163,23 +245,23 @@ func (t *txn) effectiveStatus() paygate.Status {
 }
 
 // newTxn makes a transaction, dropping the oldest beyond the retention.
-func (s *state) newTxn(p *Project, typ paygate.TransactionType, now time.Time) *txn {
-	return s.makeTxn(p, typ, now, nil)
+func (st *state) newTxn(p *Project, typ paygate.TransactionType, now time.Time) *txn {
+	return st.makeTxn(p, typ, now, nil)
 }
 
 // followTxn makes a transaction that follows ref (a refund, a chargeback,
 // a retrieval, a penalty). ref is never dropped to make room for it: the
 // caller goes on with ref, and the answer and the callbacks name it.
-func (s *state) followTxn(ref *txn, typ paygate.TransactionType, now time.Time) *txn {
-	return s.makeTxn(ref.project, typ, now, ref)
+func (st *state) followTxn(ref *txn, typ paygate.TransactionType, now time.Time) *txn {
+	return st.makeTxn(ref.project, typ, now, ref)
 }
 
-func (s *state) makeTxn(p *Project, typ paygate.TransactionType, now time.Time, keep *txn) *txn {
-	s.makeRoom(keep)
-	t := &txn{id: s.nextTxn, project: p, typ: typ, createdAt: now, updatedAt: now, status: paygate.StatusOpened}
-	s.nextTxn++
-	s.txns[t.id] = t
-	s.order = append(s.order, t)
+func (st *state) makeTxn(p *Project, typ paygate.TransactionType, now time.Time, keep *txn) *txn {
+	st.makeRoom(keep)
+	t := &txn{id: st.nextTxn, project: p, typ: typ, createdAt: now, updatedAt: now, status: paygate.StatusOpened}
+	st.nextTxn++
+	st.txns[t.id] = t
+	st.order = append(st.order, t)
 	return t
 }
 
@@ -187,19 +269,19 @@ func (s *state) makeTxn(p *Project, typ paygate.TransactionType, now time.Time, 
 // latest with order id orderID that is not a refund, chargeback, retrieval
 // or penalty (they carry the order id of the payment they follow, and a
 // look-up by order id means the payment, whose status shows their effect).
-func (s *state) lookupTxn(p *Project, id, orderID string) (*txn, *apiError) {
+func (st *state) lookupTxn(p *Project, id, orderID string) (*txn, *apiError) {
 	if id == "" && orderID == "" {
 		return nil, errMerchantData("id or order_id")
 	}
 	if id != "" {
 		n, err := strconv.ParseInt(id, 10, 64)
-		t := s.txns[n]
+		t := st.txns[n]
 		if err != nil || t == nil || t.project != p {
 			return nil, newError(paygate.CodeTransactionNotFound, "")
 		}
 		return t, nil
 	}
-	list := s.byOrderID(p, orderID)
+	list := st.byOrderID(p, orderID)
 	for i := len(list) - 1; i >= 0; i-- {
 		if t := list[i]; !followsPayment[t.typ] {
 			return t, nil
@@ -220,10 +302,10 @@ var followsPayment = map[paygate.TransactionType]bool{
 // transactions made since the last look-up: a transaction's order id is
 // set in the same critical section that makes it and never changes, so
 // every transaction a look-up can see is complete.
-func (s *state) byOrderID(p *Project, orderID string) []*txn {
-	s.indexOrders()
+func (st *state) byOrderID(p *Project, orderID string) []*txn {
+	st.indexOrders()
 	var list []*txn
-	for t := s.orders[orderKey{p, orderID}]; t != nil; t = t.prevOrder {
+	for t := st.orders[orderKey{p, orderID}]; t != nil; t = t.prevOrder {
 		list = append(list, t)
 	}
 	slices.Reverse(list)
@@ -238,26 +320,622 @@ type orderKey struct {
 
 // indexOrders adds the transactions made since the last call to the order
 // id index.
-func (s *state) indexOrders() {
-	for _, t := range s.order[s.indexed:] {
+func (st *state) indexOrders() {
+	for _, t := range st.order[st.indexed:] {
 		if t != nil && t.orderID != "" {
 			k := orderKey{t.project, t.orderID}
-			t.prevOrder, s.orders[k] = s.orders[k], t
+			t.prevOrder, st.orders[k] = st.orders[k], t
 		}
 	}
-	s.indexed = len(s.order)
+	st.indexed = len(st.order)
 }
 
-// keep is get for a value the sandbox keeps: a string of its own, since
-// the parsed value may share the memory of the whole request body.
-func (c *call) keep(name string) string { return strings.Clone(c.get(name)) }
-
-func idString(n int64) string { return strconv.FormatInt(n, 10) }
-
 // addProject registers p, numbering it when it has no id.
-func (s *state) addProject(p Project) {
+func (st *state) addProject(p Project) {
 	if p.ID == 0 {
-		p.ID = len(s.projects) + 1
+		p.ID = len(st.projects) + 1
 	}
-	s.projects[p.Key] = &p
+	st.projects[p.Key] = &p
+}
+
+// maxShared bounds each table of values that transactions share: beyond
+// it a value is kept as it came, unshared, so that the tables cost at most
+// a few megabytes whatever the traffic.
+const maxShared = 10000
+
+// sameCard returns the copy of cd the server already holds, if any: the
+// charges of one card, in tests mostly the few test cards, then share one
+// record instead of keeping one each. The caller holds Server.mu.
+func (st *state) sameCard(cd *cardData) *cardData {
+	if c, ok := st.cards[*cd]; ok {
+		return c
+	}
+	if len(st.cards) < maxShared {
+		st.cards[*cd] = cd
+	}
+	return cd
+}
+
+// amountKey is an amount whose coefficient fits an int64, as a map key.
+type amountKey struct {
+	coefficient int64
+	exponent    int32
+}
+
+// sameAmount returns the copy of d the server already holds, if any, so
+// that transactions of one price share its digits. The caller holds
+// Server.mu.
+func (st *state) sameAmount(d decimal.Decimal) decimal.Decimal {
+	if d.NumDigits() > 18 {
+		return d
+	}
+	k := amountKey{d.CoefficientInt64(), d.Exponent()}
+	if a, ok := st.amounts[k]; ok {
+		return a
+	}
+	if len(st.amounts) < maxShared {
+		st.amounts[k] = d
+	}
+	return d
+}
+
+// makeRoom drops the oldest transactions in a final state, other than
+// keep, until one more fits within the retention. It is called before a
+// transaction is made, so that every transaction it sees is complete.
+// Dropped ones leave holes in st.order, skipped by a head that moves over
+// them; see compactOrder. Each transaction costs O(1), plus a pass over the
+// in-flight ones older than every final one.
+func (st *state) makeRoom(keep *txn) {
+	if excess := len(st.txns) + 1 - st.retention; excess > 0 {
+		st.indexOrders()
+		for i := st.head; i < len(st.order) && excess > 0; i++ {
+			if t := st.order[i]; t != nil && t != keep && !t.inFlight() {
+				st.drop(t)
+				st.order[i] = nil
+				st.holes++
+				excess--
+			}
+		}
+		for st.head < len(st.order) && st.order[st.head] == nil {
+			st.head++
+		}
+	}
+	st.compactOrder()
+	st.rebuildIndexes()
+}
+
+// rebuildIndexes makes the maps by id and by order id anew once half as
+// many transactions as they hold were dropped from them. A Go map does not
+// shrink, and under the steady churn of a full sandbox (one key in, one
+// out) its deleted slots make it double: rebuilt this often, it keeps the
+// size its entries need. A rebuild costs O(n) for n/2 drops.
+func (st *state) rebuildIndexes() {
+	if st.dropped < max(len(st.txns)/2, minRebuild) {
+		return
+	}
+	st.dropped = 0
+	txns := make(map[int64]*txn, len(st.txns))
+	for id, t := range st.txns {
+		txns[id] = t
+	}
+	st.txns = txns
+	orders := make(map[orderKey]*txn, len(st.orders))
+	for k, t := range st.orders {
+		orders[k] = t
+	}
+	st.orders = orders
+}
+
+// minRebuild is the fewest drops worth a rebuild: below it the maps are
+// small whatever they waste.
+const minRebuild = 1024
+
+// compactOrder removes the holes of st.order when it is full and an eighth
+// of it or more are holes, instead of letting append grow it: once the
+// bound is reached, the slice keeps its size. A compaction costs O(len) and
+// removes len/8 holes or more, so O(1) per dropped transaction.
+func (st *state) compactOrder() {
+	if !worthCompacting(len(st.order), cap(st.order), st.holes) {
+		return
+	}
+	st.indexOrders() // positions move
+	st.order = slices.DeleteFunc(st.order, func(t *txn) bool { return t == nil })
+	st.head, st.holes, st.indexed = 0, 0, len(st.order)
+}
+
+// drop forgets t and everything indexed by it: its id, its place among
+// the transactions of its order id, its 3-D Secure merchant data and its
+// callbacks.
+func (st *state) drop(t *txn) {
+	st.dropped++
+	delete(st.txns, t.id)
+	if t.orderID != "" {
+		st.unlinkOrder(t)
+	}
+	if md := t.extra().md; md != "" && st.byMD[md] == t {
+		delete(st.byMD, md)
+	}
+	st.log.forget(t)
+}
+
+// worthCompacting reports whether a slice of length n and capacity c with
+// holes holes should be compacted rather than grown by the next append;
+// see compactOrder.
+func worthCompacting(n, c, holes int) bool {
+	return n == c && holes > 0 && holes >= n/8
+}
+
+// unlinkOrder takes t out of the index by order id: the entry moves to the
+// one before t when t is the newest, otherwise the one after t links past
+// it. The chains are short: the transactions of one order.
+func (st *state) unlinkOrder(t *txn) {
+	k := orderKey{t.project, t.orderID}
+	newest := st.orders[k]
+	switch {
+	case newest == t && t.prevOrder == nil:
+		delete(st.orders, k)
+	case newest == t:
+		st.orders[k] = t.prevOrder
+	default:
+		for n := newest; n != nil; n = n.prevOrder {
+			if n.prevOrder == t {
+				n.prevOrder = t.prevOrder
+				break
+			}
+		}
+	}
+	t.prevOrder = nil
+}
+
+// inFlight reports whether t may still change by itself or through the
+// payer, or has a callback still being sent: such a transaction is never
+// dropped.
+func (t *txn) inFlight() bool {
+	switch t.status {
+	case paygate.StatusOpened, paygate.StatusAuthenticating, paygate.StatusProcessing, paygate.StatusWaitingApproval:
+		return true
+	}
+	return t.sending.Load() > 0
+}
+
+// cardData is a card the sandbox holds. The number never leaves the
+// sandbox: responses carry only its mask and last four digits.
+type cardData struct {
+	number string
+	month  int
+	year   int
+	holder string
+}
+
+// token is a temporary (single use, 10 minutes) or permanent card token.
+type token struct {
+	id        string
+	project   *Project
+	card      *cardData
+	expiresAt time.Time
+	used      bool
+	permanent bool
+	pending   bool // permanent, of a charge still processing: not usable yet
+}
+
+// Bounds of temporary tokens, which anyone who knows a project key can
+// make (card/getToken is unsigned): a token is forgotten an hour after it
+// expired (it is then 40402 rather than 40304), and beyond
+// maxTemporaryTokens the oldest is forgotten first.
+const (
+	maxTemporaryTokens = 100000
+	expiredTokenMemory = time.Hour
+)
+
+func (st *state) newToken(p *Project, cd *cardData, permanent bool) *token {
+	prefix := "tmp_"
+	if permanent {
+		prefix = "perm_"
+	}
+	t := &token{id: fmt.Sprintf("%s%016d", prefix, st.nextToken), project: p, card: cd, permanent: permanent}
+	st.nextToken++
+	st.tokens[t.id] = t
+	return t
+}
+
+// forgetTokens drops the temporary tokens that expired over an hour ago,
+// and the oldest beyond maxTemporaryTokens - 1, making room for one more.
+// Tokens are made in expiry order, so the oldest are at the front; the
+// queue is compacted once half of it is dropped, so each token costs O(1).
+func (st *state) forgetTokens(now time.Time) {
+	q := st.temporary
+	for st.tempHead < len(q) {
+		t := q[st.tempHead]
+		if len(q)-st.tempHead < cmp.Or(st.maxTokens, maxTemporaryTokens) && now.Before(t.expiresAt.Add(expiredTokenMemory)) {
+			break
+		}
+		delete(st.tokens, t.id)
+		q[st.tempHead] = nil
+		st.tempHead++
+	}
+	if st.tempHead > len(q)/2 {
+		st.temporary = append(q[:0:0], q[st.tempHead:]...)
+		st.tempHead = 0
+	}
+}
+
+// useToken consumes a temporary token or reads a permanent one: 40402 when
+// unknown (or permanent but its charge has not completed), 40305 when
+// already used, 40304 when expired.
+func (st *state) useToken(p *Project, id string, now time.Time) (*cardData, *apiError) {
+	t := st.tokens[id]
+	switch {
+	case t == nil || t.project != p || t.pending:
+		return nil, newError(paygate.CodeCardTokenInvalid, "")
+	case t.permanent:
+		return t.card, nil
+	case t.used:
+		return nil, newError(paygate.CodeCardTokenUsed, "")
+	case now.After(t.expiresAt):
+		return nil, newError(paygate.CodeCardTokenExpired, "")
+	}
+	t.used = true
+	return t.card, nil
+}
+
+// user is a user of a project.
+type user struct {
+	id          string
+	project     *Project
+	identifier  string
+	displayName string
+	email       string
+	phone       string
+	ip          string
+	locale      string
+}
+
+type userInput struct {
+	identifier, displayName, email, phone, ip, locale string
+}
+
+// resolveUser returns the project's user with in.identifier, creating it if
+// needed; fields given anew fill fields still empty.
+func (st *state) resolveUser(p *Project, in userInput) *user {
+	key := p.Key + "\x00" + in.identifier
+	u := st.identifiers[key]
+	if u == nil {
+		u = &user{id: strconv.FormatInt(st.nextUser, 10), project: p, identifier: strings.Clone(in.identifier)}
+		st.nextUser++
+		st.identifiers[key] = u
+		st.users[u.id] = u
+	}
+	fill := func(dst *string, v string) {
+		if *dst == "" {
+			*dst = strings.Clone(v)
+		}
+	}
+	fill(&u.displayName, in.displayName)
+	fill(&u.email, in.email)
+	fill(&u.phone, in.phone)
+	fill(&u.ip, in.ip)
+	fill(&u.locale, in.locale)
+	return u
+}
+
+// lookupUser finds the project's user by internal id: 40002 when id is
+// empty, 40406 when unknown.
+func (st *state) lookupUser(p *Project, id string) (*user, *apiError) {
+	if id == "" {
+		return nil, newError(paygate.CodeUserIdentifierMissing, "")
+	}
+	u := st.users[id]
+	if u == nil || u.project != p {
+		return nil, newError(paygate.CodeUserNotFound, "")
+	}
+	return u, nil
+}
+
+// credit moves the project's balance in currency by d (negative to debit).
+func (st *state) credit(p *Project, currency string, d decimal.Decimal) {
+	m := st.balances[p.Key]
+	if m == nil {
+		m = make(map[string]decimal.Decimal)
+		st.balances[p.Key] = m
+	}
+	m[currency] = m[currency].Add(d)
+}
+
+// subscription is a user's subscription to recurring payments, started by
+// a charge with recurring=1.
+//
+// With an interval above 0 the sandbox charges the subscription by itself
+// every interval days (the first time after the trial, if longer), when
+// its clock is advanced past the date: a payment referencing the charge
+// that started it, with that charge's price and order id (or the price set
+// by user/changeRecurring; a subscription started by a verification
+// charges only once a price is set).
+//
+// Manual charges (card/processRecurring) come on top, "outside the
+// interval": neither the subscribing charge nor the trial holds them back,
+// and only two manual charges closer than frequency days apart are 40502.
+// The frequency is the interval; 0 (manual recurring only) sets no
+// minimum.
+type subscription struct {
+	user        *user
+	card        *cardData
+	referenceID int64 // the charge that started it
+	orderID     string
+	interval    int // days between automatic charges, and between manual ones at least
+	price       decimal.Decimal
+	currency    string
+	lastManual  time.Time // of the last successful manual charge; zero: none yet
+	nextAuto    time.Time // of an automatic charge, when interval > 0
+	endsAt      time.Time
+	cancelled   bool
+}
+
+// frequency is the Recurring object's frequency: the least number of days
+// between manual charges.
+func (sub *subscription) frequency() int { return sub.interval }
+
+// subscribe starts (or restarts) the subscription of t's user.
+func (st *state) subscribe(t *txn, now time.Time) {
+	x := t.extra()
+	sub := &subscription{
+		user: t.user, card: t.card, referenceID: t.id, orderID: t.orderID, interval: x.recurInterval,
+		price: t.price, currency: t.currency,
+		nextAuto: addDays(now, max(x.recurTrial, x.recurInterval)),
+		endsAt:   now.Add(recurringLifetime),
+	}
+	if t.typ == paygate.TypeVerification {
+		sub.price, sub.currency = decimal.Zero, ""
+	}
+	st.recurring[t.user.id] = sub
+}
+
+// statusChange is one entry of a transaction's history.
+type statusChange struct {
+	Status paygate.Status
+	At     time.Time
+	// By is the transaction whose effect this is (a chargeback making a
+	// payment charged_back); 0 for the transaction's own changes.
+	By int64
+}
+
+// noteEffect records in t's history a status that another transaction,
+// by, gave it.
+func (t *txn) noteEffect(status paygate.Status, by *txn) {
+	t.keepLastChange()
+	x := t.more()
+	x.earlier = append(x.earlier, statusChange{Status: status, At: by.createdAt, By: by.id})
+}
+
+// history is every status change of t, oldest first. Its own last change
+// is its status and updatedAt, so it is kept in the list of earlier ones
+// only once something follows it: a transaction that changed once, as most
+// do, keeps no list at all.
+func (t *txn) history() []statusChange {
+	earlier := t.extra().earlier
+	if t.lastKept || t.status == paygate.StatusOpened {
+		return earlier
+	}
+	return append(slices.Clip(earlier), statusChange{Status: t.status, At: t.updatedAt})
+}
+
+// keepLastChange adds t's own last change to the earlier ones before
+// something follows it.
+func (t *txn) keepLastChange() {
+	if !t.lastKept && t.status != paygate.StatusOpened {
+		x := t.more()
+		x.earlier = append(x.earlier, statusChange{Status: t.status, At: t.updatedAt})
+	}
+	t.lastKept = true
+}
+
+// fee is the sandbox's merchant fee: 2.9% of the price, to 4 decimals.
+func fee(price decimal.Decimal) decimal.Decimal {
+	return price.Mul(decimal.RequireFromString("0.029")).Round(4)
+}
+
+func userID(u *user) string {
+	if u == nil {
+		return ""
+	}
+	return u.id
+}
+
+// transition applies status to t with its effects: the balance moves, a
+// remembered card or a recurring subscription comes into being, a
+// processing transaction is scheduled to settle, and a callback is sent.
+// The caller holds s.mu.
+func (s *Server) transition(t *txn, status paygate.Status) {
+	if t.typ == paygate.TypeVerification && status == paygate.StatusCompleted {
+		status = paygate.StatusVerified
+	}
+	t.keepLastChange()
+	t.status, t.updatedAt, t.lastKept = status, s.clock.Now(), false
+	switch {
+	case status == paygate.StatusCompleted && (t.typ == paygate.TypePayment):
+		s.st.credit(t.project, t.currency, t.price.Sub(t.fee()))
+	case payoutReturns(status) && t.typ == paygate.TypePayout:
+		s.st.credit(t.project, t.currency, t.price) // the reserved amount returns
+	}
+	switch status {
+	case paygate.StatusCompleted, paygate.StatusVerified, paygate.StatusProcessing:
+		s.applyCardEffects(t)
+	case paygate.StatusFailed, paygate.StatusCancelled, paygate.StatusAbandoned:
+		s.dropSubscription(t)
+		s.dropPendingToken(t)
+	}
+	if status == paygate.StatusProcessing {
+		s.schedule(t)
+	}
+	if cb := callbackStatus(t); cb != "" {
+		s.notify(t, cb)
+	}
+}
+
+// applyCardEffects issues the permanent token and the recurring
+// subscription a successful (or processing) charge asked for, once. The
+// token of a processing charge is answered at once, as the gateway does,
+// but charges nothing until the charge completes (see dropPendingToken).
+func (s *Server) applyCardEffects(t *txn) {
+	if t.card == nil || t.method != "card" {
+		return
+	}
+	x := t.extra()
+	if x.remember && x.permanentToken == "" {
+		t.more().permanentToken = s.st.newToken(t.project, t.card, true).id
+	}
+	if tok := s.st.tokens[t.extra().permanentToken]; tok != nil {
+		tok.pending = t.status == paygate.StatusProcessing
+	}
+	if x.recurring && !x.subscribed && t.user != nil {
+		t.more().subscribed = true
+		s.st.subscribe(t, s.clock.Now())
+	}
+}
+
+// dropSubscription forgets the subscription that t started while it was
+// processing: a charge that ends unpaid subscribes nobody, and no
+// automatic payment may follow it.
+func (s *Server) dropSubscription(t *txn) {
+	if !t.extra().subscribed || t.user == nil {
+		return
+	}
+	if sub := s.st.recurring[t.user.id]; sub != nil && sub.referenceID == t.id {
+		delete(s.st.recurring, t.user.id)
+	}
+	t.more().subscribed = false
+}
+
+// dropPendingToken forgets the permanent token of a charge that ended
+// unpaid while processing: a card is remembered only by a charge that went
+// through, so the token is unknown from now on.
+func (s *Server) dropPendingToken(t *txn) {
+	if tok := s.st.tokens[t.extra().permanentToken]; tok != nil && tok.pending {
+		delete(s.st.tokens, tok.id)
+		t.more().permanentToken = ""
+	}
+}
+
+// schedule settles t after the processing delay. The caller holds s.mu.
+func (s *Server) schedule(t *txn) {
+	if s.isClosed() || s.processingDelay <= 0 {
+		return
+	}
+	id := t.id
+	s.timer[id] = time.AfterFunc(s.processingDelay, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.isClosed() {
+			return
+		}
+		if t := s.st.txns[id]; t != nil {
+			s.settle(t)
+		}
+	})
+}
+
+// isClosed reports whether Close has begun: timers and clock moves that
+// fire after it change nothing.
+func (s *Server) isClosed() bool {
+	select {
+	case <-s.closed:
+		return true
+	default:
+		return false
+	}
+}
+
+// clockAdvanced runs after the clock moved: processing transactions settle
+// and due recurring payments are made.
+func (s *Server) clockAdvanced() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.isClosed() {
+		return
+	}
+	s.settleLocked()
+	s.chargeDueRecurring()
+}
+
+// settleAll settles every processing transaction now.
+func (s *Server) settleAll() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.settleLocked()
+}
+
+func (s *Server) settleLocked() {
+	for _, t := range s.st.order {
+		if t != nil {
+			s.settle(t)
+		}
+	}
+}
+
+// settle moves a processing transaction to its final status: a payout to
+// the declined test card fails, everything else completes.
+func (s *Server) settle(t *txn) {
+	if t.status != paygate.StatusProcessing {
+		return
+	}
+	s.stopTimer(t)
+	if t.typ == paygate.TypePayout && t.card != nil && t.card.number == CardDeclined {
+		t.more().reason = "payout declined by the card issuer"
+		s.transition(t, paygate.StatusFailed)
+		return
+	}
+	s.transition(t, paygate.StatusCompleted)
+}
+
+// callbackStatus is the callback status of t's current status, or "" when
+// the status has none (opened, authenticating). notify leaves out the ones
+// the basic form does not send.
+func callbackStatus(t *txn) paygate.CallbackStatus {
+	switch t.typ {
+	case paygate.TypePayout:
+		return payoutCallback[t.status]
+	case paygate.TypeRefund, paygate.TypeChargeback, paygate.TypeRetrieval, paygate.TypePenalty:
+		if t.status == paygate.StatusCompleted {
+			return completedCallback[t.typ]
+		}
+		return ""
+	}
+	return paymentCallback[t.status]
+}
+
+// paymentCallback is the callback status of a payment's status.
+var paymentCallback = map[paygate.Status]paygate.CallbackStatus{
+	paygate.StatusWaitingApproval: paygate.CallbackWaitingApproval,
+	paygate.StatusCompleted:       paygate.CallbackCompleted,
+	paygate.StatusFailed:          paygate.CallbackFailed,
+	paygate.StatusVerified:        paygate.CallbackVerified,
+	paygate.StatusProcessing:      paygate.CallbackProcessing,
+}
+
+// payoutCallback is the callback status of a payout's status.
+var payoutCallback = map[paygate.Status]paygate.CallbackStatus{
+	paygate.StatusProcessing:      paygate.CallbackProcessing,
+	paygate.StatusCompleted:       paygate.CallbackPayoutCompleted,
+	paygate.StatusFailed:          paygate.CallbackPayoutFailed,
+	paygate.StatusCancelled:       paygate.CallbackPayoutCancelled,
+	paygate.StatusAbandoned:       paygate.CallbackPayoutAbandoned,
+	paygate.StatusWaitingApproval: paygate.CallbackWaitingApproval,
+}
+
+// completedCallback is the callback status of a completed refund or
+// dispute transaction.
+var completedCallback = map[paygate.TransactionType]paygate.CallbackStatus{
+	paygate.TypeRefund:     paygate.CallbackRefundCompleted,
+	paygate.TypeChargeback: paygate.CallbackChargebackCompleted,
+	paygate.TypeRetrieval:  paygate.CallbackRetrievalCompleted,
+	paygate.TypePenalty:    paygate.CallbackPenaltyCompleted,
+}
+
+// payoutReturns reports whether a payout taking status gives its amount
+// back to the balance.
+func payoutReturns(status paygate.Status) bool {
+	switch status {
+	case paygate.StatusFailed, paygate.StatusCancelled, paygate.StatusAbandoned:
+		return true
+	}
+	return false
 }

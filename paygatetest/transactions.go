@@ -2,13 +2,10 @@ package paygatetest
 
 import (
 	"encoding/json"
-	"errors"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/paygate/paygate-go"
-	"github.com/paygate/paygate-go/internal/jsonscalar"
 )
 
 // Paging of GET transactions when page and limit are not given, and the
@@ -99,92 +96,6 @@ func (s *Server) listTransactions(c *call) (any, *apiError) {
 		}
 	}
 	return map[string]any{"totalCount": len(matched), "transactions": list}, nil
-}
-
-// listPage reads page: 1 when absent, unreadable or below 1; beyond when
-// it is a number too large for an int (a page past any end).
-func listPage(v string) (page int, beyond bool) {
-	n, err := strconv.Atoi(v)
-	switch {
-	case errors.Is(err, strconv.ErrRange):
-		return 1, !strings.HasPrefix(v, "-")
-	case err != nil || n < 1:
-		return 1, false
-	}
-	return n, false
-}
-
-// listLimit reads limit: the default when absent, unreadable or below 1,
-// at most maxListLimit.
-func listLimit(v string) int {
-	n, err := strconv.Atoi(v)
-	switch {
-	case errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(v, "-"):
-		return maxListLimit
-	case err != nil || n < 1:
-		return defaultListLimit
-	}
-	return min(n, maxListLimit)
-}
-
-// transactionFields are the camel-case fields of a transaction; listing
-// adds what by-id and list carry (method, originalStatus, reason, card).
-func transactionFields(t *txn, listing bool) map[string]any {
-	var ref, orderID any
-	if t.referenceID != 0 {
-		ref = t.referenceID
-	}
-	if t.orderID != "" {
-		orderID = t.orderID
-	}
-	out := map[string]any{
-		"id": t.id, "orderId": orderID, "referenceId": ref, "price": t.price.StringFixed(2),
-		"fee": t.fee().StringFixed(4), "currency": t.currency, "type": t.typ, "status": t.status,
-		"user": userJSON(t.user), "createdAt": formatTime(t.createdAt), "updatedAt": formatTime(t.updatedAt),
-	}
-	if listing {
-		var reason any
-		if r := t.reason(); r != "" {
-			reason = r
-		}
-		out["status"] = t.effectiveStatus()
-		out["method"] = t.method
-		out["originalStatus"] = t.status
-		out["reason"] = reason
-		out["card"] = cardJSON(t.card, false)
-	}
-	return out
-}
-
-// wireType is t's type as the project's form names it: the basic form
-// calls a payment from a user a deposit.
-func wireType(t *txn) paygate.TransactionType {
-	if t.typ == paygate.TypePayment && t.project.Form == paygate.FormBasic {
-		return paygate.TypeDeposit
-	}
-	return t.typ
-}
-
-// parseFilterTime reads a list filter's time: RFC 3339 and the ISO 8601
-// forms the SDK reads (jsonscalar.ParseTime), numeric offsets without a
-// colon (+0300), a date alone (midnight UTC), and Unix seconds. A "+" that
-// a query string turned into a space is read as the "+" it was.
-func parseFilterTime(v string) (time.Time, bool) {
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		return time.Unix(n, 0).UTC(), true
-	}
-	if t, err := jsonscalar.ParseTime(v); err == nil {
-		return t.UTC(), true
-	}
-	for _, layout := range []string{"2006-01-02T15:04:05.999999999Z0700", "2006-01-02 15:04:05.999999999Z0700"} {
-		if t, err := time.Parse(layout, v); err == nil {
-			return t.UTC(), true
-		}
-	}
-	if i := strings.LastIndexByte(v, ' '); i > len("2006-01-02") {
-		return parseFilterTime(v[:i] + "+" + v[i+1:])
-	}
-	return time.Time{}, false
 }
 
 func within(t, from, to time.Time) bool {

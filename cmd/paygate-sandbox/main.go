@@ -6,7 +6,7 @@
 //
 // It serves the API under /v1/, the 3-D Secure and confirm pages, and the
 // control plane and dashboard under /sandbox/ (authorised with
-// "Authorization: Bearer <private key>"; see the README). The project's
+// "Authorization: Bearer <private key>"; see package paygatetest). The project's
 // keys come from -project and -secret, else from the environment variables
 // PAYGATE_PROJECT and PAYGATE_SECRET (a command line is visible to every
 // user of the machine; the environment is not). Without a private key it

@@ -39,6 +39,37 @@
 // PostgreSQL cuts identifiers to 63 bytes, so New refuses a table name of
 // more than 59 bytes, which would leave the two index names (the name plus
 // "_txn" and "_age") cut to one and one index silently missing.
+//
+// # What it guarantees, and what to configure
+//
+// PostgreSQL is durable by default: a claim or a processed callback is on
+// disk when its statement returns (fsync and synchronous_commit on), so a
+// crash or restart of the server loses nothing and a callback recorded
+// before it is acknowledged after it without running the merchant function
+// again. Turning synchronous_commit off for this database gives that up:
+// a crash may lose the last commits, and their callbacks run again.
+//
+// The callback handler gives each call a deadline, a quarter of the lease
+// (see paygate.WithDedupTimeout), and every call returns when it passes,
+// even on a stalled connection; pgx, with its default context watcher,
+// closes the connection it gave up on at once (a
+// BuildContextWatcherHandler of your own may keep it longer, though the
+// store no longer waits). Choose a lease longer than the merchant function
+// can run plus that quarter.
+//
+// A callback the function processed but Complete could not record (the
+// server down or stalled) is logged by the handler at error level and
+// answered 500, so the gateway delivers it again. When only the answer was
+// lost, the row is marked processed and the next delivery is acknowledged
+// without running the function. Otherwise the claim blocks the callback
+// until the lease ends (answered 503) and the function then runs again: the
+// exception a store cannot avoid, as when a replica dies between the
+// function and Complete. pgx prepares a statement on its first use on a
+// connection, a round trip of its own; after that, Complete is one.
+//
+// TestStore_FaultsRunTheFunctionOnceOrAsDocumented shows each case on a
+// real server: stalled connections (answers lost, or nothing delivered),
+// killed and restarted, killed while the function runs.
 package pgdedup
 
 import (
@@ -94,7 +125,10 @@ type Store struct {
 	claimSQL, completeSQL, takeOverSQL, releaseSQL, latestSQL, pruneSQL string
 }
 
-var _ paygate.CallbackOrderStore = (*Store)(nil)
+var (
+	_ paygate.CallbackOrderStore = (*Store)(nil)
+	_ paygate.LeasedDedupStore   = (*Store)(nil)
+)
 
 // Option configures New.
 type Option func(*Store)
@@ -211,8 +245,11 @@ func (s *Store) Claim(ctx context.Context, key paygate.DedupKey) (paygate.DedupC
 	if s.tokens.Holds(k) {
 		return paygate.DedupBusy, nil
 	}
-	var state int
-	err := s.pool.QueryRow(ctx, s.claimSQL, k, int64(key.Transaction), key.Stage(), string(key.Status), token, s.cfg.Lease.Milliseconds()).Scan(&state)
+	state, err := dedupstore.Abandon(ctx, func() (int, error) {
+		var state int
+		err := s.pool.QueryRow(ctx, s.claimSQL, k, int64(key.Transaction), key.Stage(), string(key.Status), token, s.cfg.Lease.Milliseconds()).Scan(&state)
+		return state, err
+	})
 	switch {
 	case errors.Is(err, pgx.ErrNoRows), serializationFailure(err):
 		// Under repeatable read or serializable (the database's default
@@ -246,14 +283,19 @@ func serializationFailure(err error) bool {
 // prune is not one (it is logged, and tried again on the next Complete).
 func (s *Store) Complete(ctx context.Context, key paygate.DedupKey) error {
 	k := key.String()
-	tag, err := s.pool.Exec(ctx, s.completeSQL, k, s.tokens.Take(k))
-	if err != nil {
-		return fmt.Errorf("pgdedup: complete: %w", err)
-	}
-	if tag.RowsAffected() == 0 {
-		if _, err := s.pool.Exec(ctx, s.takeOverSQL, k, int64(key.Transaction), key.Stage(), string(key.Status)); err != nil {
-			return fmt.Errorf("pgdedup: complete: %w", err)
+	token := s.tokens.Take(k)
+	lost, err := dedupstore.Abandon(ctx, func() (bool, error) {
+		tag, err := s.pool.Exec(ctx, s.completeSQL, k, token)
+		if err != nil || tag.RowsAffected() > 0 {
+			return false, err
 		}
+		_, err = s.pool.Exec(ctx, s.takeOverSQL, k, int64(key.Transaction), key.Stage(), string(key.Status))
+		return true, err
+	})
+	switch {
+	case err != nil:
+		return fmt.Errorf("pgdedup: complete: %w", err)
+	case lost:
 		return fmt.Errorf("pgdedup: callback %s: %w", key.ID, ErrLeaseLost)
 	}
 	s.pruneIfDue(ctx)
@@ -280,7 +322,9 @@ func (s *Store) pruneIfDue(ctx context.Context) {
 // processed.
 func (s *Store) Release(ctx context.Context, key paygate.DedupKey) error {
 	k := key.String()
-	if _, err := s.pool.Exec(ctx, s.releaseSQL, k, s.tokens.Take(k)); err != nil {
+	token := s.tokens.Take(k)
+	_, err := dedupstore.Abandon(ctx, func() (pgconn.CommandTag, error) { return s.pool.Exec(ctx, s.releaseSQL, k, token) })
+	if err != nil {
 		return fmt.Errorf("pgdedup: release: %w", err)
 	}
 	return nil
@@ -290,8 +334,10 @@ func (s *Store) Release(ctx context.Context, key paygate.DedupKey) error {
 // processed callback of the latest stage for transaction (the first
 // processed, among several of that stage).
 func (s *Store) LatestStatus(ctx context.Context, transaction paygate.ID) (paygate.CallbackStatus, error) {
-	var st string
-	err := s.pool.QueryRow(ctx, s.latestSQL, int64(transaction)).Scan(&st)
+	st, err := dedupstore.Abandon(ctx, func() (string, error) {
+		var st string
+		return st, s.pool.QueryRow(ctx, s.latestSQL, int64(transaction)).Scan(&st)
+	})
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		return "", nil
@@ -301,11 +347,17 @@ func (s *Store) LatestStatus(ctx context.Context, transaction paygate.ID) (payga
 	return paygate.CallbackStatus(st), nil
 }
 
+// Lease implements paygate.LeasedDedupStore: the callback handler bounds
+// each call by a quarter of it.
+func (s *Store) Lease() time.Duration { return s.cfg.Lease }
+
 // Prune deletes the rows of callbacks processed longer ago than the
 // retention, and of claims whose lease ended that long ago, and returns how
 // many it deleted.
 func (s *Store) Prune(ctx context.Context) (int64, error) {
-	tag, err := s.pool.Exec(ctx, s.pruneSQL, s.cfg.Retention.Milliseconds())
+	tag, err := dedupstore.Abandon(ctx, func() (pgconn.CommandTag, error) {
+		return s.pool.Exec(ctx, s.pruneSQL, s.cfg.Retention.Milliseconds())
+	})
 	if err != nil {
 		return 0, fmt.Errorf("pgdedup: prune: %w", err)
 	}

@@ -175,6 +175,9 @@ func TestNew_DefaultsAreAMinutesLeaseAndThirtyDaysRetention(t *testing.T) {
 	ctx := context.Background()
 	dsn := testengine.Postgres(t)
 	s := newStore(t, dsn)
+	if s.Lease() != time.Minute {
+		t.Fatalf("Lease() = %v, want 1m: the handler's store deadline is a quarter of it", s.Lease())
+	}
 	pool := connect(t, dsn)
 	kept, pruned := dedupsuite.Key(61), dedupsuite.Key(62)
 	dedupsuite.RequireClaim(t, s, kept, paygate.DedupAcquired)

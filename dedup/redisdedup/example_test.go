@@ -16,7 +16,9 @@ import (
 // Every replica of the callback endpoint shares one Redis; a callback is
 // processed by one of them, once.
 func ExampleNew() {
-	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR")}) // or redis.NewClusterClient
+	// ContextTimeoutEnabled frees a stalled connection at the handler's
+	// deadline for each store call, not at the client's read timeout.
+	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR"), ContextTimeoutEnabled: true}) // or redis.NewClusterClient
 	store := redisdedup.New(rdb, redisdedup.WithLease(2*time.Minute))
 
 	// fulfil is the merchant's CallbackFunc: idempotent, keyed on the

@@ -2,6 +2,8 @@ package redisdedup_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -18,9 +20,13 @@ import (
 func stores(t testing.TB) dedupsuite.Factory {
 	addr := testengine.Redis(t)
 	return func(t testing.TB, lease time.Duration) paygate.CallbackDedupStore {
-		return redisdedup.New(connect(t, addr), redisdedup.WithLease(lease), redisdedup.WithKeyPrefix("test:"))
+		return redisdedup.New(connect(t, addr), redisdedup.WithLease(lease), redisdedup.WithKeyPrefix("test:"), redisdedup.WithLogger(quiet))
 	}
 }
+
+// quiet drops what the stores log: each warns once that it finds no
+// record of earlier callbacks, as a new store does.
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 // connect returns a client of the server at addr, closed when the test
 // ends.
@@ -88,6 +94,9 @@ func TestNew_DefaultsAreAMinutesLeaseAndThirtyDaysRetention(t *testing.T) {
 	ctx := context.Background()
 	rdb := connect(t, testengine.Redis(t))
 	s := redisdedup.New(rdb)
+	if s.Lease() != time.Minute {
+		t.Fatalf("Lease() = %v, want 1m: the handler's store deadline is a quarter of it", s.Lease())
+	}
 	key := dedupsuite.Key(12)
 	mark := redisdedup.DefaultKeyPrefix + "{" + key.String() + "}"
 	dedupsuite.RequireClaim(t, s, key, paygate.DedupAcquired)

@@ -23,16 +23,17 @@ func paying3DS(t *testing.T, a *app, sandbox *paygatetest.Server) (order, url.Va
 	ctx := context.Background()
 	o := a.orders.create(catalog[0], "payer@example.com")
 	tok, err := a.cfg.Client.Cards.Tokenize(ctx, &paygate.TokenizeParams{
-		Number: paygatetest.Card3DSecure, ExpirationMonth: 12, ExpirationYear: 2031, SecurityCode: "123"})
+		Number: paygate.NewCardNumber(paygatetest.Card3DSecure), Expiry: paygate.NewExpiry(12, 2031), SecurityCode: paygate.NewSecurityCode("123")})
 	require.NoError(t, err)
 	pay, err := a.cfg.Client.Cards.Charge(ctx, &paygate.ChargeParams{
 		UserDetails: &paygate.UserDetails{Identifier: "payer@example.com", Email: "payer@example.com", IP: "203.0.113.9"},
-		CardToken:   tok.ID, Price: o.Product.Price, Currency: o.Product.Currency, Description: o.Product.Name,
+		CardToken:   paygate.NewCardToken(tok.ID), Price: o.Product.Price, Currency: o.Product.Currency, Description: o.Product.Name,
 		OrderID: o.ID, ACSReturnURL: "http://shop.test/orders/" + o.ID + "/3ds",
 	})
 	require.NoError(t, err)
 	require.True(t, pay.NeedsAuthentication())
-	o = a.orders.endPayment(o.ID, attempt{TX: pay.ID, Method: "card", Source: "charge", Status: statusAuthenticating})
+	o = a.orders.endPayment(o.ID, attempt{TX: pay.ID, Method: "card", Source: "charge", Reported: string(pay.Status),
+		Observation: paygate.ObserveCharge(pay, nil)})
 	md := pay.ACS.Parameters.MD
 	return o, url.Values{"PaRes": {sandbox.PaRes(md, paygatetest.ACSPassword)}, "MD": {md}}
 }
@@ -52,7 +53,7 @@ func TestACSReturn_OfAnotherOrderIsRefusedAndCompletesNothingHere(t *testing.T) 
 	assert.Equal(t, http.StatusBadRequest, res.Code)
 	assert.Contains(t, res.Body.String(), "belongs to another payment")
 	got, _ := a.orders.get(orderB.ID)
-	assert.Equal(t, statusAuthenticating, got.Status, "order B is not paid by A's verification")
+	assert.Equal(t, paygate.OrderAuthenticating, got.Status(), "order B is not paid by A's verification")
 	st, err := a.cfg.Client.Transactions.Status(context.Background(), &paygate.TransactionStatusParams{ID: orderB.TransactionID})
 	require.NoError(t, err)
 	assert.Equal(t, paygate.StatusAuthenticating, st.Status)
@@ -65,13 +66,13 @@ func TestACSReturn_RepeatedShowsTheOrderInsteadOfAFailure(t *testing.T) {
 	res := postACSReturn(h, o.ID, ret)
 	require.Equal(t, http.StatusSeeOther, res.Code)
 	got, _ := a.orders.get(o.ID)
-	assert.Equal(t, statusCompleted, got.Status)
+	assert.Equal(t, paygate.OrderPaid, got.Status())
 
 	res = postACSReturn(h, o.ID, ret) // the payer went back and submitted again
 	assert.Equal(t, http.StatusSeeOther, res.Code)
 	assert.Equal(t, "/orders/"+o.ID, res.Header().Get("Location"))
 	got, _ = a.orders.get(o.ID)
-	assert.Equal(t, statusCompleted, got.Status)
+	assert.Equal(t, paygate.OrderPaid, got.Status())
 }
 
 func newTestAppWithSandbox(t *testing.T) (*app, http.Handler, *paygatetest.Server) {

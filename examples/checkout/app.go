@@ -159,10 +159,10 @@ func (a *app) orderStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(struct {
-		Status string `json:"status"`
-		Final  bool   `json:"final"`
-		Events int    `json:"events"`
-	}{o.Status, o.Final(), len(o.Events)})
+		Status paygate.OrderStatus `json:"status"`
+		Final  bool                `json:"final"`
+		Events int                 `json:"events"`
+	}{o.Status(), o.Final(), len(o.Events)})
 }
 
 // order finds the order named by the path, or answers 404.
@@ -279,24 +279,28 @@ func parsePages() (map[string]*template.Template, error) {
 }
 
 // statusLabel is the status as the payer reads it.
-func statusLabel(status string) string {
+func statusLabel(status paygate.OrderStatus) string {
 	switch status {
-	case statusNew:
+	case paygate.OrderPending:
 		return "Awaiting payment"
-	case statusAuthenticating:
+	case paygate.OrderAuthenticating:
 		return "Awaiting 3-D Secure"
-	case statusOpened:
-		return "Awaiting PayPal"
-	case statusProcessing:
+	case paygate.OrderProcessing:
 		return "Processing"
-	case statusCompleted:
+	case paygate.OrderPaid:
 		return "Payment completed"
-	case statusFailed:
+	case paygate.OrderFailed:
 		return "Payment failed"
-	case statusRefunded:
+	case paygate.OrderPartiallyRefunded:
+		return "Partially refunded"
+	case paygate.OrderRefunded:
 		return "Refunded"
+	case paygate.OrderChargedBack:
+		return "Charged back"
+	case paygate.OrderRetrieved:
+		return "Payment completed (dispute won)"
 	}
-	return status
+	return string(status)
 }
 
 // paymentContext is the context of a request that moves money. It is not

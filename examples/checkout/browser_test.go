@@ -89,21 +89,22 @@ type shop struct {
 	URL     string
 	Sandbox *paygatetest.Server
 	Client  *paygate.Client
+	app     *app
 	seen    *requestLog
 	log     *cmdtest.Buffer
 }
 
 // startShop starts the app on a loopback port, with a sandbox whose
 // callbacks go to the app's /callback, and records every request the app
-// receives.
-func startShop(t *testing.T) *shop {
+// receives. The app's client takes clientOpts.
+func startShop(t *testing.T, clientOpts ...paygate.Option) *shop {
 	t.Helper()
 	ts := httptest.NewUnstartedServer(nil)
 	shopURL := "http://" + ts.Listener.Addr().String()
 	sandbox := paygatetest.NewServer(paygatetest.WithCallbackURL(shopURL+"/callback"), sandboxRetry)
 	logs := &cmdtest.Buffer{}
 	h, err := newApp(config{
-		Client:      sandbox.Client(),
+		Client:      sandbox.Client(clientOpts...),
 		CallbackKey: sandbox.PrivateKey,
 		GatewayURL:  sandbox.URL,
 		PublicURL:   shopURL,
@@ -117,7 +118,7 @@ func startShop(t *testing.T) *shop {
 		sandbox.Close()
 		ts.Close()
 	})
-	return &shop{URL: shopURL, Sandbox: sandbox, Client: sandbox.Client(), seen: seen, log: logs}
+	return &shop{URL: shopURL, Sandbox: sandbox, Client: sandbox.Client(), app: h.(*app), seen: seen, log: logs}
 }
 
 // requireNeverSaw fails when any request the shop received (path, query,

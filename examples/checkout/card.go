@@ -25,7 +25,7 @@ func (a *app) charge(w http.ResponseWriter, r *http.Request) {
 	a.orders.update(o.ID, func(ord *order) bool { ord.Email = email; return true })
 	payment, err := a.cfg.Client.Cards.Charge(paymentContext(r), &paygate.ChargeParams{
 		UserDetails:  &paygate.UserDetails{Identifier: email, Email: email, IP: clientIP(r)},
-		CardToken:    token,
+		CardToken:    paygate.NewCardToken(token),
 		Price:        o.Product.Price,
 		Currency:     o.Product.Currency,
 		Description:  o.Product.Name,
@@ -37,12 +37,13 @@ func (a *app) charge(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.cfg.Logger.Info("card charge", "order", o.ID, "transaction", payment.ID, "status", payment.Status)
-	status, msg := paymentOutcome(payment)
+	obs, msg := paymentOutcome(payment)
 	mask := ""
 	if payment.Card != nil {
 		mask = payment.Card.Mask
 	}
-	o = a.orders.endPayment(o.ID, attempt{TX: payment.ID, Method: "card", CardMask: mask, Source: "charge", Status: status, Message: msg})
+	o = a.orders.endPayment(o.ID, attempt{TX: payment.ID, Method: "card", CardMask: mask, Source: "charge",
+		Reported: reported(payment), Observation: obs, Message: msg})
 	if payment.NeedsAuthentication() {
 		// The self-submitting form takes the payer to the bank's ACS page;
 		// the ACS sends them back to /orders/{id}/3ds.
@@ -86,11 +87,11 @@ func (a *app) acsReturn(w http.ResponseWriter, r *http.Request) {
 	}
 	a.cfg.Logger.Info("3-D Secure", "order", o.ID, "transaction", payment.ID, "status", payment.Status)
 	a.orders.update(o.ID, func(ord *order) bool {
-		status, msg := paymentOutcome(payment)
-		if status == statusFailed && msg == declinedMessage {
+		obs, msg := paymentOutcome(payment)
+		if msg == declinedMessage {
 			msg = "Your bank could not verify this payment (3-D Secure failed). No money was taken."
 		}
-		a.orders.setStatus(ord, "3-D Secure", status, msg)
+		a.orders.observe(ord, "3-D Secure", reported(payment), obs, msg)
 		return true
 	})
 	http.Redirect(w, r, "/orders/"+o.ID, http.StatusSeeOther)
@@ -107,8 +108,9 @@ func (a *app) chargeFailed(w http.ResponseWriter, r *http.Request, o order, err 
 		// The transaction id is unknown: the order waits for the callback,
 		// which the gateway redelivers until it is taken, or for a look-up
 		// by the order id (Transactions.Reconcile).
-		a.orders.endPayment(o.ID, attempt{Method: "card", Source: "charge", Status: statusProcessing,
-			Message: "We are waiting for the payment service to confirm your payment."})
+		a.orders.endPayment(o.ID, attempt{Method: "card", Source: "charge", Reported: "unknown",
+			Observation: paygate.ObserveCharge(nil, err),
+			Message:     "We are waiting for the payment service to confirm your payment."})
 		http.Redirect(w, r, "/orders/"+o.ID, http.StatusSeeOther)
 		return
 	case errors.Is(err, paygate.ErrCardBlocked):
@@ -129,19 +131,27 @@ func (a *app) chargeFailed(w http.ResponseWriter, r *http.Request, o order, err 
 // declinedMessage explains a failed card payment.
 const declinedMessage = "Your card was declined. No money was taken. Please try another card or PayPal."
 
-// paymentOutcome turns a charge or authentication answer into the order's
-// status and the message for the payer.
-func paymentOutcome(p *paygate.Payment) (status, message string) {
-	switch {
-	case p.NeedsAuthentication():
-		return statusAuthenticating, ""
-	case p.Completed():
-		return statusCompleted, ""
-	case p.Failed():
-		return statusFailed, declinedMessage
-	case p.Status != "":
-		return string(p.Status), ""
+// paymentOutcome turns a charge or authentication answer into the news
+// for the order and the message for the payer.
+func paymentOutcome(p *paygate.Payment) (paygate.OrderObservation, string) {
+	obs := paygate.ObserveCharge(p, nil)
+	if reports(obs) == paygate.OrderFailed {
+		return obs, declinedMessage
 	}
-	// The basic form answers without a status: the callback tells.
-	return statusProcessing, ""
+	return obs, ""
+}
+
+// reported is what a charge or authentication answer said, for the
+// order's history: its status, or in the basic form, which answers
+// without one, what success and acs tell.
+func reported(p *paygate.Payment) string {
+	switch {
+	case p.Status != "":
+		return string(p.Status)
+	case p.NeedsAuthentication():
+		return string(paygate.StatusAuthenticating)
+	case p.Success:
+		return "accepted"
+	}
+	return string(paygate.StatusFailed)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -35,7 +36,7 @@ func TestCheckout_ApprovedCardCompletesWithout3DSecure(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, chromium.SaveScreenshot("checkout.png", png)) // -update-screenshots rewrites it
 
-	do(t, ctx, chromedp.Click(chromedp.ID("pay-card")), waitStatus(paygate.StatusCompleted))
+	do(t, ctx, chromedp.Click(chromedp.ID("pay-card")), waitStatus(paygate.OrderPaid))
 	assert.Equal(t, "Payment completed", text(t, ctx, "#order-status"))
 	assert.Contains(t, text(t, ctx, "#events"), "charge completed")
 	assert.Equal(t, s.URL+"/orders/"+orderID, location(t, ctx))
@@ -48,7 +49,7 @@ func TestCheckout_3DSecureWithRightPasswordCompletes(t *testing.T) {
 	t.Parallel()
 	s, ctx, orderID := startCheckout(t)
 
-	payWith3DSecure(t, ctx, s, paygatetest.ACSPassword, paygate.StatusCompleted)
+	payWith3DSecure(t, ctx, s, paygatetest.ACSPassword, paygate.OrderPaid)
 	assert.Equal(t, "Payment completed", text(t, ctx, "#order-status"))
 	assert.Contains(t, text(t, ctx, "#events"), "charge authenticating")
 	assert.Contains(t, text(t, ctx, "#events"), "3-D Secure completed")
@@ -61,7 +62,7 @@ func TestCheckout_3DSecureWithWrongPasswordShowsFailure(t *testing.T) {
 	t.Parallel()
 	s, ctx, orderID := startCheckout(t)
 
-	payWith3DSecure(t, ctx, s, "0000", paygate.StatusFailed)
+	payWith3DSecure(t, ctx, s, "0000", paygate.OrderFailed)
 	assert.Equal(t, "Payment failed", text(t, ctx, "#order-status"))
 	assert.Contains(t, text(t, ctx, "#order-message"), "could not verify this payment (3-D Secure failed)")
 	assert.Contains(t, text(t, ctx, "#retry"), "Try again")
@@ -73,7 +74,7 @@ func TestCheckout_DeclinedCardShowsDecline(t *testing.T) {
 	t.Parallel()
 	s, ctx, orderID := startCheckout(t)
 
-	do(t, ctx, fillCard(paygatetest.CardDeclined), chromedp.Click(chromedp.ID("pay-card")), waitStatus(paygate.StatusFailed))
+	do(t, ctx, fillCard(paygatetest.CardDeclined), chromedp.Click(chromedp.ID("pay-card")), waitStatus(paygate.OrderFailed))
 	assert.Equal(t, "Payment failed", text(t, ctx, "#order-status"))
 	assert.Contains(t, text(t, ctx, "#order-message"), "Your card was declined")
 
@@ -110,7 +111,7 @@ func TestCheckout_PayPalApproved(t *testing.T) {
 	assert.Equal(t, s.URL+"/orders/"+orderID+"/paypal/success", location(t, ctx))
 	assert.Equal(t, "Payment completed", text(t, ctx, "#order-status"))
 
-	do(t, ctx, chromedp.Click(chromedp.ID("order-link")), waitStatus(paygate.StatusCompleted))
+	do(t, ctx, chromedp.Click(chromedp.ID("order-link")), waitStatus(paygate.OrderPaid))
 	requireGateway(t, s, orderID, paygate.StatusCompleted, "")
 	requireCallback(t, s, orderID, paygate.CallbackCompleted)
 }
@@ -132,17 +133,49 @@ func TestCheckout_OrderPageReachesCompletedThroughCallback(t *testing.T) {
 	t.Parallel()
 	s, ctx, orderID := startCheckout(t)
 
-	do(t, ctx, fillCard(paygatetest.CardProcessing), chromedp.Click(chromedp.ID("pay-card")), waitStatus(paygate.StatusProcessing))
+	do(t, ctx, fillCard(paygatetest.CardProcessing), chromedp.Click(chromedp.ID("pay-card")), waitStatus(paygate.OrderProcessing))
 	assert.Equal(t, "Processing", text(t, ctx, "#order-status"))
 
 	// Nothing but the callback moves the order on: the page only reloads.
-	do(t, ctx, waitStatus(paygate.StatusCompleted))
+	do(t, ctx, waitStatus(paygate.OrderPaid))
 	assert.Equal(t, "Payment completed", text(t, ctx, "#order-status"))
 	assert.Contains(t, text(t, ctx, "#events"), "callback completed")
 
 	requireGateway(t, s, orderID, paygate.StatusCompleted, paygatetest.CardProcessing)
 	d := requireCallback(t, s, orderID, paygate.CallbackCompleted)
 	assert.Equal(t, s.URL+"/callback", d.URL)
+}
+
+func TestCheckout_RefundAndChargebackAppearOnTheOrderPage(t *testing.T) {
+	t.Parallel()
+	s, ctx, orderID := startCheckout(t)
+	do(t, ctx, fillCard(paygatetest.CardApproved), chromedp.Click(chromedp.ID("pay-card")), waitStatus(paygate.OrderPaid))
+	payment := requireGatewayPayment(t, s, orderID)
+
+	// The merchant's back office refunds part of the order; the page, left
+	// open, shows it once the refund's callback arrives.
+	_, err := s.Client.Transactions.Reverse(ctx, &paygate.ReverseParams{ID: payment, Amount: decimal.RequireFromString("5.00")})
+	require.NoError(t, err)
+	do(t, ctx, waitStatus(paygate.OrderPartiallyRefunded))
+	assert.Equal(t, "Partially refunded", text(t, ctx, "#order-status"))
+	assert.Equal(t, "Refund 5.00 EUR", moneyLine(t, ctx, paygate.CallbackRefundCompleted))
+
+	// The payer's bank disputes the rest.
+	_, err = s.Sandbox.Chargeback(payment)
+	require.NoError(t, err)
+	do(t, ctx, waitStatus(paygate.OrderChargedBack))
+	assert.Equal(t, "Charged back", text(t, ctx, "#order-status"))
+	assert.Equal(t, "Chargeback 7.50 EUR", moneyLine(t, ctx, paygate.CallbackChargebackCompleted))
+	assert.Contains(t, text(t, ctx, "#order-message"), "chargeback")
+	assert.Contains(t, text(t, ctx, "#events"), "callback chargeback_completed")
+}
+
+// moneyLine is the order page's line for the refund or dispute of kind,
+// without its time.
+func moneyLine(t *testing.T, ctx context.Context, kind paygate.CallbackStatus) string {
+	t.Helper()
+	css := fmt.Sprintf("#money .money-%s", kind)
+	return text(t, ctx, css+" .money-label") + " " + text(t, ctx, css+" .money-amount")
 }
 
 // startCheckout starts a shop, opens a browser tab and takes the payer to
@@ -203,7 +236,7 @@ func answerPayPal(button, outcome string) chromedp.Action[chromedp.Void] {
 
 // payWith3DSecure pays with the 3-D Secure card, answers the ACS page with
 // password and waits until the order page shows want.
-func payWith3DSecure(t *testing.T, ctx context.Context, s *shop, password string, want paygate.Status) {
+func payWith3DSecure(t *testing.T, ctx context.Context, s *shop, password string, want paygate.OrderStatus) {
 	t.Helper()
 	do(t, ctx, fillCard(paygatetest.Card3DSecure), chromedp.Click(chromedp.ID("pay-card")))
 	passACS(t, ctx, s, password)
@@ -220,7 +253,7 @@ func passACS(t *testing.T, ctx context.Context, s *shop, password string) {
 }
 
 // waitStatus waits until the page shows the order in status.
-func waitStatus(status paygate.Status) chromedp.Action[chromedp.Void] {
+func waitStatus(status paygate.OrderStatus) chromedp.Action[chromedp.Void] {
 	return chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf("#order-status[data-status=%q]", status)))
 }
 

@@ -6,9 +6,9 @@
 // With no PAYGATE_* variables it starts the sandbox (package paygatetest)
 // in the same process, with its callbacks sent to the shop's own /callback
 // endpoint, so the whole flow works with no account: open the printed
-// address and pay with a test card (4242424242424242 is approved,
-// 4000000000003220 asks for 3-D Secure with the password 1234,
-// 4000000000000002 is declined, 4000000000000119 completes by callback).
+// address and pay with a test card: 4242424242424242 is approved, and the
+// others are the Card constants of package paygatetest (3-D Secure,
+// declined, processing, blocked), with the ACS password ACSPassword.
 //
 // Against a real gateway set PAYGATE_BASE_URL, PAYGATE_PROJECT and
 // PAYGATE_SECRET (and PAYGATE_CHECKOUT_URL when the hosted confirmation

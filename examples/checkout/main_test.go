@@ -71,14 +71,14 @@ func TestCharge_WithoutTokenAsksForTheCardAgainAndChargesNothing(t *testing.T) {
 	assert.Equal(t, http.StatusUnprocessableEntity, res.Code)
 	assert.Contains(t, res.Body.String(), "Your card could not be read")
 	got, _ := s.orders.get(o.ID)
-	assert.Equal(t, statusNew, got.Status)
+	assert.Equal(t, paygate.OrderPending, got.Status())
 }
 
 func TestCallback_ForAnotherPaymentOfTheOrderIsAcknowledgedAndIgnored(t *testing.T) {
 	s, h := newTestApp(t)
 	o := s.orders.create(catalog[0], "")
 	s.orders.update(o.ID, func(ord *order) bool {
-		ord.TransactionID, ord.Status = 1000000000000000001, statusProcessing
+		ord.TransactionID, ord.State.Status = 1000000000000000001, paygate.OrderProcessing
 		return true
 	})
 	signer := paygatetest.NewCallbackSigner(paygatetest.DefaultPrivateKey, paygate.FormExtended)
@@ -88,20 +88,7 @@ func TestCallback_ForAnotherPaymentOfTheOrderIsAcknowledgedAndIgnored(t *testing
 
 	assert.Equal(t, http.StatusOK, res.Code)
 	got, _ := s.orders.get(o.ID)
-	assert.Equal(t, statusProcessing, got.Status)
-}
-
-func TestCallback_OvertakingThePaymentAnswerIsRefusedForRedelivery(t *testing.T) {
-	s, h := newTestApp(t)
-	o := s.orders.create(catalog[0], "")
-	_, began := s.orders.beginPayment(o.ID)
-	require.True(t, began)
-	signer := paygatetest.NewCallbackSigner(paygatetest.DefaultPrivateKey, paygate.FormExtended)
-	res := serve(h, signer.Request("/callback", paygate.CallbackCompleted, url.Values{"order_id": {o.ID}}))
-
-	assert.Equal(t, http.StatusInternalServerError, res.Code, "the gateway delivers it again")
-	got, _ := s.orders.get(o.ID)
-	assert.Equal(t, statusNew, got.Status)
+	assert.Equal(t, paygate.OrderProcessing, got.Status())
 }
 
 func TestOrderStore_BeginPaymentOnlyOnceAtATime(t *testing.T) {
@@ -112,7 +99,8 @@ func TestOrderStore_BeginPaymentOnlyOnceAtATime(t *testing.T) {
 	assert.True(t, first)
 	assert.False(t, second, "a double click cannot start a second payment")
 
-	s.endPayment(o.ID, attempt{TX: 7, Method: "card", Source: "charge", Status: statusFailed, Message: declinedMessage})
+	s.endPayment(o.ID, attempt{TX: 7, Method: "card", Source: "charge", Reported: "failed",
+		Observation: paygate.ObserveStatus(paygate.StatusFailed), Message: declinedMessage})
 	_, retry := s.beginPayment(o.ID)
 	assert.True(t, retry, "a failed payment may be tried again")
 }
@@ -123,8 +111,10 @@ func TestOrderStore_PayerFacingExplanationWinsOverTheCallbacks(t *testing.T) {
 		o := s.create(catalog[0], "")
 		got, _ := s.update(o.ID, func(ord *order) bool {
 			steps := []func(){
-				func() { s.setStatus(ord, sourceCallback, statusFailed, "The payment failed.") },
-				func() { s.setStatus(ord, "3-D Secure", statusFailed, "3-D Secure failed.") },
+				func() { s.observe(ord, sourceCallback, "failed", paygate.ObserveStatus(paygate.StatusFailed), "") },
+				func() {
+					s.observe(ord, "3-D Secure", "failed", paygate.ObserveStatus(paygate.StatusFailed), "3-D Secure failed.")
+				},
 			}
 			if !callbackFirst {
 				steps[0], steps[1] = steps[1], steps[0]
@@ -146,25 +136,26 @@ func TestCallback_WithWrongSignatureIsRefused(t *testing.T) {
 
 	assert.Equal(t, http.StatusForbidden, res.Code)
 	got, _ := s.orders.get(o.ID)
-	assert.Equal(t, statusNew, got.Status)
+	assert.Equal(t, paygate.OrderPending, got.Status())
 }
 
 func TestOrderStore_FinalStatusIsNotUndoneByALatePendingOne(t *testing.T) {
 	s := newOrderStore()
 	o := s.create(catalog[0], "")
 	got, _ := s.update(o.ID, func(ord *order) bool {
-		s.setStatus(ord, "charge", statusCompleted, "")
-		s.setStatus(ord, sourceCallback, statusProcessing, "")
+		s.observe(ord, "charge", "completed", paygate.ObserveStatus(paygate.StatusCompleted), "")
+		s.observe(ord, sourceCallback, "processing", paygate.ObserveStatus(paygate.StatusProcessing), "")
 		return true
 	})
-	assert.Equal(t, statusCompleted, got.Status)
+	assert.Equal(t, paygate.OrderPaid, got.Status())
 	assert.Len(t, got.Events, 2, "both reports are in the history")
 
 	got, _ = s.update(o.ID, func(ord *order) bool {
-		s.setStatus(ord, sourceCallback, statusRefunded, "The payment was refunded.")
+		s.observe(ord, sourceCallback, "refunded", paygate.ObserveStatus(paygate.StatusRefunded), "")
 		return true
 	})
-	assert.Equal(t, statusRefunded, got.Status, "a refund follows a completion")
+	assert.Equal(t, paygate.OrderRefunded, got.Status(), "a refund follows a completion")
+	assert.Equal(t, "The payment was refunded.", got.Message)
 }
 
 // newTestApp returns the app on a sandbox without a browser.

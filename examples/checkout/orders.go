@@ -38,30 +38,28 @@ func findProduct(sku string) (product, bool) {
 	return product{}, false
 }
 
-// Order statuses as the shop tracks them. They follow the gateway's
-// transaction statuses; "new" means no payment was started yet.
-const (
-	statusNew            = "new"
-	statusAuthenticating = string(paygate.StatusAuthenticating)
-	statusOpened         = string(paygate.StatusOpened)
-	statusProcessing     = string(paygate.StatusProcessing)
-	statusCompleted      = string(paygate.StatusCompleted)
-	statusFailed         = string(paygate.StatusFailed)
-	statusRefunded       = string(paygate.StatusRefunded)
-)
-
 // order is one purchase. The shop never holds card data: a card payment
 // leaves only the gateway's masked number here.
+//
+// Its payment's state is a paygate.OrderState: every piece of news (the
+// charge's answer, the 3-D Secure step, a callback, a status look-up) is
+// applied to it by the SDK's rule, under which an order never moves
+// backwards, so news that arrives late or twice cannot undo a payment or
+// reopen a refunded order.
 type order struct {
 	ID      string
 	Product product
 	Email   string
 	// Method is "card" or a paygate.PaymentMethod such as "paypal".
 	Method string
-	// TransactionID is the gateway's id of the current payment attempt;
-	// callbacks for any other transaction are ignored.
+	// TransactionID is the gateway's id of the current payment attempt; 0
+	// while the attempt's answer is awaited or its outcome is unknown, when
+	// the attempt's first callback names it.
 	TransactionID paygate.ID
-	Status        string
+	// EarlierAttempts are the transactions of attempts that failed before
+	// the current one: their callbacks are acknowledged and ignored.
+	EarlierAttempts []paygate.ID
+	State           paygate.OrderState
 	// Message explains the status to the payer (a decline, a failed
 	// 3-D Secure check).
 	Message string
@@ -69,40 +67,76 @@ type order struct {
 	// ************4242.
 	CardMask string
 	// Paying is set while a payment request is on its way to the gateway,
-	// so that a second click cannot start a second payment and a callback
-	// that overtakes the gateway's answer is delivered again later.
+	// so that a second click cannot start a second payment.
 	Paying bool
 	Events []event
+	// Money lists the refunds, chargebacks, retrievals and penalties of the
+	// order's payment, oldest first.
+	Money []moneyEvent
 }
 
 // event is one step in an order's history.
 type event struct {
 	At     time.Time
 	Source string // "charge", "3-D Secure", "PayPal" or sourceCallback
+	// Status is what the source reported: a transaction or callback status,
+	// or "unknown".
 	Status string
+}
+
+// moneyEvent is money that moved after the payment: a refund, a
+// chargeback, a retrieval (a won dispute) or a penalty.
+type moneyEvent struct {
+	At time.Time
+	// Kind is the callback status that reported it, for example
+	// refund_completed.
+	Kind          paygate.CallbackStatus
+	TransactionID paygate.ID
+	Amount        decimal.Decimal
+	Currency      string
+}
+
+// Label is the kind as the order page shows it.
+func (m moneyEvent) Label() string {
+	switch m.Kind {
+	case paygate.CallbackRefundCompleted, paygate.CallbackReversed:
+		return "Refund"
+	case paygate.CallbackChargebackCompleted:
+		return "Chargeback"
+	case paygate.CallbackRetrievalCompleted:
+		return "Dispute won"
+	case paygate.CallbackPenaltyCompleted:
+		return "Penalty"
+	}
+	return string(m.Kind)
 }
 
 // sourceCallback names the gateway's callbacks in an order's history.
 const sourceCallback = "callback"
 
-// Final reports whether the order's payment reached an end: no further
-// status is expected except a refund.
+// Status is where the order's payment stands.
+func (o order) Status() paygate.OrderStatus { return o.State.Status }
+
+// Final reports whether the order's payment reached an end: what may
+// follow is a refund or a dispute.
 func (o order) Final() bool {
-	switch o.Status {
-	case statusCompleted, statusFailed, statusRefunded:
-		return true
+	switch o.State.Status {
+	case paygate.OrderPending, paygate.OrderAuthenticating, paygate.OrderProcessing:
+		return false
 	}
-	return false
+	return true
 }
 
 // Payable reports whether a new payment attempt may start: nothing was
 // paid and nothing is under way.
 func (o order) Payable() bool {
-	return !o.Paying && (o.Status == statusNew || o.Status == statusFailed)
+	return !o.Paying && (o.State.Status == paygate.OrderPending || o.State.Status == paygate.OrderFailed)
 }
 
 // orderStore keeps orders in memory; a real shop keeps them in its
-// database.
+// database, and applies news to an order in one database transaction
+// (read, paygate.OrderState.Apply, write with a compare-and-set), as
+// update does under the store's lock.
 type orderStore struct {
 	mu     sync.Mutex
 	orders map[string]*order
@@ -115,7 +149,7 @@ func newOrderStore() *orderStore {
 
 // create records a new order for p and returns a copy of it.
 func (s *orderStore) create(p product, email string) order {
-	o := &order{ID: newOrderID(), Product: p, Email: email, Status: statusNew}
+	o := &order{ID: newOrderID(), Product: p, Email: email, State: paygate.NewOrderState(p.Price)}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.orders[o.ID] = o
@@ -149,68 +183,104 @@ func (s *orderStore) update(id string, fn func(o *order) bool) (order, bool) {
 	return o.snapshot(), true
 }
 
-// beginPayment marks the order with id as being paid, if it may be; it
-// returns a copy and whether it did.
+// beginPayment marks the order with id as being paid, if it may be, and
+// starts a new attempt: the failed attempt before it, if any, becomes an
+// earlier one. It returns a copy and whether it did.
 func (s *orderStore) beginPayment(id string) (order, bool) {
 	var began bool
 	o, ok := s.update(id, func(o *order) bool {
-		began = o.Payable()
-		o.Paying = o.Paying || began
-		return began
+		if began = o.Payable(); !began {
+			return false
+		}
+		o.Paying = true
+		if o.TransactionID != 0 {
+			o.EarlierAttempts = append(o.EarlierAttempts, o.TransactionID)
+		}
+		o.TransactionID, o.Message = 0, ""
+		o.State = o.State.Apply(paygate.ObserveRetry())
+		return true
 	})
 	return o, ok && began
 }
 
 // attempt is the gateway's answer to a payment request.
 type attempt struct {
-	// TX is the new transaction; 0 when the gateway created none.
+	// TX is the new transaction; 0 when the gateway's answer named none.
 	TX       paygate.ID
 	Method   string
 	CardMask string
 	Source   string
-	Status   string
-	Message  string
+	// Reported is what the answer said (a status, or "unknown"); empty
+	// when nothing happened, which only ends the payment.
+	Reported    string
+	Observation paygate.OrderObservation
+	Message     string
 }
 
 // endPayment records the answer to the payment that beginPayment started
-// and returns a copy of the order. An attempt without a transaction only
-// ends the payment, leaving the order as it was.
+// and returns a copy of the order. A callback of the attempt may have come
+// first and named its transaction already: the answer is applied by the
+// same rule, so an unknown outcome leaves a paid order paid.
 func (s *orderStore) endPayment(id string, a attempt) order {
 	o, _ := s.update(id, func(o *order) bool {
 		o.Paying = false
-		if a.TX == 0 && a.Status == "" {
+		if a.Reported == "" {
 			return true
 		}
-		// A new attempt starts afresh, whatever the last one ended in.
-		o.TransactionID, o.Method, o.CardMask, o.Status, o.Message = a.TX, a.Method, a.CardMask, statusNew, ""
-		s.setStatus(o, a.Source, a.Status, a.Message)
+		if a.TX != 0 {
+			o.TransactionID = a.TX
+		}
+		o.Method = a.Method
+		if a.CardMask != "" {
+			o.CardMask = a.CardMask
+		}
+		s.observe(o, a.Source, a.Reported, a.Observation, a.Message)
 		return true
 	})
 	return o
 }
 
-// setStatus moves o to status and records where the news came from. A
-// final status is never replaced by another, so a late or repeated
-// callback cannot undo a completion; only a refund follows a completion.
-// The same status reported again keeps the first explanation, unless the
+// observe applies news about o's payment and records where it came from.
+// The status moves only by the SDK's rule. The message changes with the
+// status; news that agrees with the status (a callback and the 3-D Secure
+// step both reporting the failure) keeps the first explanation, unless the
 // payer-facing step (charge, 3-D Secure, PayPal) brings one after a
 // callback, whose message is only generic.
-func (s *orderStore) setStatus(o *order, source, status, message string) {
-	o.Events = append(o.Events, event{At: s.now(), Source: source, Status: status})
+func (s *orderStore) observe(o *order, source, reported string, obs paygate.OrderObservation, message string) {
+	o.Events = append(o.Events, event{At: s.now(), Source: source, Status: reported})
+	before := o.State.Status
+	o.State = o.State.Apply(obs)
 	switch {
-	case status == o.Status:
-		if message != "" && (o.Message == "" || source != sourceCallback) {
-			o.Message = message
-		}
-	case o.Final() && !(o.Status == statusCompleted && status == statusRefunded):
-	default:
-		o.Status, o.Message = status, message
+	case o.State.Status != before && message == "":
+		o.Message = statusMessages[o.State.Status]
+	case o.State.Status != before:
+		o.Message = message
+	case message != "" && reports(obs) == before && (o.Message == "" || source != sourceCallback):
+		o.Message = message
 	}
+}
+
+// statusMessages explain a status to the payer when the news that brought
+// it had no explanation of its own (a callback).
+var statusMessages = map[paygate.OrderStatus]string{
+	paygate.OrderFailed:            "The payment failed. No money was taken.",
+	paygate.OrderPartiallyRefunded: "Part of the payment was refunded.",
+	paygate.OrderRefunded:          "The payment was refunded.",
+	paygate.OrderChargedBack:       "The card issuer took the payment back (chargeback).",
+	paygate.OrderRetrieved:         "The chargeback was reversed: the payment stands.",
+}
+
+// reports is the status obs gives an order that knew nothing yet: what
+// the news says by itself.
+func reports(obs paygate.OrderObservation) paygate.OrderStatus {
+	return paygate.OrderState{}.Apply(obs).Status
 }
 
 func (o *order) snapshot() order {
 	c := *o
 	c.Events = append([]event(nil), o.Events...)
+	c.Money = append([]moneyEvent(nil), o.Money...)
+	c.EarlierAttempts = append([]paygate.ID(nil), o.EarlierAttempts...)
 	return c
 }
 

@@ -38,7 +38,8 @@ func (a *app) startPayPal(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a.cfg.Logger.Info("PayPal payment", "order", o.ID, "transaction", payment.ID, "status", payment.Status)
-	a.orders.endPayment(o.ID, attempt{TX: payment.ID, Method: string(paygate.MethodPayPal), Source: "PayPal", Status: statusOpened})
+	a.orders.endPayment(o.ID, attempt{TX: payment.ID, Method: string(paygate.MethodPayPal), Source: "PayPal",
+		Reported: string(payment.Status), Observation: paygate.ObserveStatus(payment.Status)})
 	http.Redirect(w, r, payment.RedirectURL, http.StatusSeeOther)
 }
 
@@ -64,11 +65,11 @@ func (a *app) payPalReturn(w http.ResponseWriter, r *http.Request) {
 				if ord.TransactionID != tx.ID || tx.Status == paygate.StatusOpened {
 					return false
 				}
-				msg := ""
-				if tx.Status == paygate.StatusFailed {
+				obs, msg := paygate.ObserveStatus(tx.Status), ""
+				if reports(obs) == paygate.OrderFailed {
 					msg = "The PayPal payment was declined. No money was taken."
 				}
-				a.orders.setStatus(ord, "PayPal", string(tx.Status), msg)
+				a.orders.observe(ord, "PayPal", string(tx.Status), obs, msg)
 				return true
 			})
 		}

@@ -24,9 +24,9 @@ func charge3DS(t *testing.T, gw *gateway, orderID string) (*paygate.Payment, url
 	user, err := gw.client.Users.Resolve(ctx, &paygate.ResolveUserParams{Identifier: "payer-" + orderID, IP: "203.0.113.9"})
 	require.NoError(t, err)
 	tok, err := gw.client.Cards.Tokenize(ctx, &paygate.TokenizeParams{
-		Number: paygatetest.Card3DSecure, ExpirationMonth: 12, ExpirationYear: 2031, SecurityCode: "123"})
+		Number: paygate.NewCardNumber(paygatetest.Card3DSecure), Expiry: paygate.NewExpiry(12, 2031), SecurityCode: paygate.NewSecurityCode("123")})
 	require.NoError(t, err)
-	pay, err := gw.client.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: tok.ID,
+	pay, err := gw.client.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: paygate.NewCardToken(tok.ID),
 		Price: decimal.RequireFromString("120.00"), Currency: "EUR", Description: "Order " + orderID, OrderID: orderID,
 		ACSReturnURL: gw.merchant.URL + "/orders/" + orderID + "/acs-return"})
 	require.NoError(t, err)

@@ -19,7 +19,7 @@ import (
 // person, or a callback URL the gateway can reach).
 var errSkipped = errors.New("skipped")
 
-// The sandbox's test cards and 3-D Secure password (see the README).
+// The sandbox's test cards and 3-D Secure password (see paygatetest).
 const (
 	cardApproved   = paygatetest.CardApproved   // 4242424242424242
 	card3DSecure   = paygatetest.Card3DSecure   // 4000000000003220
@@ -105,10 +105,9 @@ func (f *flow) resolveUser(ctx context.Context) (string, error) {
 // the card number.
 func (f *flow) tokenizeCard(ctx context.Context, number string) (*paygate.Token, error) {
 	return f.client.Cards.Tokenize(ctx, &paygate.TokenizeParams{
-		Number:          paygate.CardNumber(number),
-		ExpirationMonth: 12,
-		ExpirationYear:  time.Now().Year() + 3,
-		SecurityCode:    "123",
+		Number:       paygate.NewCardNumber(number),
+		Expiry:       paygate.NewExpiry(12, time.Now().Year()+3),
+		SecurityCode: paygate.NewSecurityCode("123"),
 	})
 }
 
@@ -128,7 +127,7 @@ func (f *flow) charge(ctx context.Context) (string, error) {
 	}
 	payment, err := f.client.Cards.Charge(ctx, &paygate.ChargeParams{
 		User:              f.user,
-		CardToken:         token.ID,
+		CardToken:         paygate.NewCardToken(token.ID),
 		Price:             decimal.RequireFromString("24.90"),
 		Currency:          "EUR",
 		Description:       "Quickstart order",
@@ -191,7 +190,7 @@ func (f *flow) getByID(ctx context.Context) (string, error) {
 func (f *flow) chargePermanentToken(ctx context.Context) (string, error) {
 	payment, err := f.client.Cards.Charge(ctx, &paygate.ChargeParams{
 		User:        f.user,
-		CardToken:   f.permanentToken,
+		CardToken:   paygate.NewCardToken(f.permanentToken),
 		Price:       decimal.RequireFromString("9.99"),
 		Currency:    "EUR",
 		Description: "Quickstart second order",
@@ -247,7 +246,7 @@ func (f *flow) threeDSecure(ctx context.Context) (string, error) {
 	}
 	payment, err := f.client.Cards.Charge(ctx, &paygate.ChargeParams{
 		User:         f.user,
-		CardToken:    token.ID,
+		CardToken:    paygate.NewCardToken(token.ID),
 		Price:        decimal.RequireFromString("120.00"),
 		Currency:     "EUR",
 		Description:  "Quickstart 3-D Secure order",
@@ -298,7 +297,7 @@ func (f *flow) callback(ctx context.Context) (string, error) {
 		return "", err
 	}
 	payment, err := f.client.Cards.Charge(ctx, &paygate.ChargeParams{
-		User: f.user, CardToken: token.ID, Price: decimal.RequireFromString("15.00"), Currency: "EUR",
+		User: f.user, CardToken: paygate.NewCardToken(token.ID), Price: decimal.RequireFromString("15.00"), Currency: "EUR",
 		Description: "Quickstart order paid later", OrderID: f.orderID("later"),
 	})
 	if err != nil {
@@ -352,7 +351,7 @@ func (f *flow) payoutTypes(ctx context.Context) (string, error) {
 func (f *flow) payoutParameters(ctx context.Context) (string, error) {
 	controls, err := f.client.Payouts.Parameters(ctx, &paygate.PayoutParametersParams{
 		Type:     f.payoutType,
-		Account:  cardApproved, // only the BIN is sent
+		Account:  paygate.NewAccountNumber(cardApproved), // only the BIN is sent
 		Currency: "EUR",
 	})
 	if err != nil {
@@ -380,7 +379,7 @@ var recipient = map[string]string{
 func (f *flow) cardPayout(ctx context.Context) (string, error) {
 	p := &paygate.PayoutParams{
 		Type:     f.payoutType,
-		Account:  cardApproved,
+		Account:  paygate.NewAccountNumber(cardApproved),
 		Amount:   decimal.RequireFromString("5.00"),
 		Currency: "EUR",
 		OrderID:  f.orderID("payout"),

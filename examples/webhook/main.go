@@ -14,9 +14,10 @@
 // The signature covers the values of a callback, not their field names, so
 // a verified callback is confirmed against the gateway's own record of its
 // transaction (Client.ConfirmCallback) before it is processed, as the
-// README's handler does. A callback that disagrees with the record (values
-// moved between fields, a replay, a transaction still changing) or that
-// cannot be confirmed (the gateway unreachable) is answered 500, so that
+// handler of docs/webhooks.md does. A callback that disagrees with the
+// record (values moved between fields, a replay, a transaction still
+// changing) or that cannot be confirmed (the gateway unreachable) is
+// answered 500, so that
 // the gateway delivers it again, and is not processed; one that disagrees
 // because a later status of its transaction was processed already (stale)
 // is acknowledged with 200 and not processed either. Processing prints one

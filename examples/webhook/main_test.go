@@ -36,10 +36,10 @@ func charge(t *testing.T, client *paygate.Client, orderID, price string) paygate
 	ctx := context.Background()
 	user, err := client.Users.Resolve(ctx, &paygate.ResolveUserParams{Identifier: "cust-" + orderID, Email: orderID + "@example.com", IP: "203.0.113.7"})
 	require.NoError(t, err)
-	tok, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2030, SecurityCode: "123"})
+	tok, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: paygate.NewCardNumber(paygatetest.CardApproved), Expiry: paygate.NewExpiry(12, 2030), SecurityCode: paygate.NewSecurityCode("123")})
 	require.NoError(t, err)
 	pay, err := client.Cards.Charge(ctx, &paygate.ChargeParams{
-		User: user, CardToken: tok.ID, Price: decimal.RequireFromString(price), Currency: "EUR", Description: "Order " + orderID, OrderID: orderID,
+		User: user, CardToken: paygate.NewCardToken(tok.ID), Price: decimal.RequireFromString(price), Currency: "EUR", Description: "Order " + orderID, OrderID: orderID,
 	})
 	require.NoError(t, err)
 	return pay.ID

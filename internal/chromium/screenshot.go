@@ -7,10 +7,10 @@ import (
 	"os"
 )
 
-// update is the browser tests' -update-screenshots flag: the README's
+// update is the browser tests' -update-screenshots flag: the documentation's
 // screenshots are rewritten only when it is given, so that running the
 // tests leaves the working tree as it was.
-var update = flag.Bool("update-screenshots", false, "rewrite the screenshots the README shows")
+var update = flag.Bool("update-screenshots", false, "rewrite the screenshots the documentation shows")
 
 // pngSignature opens every PNG file.
 var pngSignature = []byte("\x89PNG\r\n\x1a\n")

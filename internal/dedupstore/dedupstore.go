@@ -4,6 +4,7 @@
 package dedupstore
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -24,6 +25,37 @@ const (
 // callback was processed twice, and the lease is shorter than the merchant
 // function takes. The callback is recorded as processed all the same.
 var ErrLeaseLost = errors.New("callback claim expired and was taken over before Complete: processed twice; lengthen the lease")
+
+// Abandon runs call and returns what it returns, or ctx's error as soon as
+// ctx ends first. A driver that stops watching ctx once a command is sent
+// (go-redis, unless the client was made with ContextTimeoutEnabled; pgx
+// with a context watcher that delays the deadline) would otherwise keep
+// the handler waiting on a stalled connection until the driver's own
+// timeout, or for ever without one, and past the claim's lease. The call
+// abandoned goes on in the background until the driver ends it; what it
+// may still write is a claim that lapses after the lease, or a record
+// the next delivery finds.
+func Abandon[T any](ctx context.Context, call func() (T, error)) (T, error) {
+	var zero T
+	if err := ctx.Err(); err != nil {
+		return zero, err // never reach the engine for an ended call
+	}
+	type result struct {
+		v   T
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		v, err := call()
+		ch <- result{v, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		return zero, ctx.Err()
+	}
+}
 
 // Tokens remembers the token of each claim this process holds, so that
 // Complete and Release act only on a claim that is still this process's

@@ -1,7 +1,9 @@
 // Package dedupsuite holds the behaviour every shared CallbackDedupStore
 // must show, run by the tests of each store against a real engine: many
 // replicas processing each callback exactly once, a crashed replica's claim
-// expiring after the lease, and order kept per transaction.
+// expiring after the lease, and order kept per transaction; and FaultRuns,
+// the delivery that each store's fault tests make around a failure of its
+// engine.
 package dedupsuite
 
 import (
@@ -246,14 +248,56 @@ func Ordering(t *testing.T, newStore Factory) {
 
 // Claims runs, as subtests, what a store's claims must do besides the
 // replica, crash and ordering tests: Swapped, ContextEndsTheCall,
-// OwnClaimOutlivingItsLeaseStaysBusy, ReleaseKeepsATakenOverClaim and
-// CompleteAfterATakeOverReportsTheLostLease.
+// OwnClaimOutlivingItsLeaseStaysBusy, ReleaseKeepsATakenOverClaim,
+// CompleteAfterATakeOverReportsTheLostLease and
+// FailedCallsLeaveNoClaimBehind.
 func Claims(t *testing.T, newStore Factory) {
 	t.Run("swapped", func(t *testing.T) { Swapped(t, newStore) })
 	t.Run("ended context", func(t *testing.T) { ContextEndsTheCall(t, newStore) })
 	t.Run("own claim past its lease", func(t *testing.T) { OwnClaimOutlivingItsLeaseStaysBusy(t, newStore) })
 	t.Run("release after a take-over", func(t *testing.T) { ReleaseKeepsATakenOverClaim(t, newStore) })
 	t.Run("complete after a take-over", func(t *testing.T) { CompleteAfterATakeOverReportsTheLostLease(t, newStore) })
+	t.Run("failed complete or release", func(t *testing.T) { FailedCallsLeaveNoClaimBehind(t, newStore) })
+}
+
+// FailedCallsLeaveNoClaimBehind claims two callbacks through a store with a
+// short lease, then fails to complete one and to release the other (their
+// context ended, as a stalled call's deadline does). Neither may block the
+// callback beyond the lease on this process: once it lapsed, the same
+// store claims each again, as it would for the gateway's next delivery.
+func FailedCallsLeaveNoClaimBehind(t *testing.T, newStore Factory) {
+	const lease = 20 * time.Millisecond
+	s := newStore(t, lease)
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	for name, end := range map[string]func(paygate.DedupKey) error{
+		"Complete": func(k paygate.DedupKey) error { return s.Complete(ended, k) },
+		"Release":  func(k paygate.DedupKey) error { return s.Release(ended, k) },
+	} {
+		k := key(rand.Uint64())
+		RequireClaim(t, s, k, paygate.DedupAcquired)
+		if err := end(k); err == nil {
+			t.Fatalf("%s with an ended context succeeded", name)
+		}
+		if c := claimOnceLapsed(t, s, k); c != paygate.DedupAcquired {
+			t.Fatalf("after a failed %s and the lease, Claim = %v; want acquired", name, c)
+		}
+	}
+}
+
+// claimOnceLapsed claims k on s until the answer is not busy, for at most
+// 5 s, and returns the last answer.
+func claimOnceLapsed(t *testing.T, s paygate.CallbackDedupStore, k paygate.DedupKey) paygate.DedupClaim {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		c, err := s.Claim(context.Background(), k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c != paygate.DedupBusy || time.Now().After(deadline) {
+			return c
+		}
+	}
 }
 
 // Swapped delivers a genuine refund_completed to one replica, then copies
@@ -431,11 +475,11 @@ func key(n uint64) paygate.DedupKey {
 	return paygate.DedupKey{ID: id, Status: paygate.CallbackCompleted, Transaction: id, Digest: sha256.Sum256(b[:])}
 }
 
-// serve runs a CallbackHandler on store behind a loopback server and
-// returns its URL.
-func serve(t *testing.T, fn paygate.CallbackFunc, store paygate.CallbackDedupStore) string {
+// serve runs a CallbackHandler on store (and opts) behind a loopback
+// server and returns its URL.
+func serve(t *testing.T, fn paygate.CallbackFunc, store paygate.CallbackDedupStore, opts ...paygate.CallbackHandlerOption) string {
 	t.Helper()
-	h, err := paygate.NewCallbackHandler([]string{secret}, fn, paygate.WithDedupStore(store))
+	h, err := paygate.NewCallbackHandler([]string{secret}, fn, append(opts, paygate.WithDedupStore(store))...)
 	if err != nil {
 		t.Fatal(err)
 	}

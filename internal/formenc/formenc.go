@@ -14,7 +14,8 @@
 // (RFC 3339, UTC), nested structs (as
 // scope[name]), pointers to any of these (nil is never sent), and
 // map[string]string with the "prefix" option (keys written as name+key, in
-// sorted order) or the "inline" option (keys written as they are).
+// sorted order) or the "inline" option (keys written as they are). A type
+// given to Register writes its own parameters.
 package formenc
 
 import (
@@ -60,6 +61,7 @@ const (
 	kStruct
 	kPrefixMap
 	kInlineMap
+	kRegistered
 )
 
 type field struct {
@@ -69,6 +71,36 @@ type field struct {
 	omitEmpty bool
 	ptr       bool    // the field is a pointer to its kind
 	nested    []field // for kStruct
+	scope     string  // for kRegistered: the scope its parameters are named in
+	encode    encoder // for kRegistered
+}
+
+// encoder writes a registered type's parameters under the field's key, or
+// under names scoped as that key is (see Register).
+type encoder func(dst Pairs, key string, name func(string) string, v reflect.Value) Pairs
+
+// registered maps a type given to Register to its encoder.
+var registered sync.Map // reflect.Type -> encoder
+
+// Register makes fields of type T write their own parameters with fn, which
+// gets the field's key and value, and name, the function that scopes a
+// parameter name as the key is scoped ("number" to "card[number]" inside a
+// card object), for a type that writes more than one. It is meant for
+// types whose value fmt must not reach by reflection, such as secrets kept
+// behind a pointer, and must be called before the first Append of a struct
+// holding T (from an init function).
+func Register[T any](fn func(dst Pairs, key string, name func(string) string, v T) Pairs) {
+	registered.Store(reflect.TypeFor[T](), encoder(func(dst Pairs, key string, name func(string) string, v reflect.Value) Pairs {
+		return fn(dst, key, name, valueOf[T](v))
+	}))
+}
+
+// scoped names a parameter inside scope.
+func scoped(scope, name string) string {
+	if scope == "" {
+		return name
+	}
+	return scope + "[" + name + "]"
 }
 
 var (
@@ -139,9 +171,11 @@ func buildPlan(t reflect.Type, scope string) ([]field, error) {
 		if name == "" {
 			name = sf.Name
 		}
-		f.key = name
-		if scope != "" {
-			f.key = scope + "[" + name + "]"
+		f.key = scoped(scope, name)
+		if enc, ok := registered.Load(ft); ok {
+			f.kind, f.scope, f.encode = kRegistered, scope, enc.(encoder)
+			fields = append(fields, f)
+			continue
 		}
 		switch {
 		case ft == decimalType:
@@ -234,6 +268,8 @@ func appendFields(dst Pairs, v reflect.Value, fields []field) Pairs {
 			}
 		case kPrefixMap, kInlineMap:
 			dst = appendMap(dst, fv, f)
+		case kRegistered:
+			dst = f.encode(dst, f.key, func(name string) string { return scoped(f.scope, name) }, fv)
 		}
 	}
 	return dst

@@ -77,10 +77,9 @@ func TestRun_PublicURLIsTheACSAddress(t *testing.T) {
 	ctx := context.Background()
 	user, err := client.Users.Resolve(ctx, &paygate.ResolveUserParams{Identifier: "u", IP: "192.0.2.1"})
 	require.NoError(t, err)
-	tok, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: "4000000000003220", ExpirationMonth: 12,
-		ExpirationYear: 2099, SecurityCode: "123"})
+	tok, err := client.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: paygate.NewCardNumber("4000000000003220"), Expiry: paygate.NewExpiry(12, 2099), SecurityCode: paygate.NewSecurityCode("123")})
 	require.NoError(t, err)
-	pay, err := client.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: tok.ID,
+	pay, err := client.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: paygate.NewCardToken(tok.ID),
 		Price: decimal.RequireFromString("5.00"), Currency: "EUR", Description: "3-D Secure"})
 	require.NoError(t, err)
 	require.NotNil(t, pay.ACS)
@@ -95,8 +94,8 @@ func TestRun_RetainKeepsTheNewestTransactions(t *testing.T) {
 	charge := func() paygate.ID {
 		pay, err := client.Cards.Charge(ctx, &paygate.ChargeParams{
 			UserDetails: &paygate.UserDetails{Identifier: "u", IP: "192.0.2.1"},
-			Card: &paygate.CardDetails{Number: paygatetest.CardApproved, ExpirationMonth: 12, ExpirationYear: 2099,
-				SecurityCode: "123"},
+			Card: &paygate.CardDetails{Number: paygate.NewCardNumber(paygatetest.CardApproved), Expiry: paygate.NewExpiry(12, 2099),
+				SecurityCode: paygate.NewSecurityCode("123")},
 			Price: decimal.RequireFromString("5.00"), Currency: "EUR", Description: "retained",
 		})
 		require.NoError(t, err)

@@ -85,7 +85,8 @@ func TestChildProcess(t *testing.T) {
 		addr, dir = Redis(t), t.TempDir()
 	case "postgres":
 		var dsn string
-		dsn, dir = startPostgres(t)
+		pg := StartPostgres(t)
+		dsn, dir = pg.DSN(), pg.dir
 		addr = strings.TrimPrefix(strings.Split(dsn, "/")[2], "postgres@")
 	}
 	fmt.Printf("started %s in %s\n", addr, dir)

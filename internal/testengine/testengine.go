@@ -2,7 +2,10 @@
 // redis-server and PostgreSQL from the operating system's packages, each
 // on a free loopback port in a temporary directory, stopped when the test
 // ends. A missing engine fails the test with the command that installs it;
-// it never skips, so that a test run without the engines cannot pass.
+// it never skips, so that a test run without the engines cannot pass. For
+// fault tests, a server can be killed and restarted on the same port and
+// data (StartRedis, StartPostgres), and a Proxy stalls the connections to
+// one.
 package testengine
 
 import (
@@ -29,7 +32,83 @@ const installHint = "install it with: apt-get install -y redis-server postgresql
 // (host:port).
 func Redis(t testing.TB) string {
 	t.Helper()
-	return startRedis(t)
+	return StartRedis(t).Addr()
+}
+
+// RedisServer is a redis-server that a test can kill and start again, on
+// the same port and in the same directory, so that what it persisted (an
+// append-only file) is read back.
+type RedisServer struct {
+	t      testing.TB
+	addr   string
+	dir    string
+	args   []string
+	cmd    *exec.Cmd
+	exited <-chan struct{}
+}
+
+// StartRedis starts redis-server without persistence (--save ” and
+// --appendonly no) unless args, passed after those, turn it on
+// ("--appendonly", "yes", "--appendfsync", "always").
+func StartRedis(t testing.TB, args ...string) *RedisServer {
+	t.Helper()
+	return startRedis(t, args...)
+}
+
+// Addr returns the server's address, host:port, the same across restarts.
+func (s *RedisServer) Addr() string { return s.addr }
+
+// Kill kills the server with SIGKILL, as a crash does: nothing is saved
+// on the way out, and what was not written to disk is lost.
+func (s *RedisServer) Kill() {
+	s.t.Helper()
+	_ = s.cmd.Process.Kill()
+	<-s.exited
+}
+
+// Restart kills the server if it runs and starts it again on the same
+// port and directory, returning once it answers.
+func (s *RedisServer) Restart() {
+	s.t.Helper()
+	s.Kill()
+	_, port, _ := net.SplitHostPort(s.addr)
+	p, _ := strconv.Atoi(port)
+	if !s.run(p) {
+		s.t.Fatalf("redis-server did not start again on %s:\n%s", s.addr, tail(s.logfile()))
+	}
+}
+
+func (s *RedisServer) logfile() string { return filepath.Join(s.dir, "redis.log") }
+
+// run starts the server on port and reports whether it is ready: false
+// when it exited, having found the port taken.
+func (s *RedisServer) run(port int) bool {
+	s.t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		s.t.Fatalf("redis-server is not on PATH; %s", installHint)
+	}
+	s.cmd = exec.Command(bin, append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--dir", s.dir, "--logfile", s.logfile()}, s.args...)...)
+	if err := start(s.cmd); err != nil {
+		s.t.Fatalf("start redis-server: %v", err)
+	}
+	cmd, exited := s.cmd, watch(s.cmd)
+	s.exited = exited
+	s.t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+	})
+	s.addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+	// Ours is the server that names our process; one that exits could
+	// not bind the port, taken meanwhile by another process.
+	pid := "process_id:" + strconv.Itoa(cmd.Process.Pid) + "\r\n"
+	return waitStarted(s.t, "redis-server", s.logfile(), exited, func() bool {
+		// All sections: "loading" is in persistence, and a server still
+		// reading its append-only file answers other commands LOADING.
+		info, err := redisCommand(s.addr, "INFO")
+		return err == nil && strings.Contains(info, pid) && strings.Contains(info, "loading:0")
+	})
 }
 
 // RedisCluster starts a Redis Cluster of three masters without replicas,
@@ -39,7 +118,7 @@ func RedisCluster(t testing.TB) []string {
 	t.Helper()
 	addrs := make([]string, 3)
 	for i := range addrs {
-		addrs[i] = startRedis(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+		addrs[i] = startRedis(t, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf").Addr()
 	}
 	const slots = 16384
 	for i, addr := range addrs {
@@ -60,40 +139,16 @@ func RedisCluster(t testing.TB) []string {
 	return addrs
 }
 
-func startRedis(t testing.TB, args ...string) string {
+func startRedis(t testing.TB, args ...string) *RedisServer {
 	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Fatalf("redis-server is not on PATH; %s", installHint)
-	}
-	var logfile string
 	for range startAttempts {
-		dir := t.TempDir()
-		port := pickPort(t)
-		logfile = filepath.Join(dir, "redis.log")
-		cmd := exec.Command(bin, append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-			"--save", "", "--appendonly", "no", "--dir", dir, "--logfile", logfile}, args...)...)
-		if err := start(cmd); err != nil {
-			t.Fatalf("start redis-server: %v", err)
-		}
-		exited := watch(cmd)
-		t.Cleanup(func() {
-			_ = cmd.Process.Kill()
-			<-exited
-		})
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		// Ours is the server that names our process; one that exits could
-		// not bind the port, taken meanwhile by another process.
-		pid := "process_id:" + strconv.Itoa(cmd.Process.Pid) + "\r\n"
-		if waitStarted(t, "redis-server", logfile, exited, func() bool {
-			info, err := redisCommand(addr, "INFO server")
-			return err == nil && strings.Contains(info, pid)
-		}) {
-			return addr
+		s := &RedisServer{t: t, dir: t.TempDir(), args: args}
+		if s.run(pickPort(t)) {
+			return s
 		}
 	}
-	t.Fatalf("redis-server found no free port in %d attempts:\n%s", startAttempts, tail(logfile))
-	return ""
+	t.Fatalf("redis-server found no free port in %d attempts", startAttempts)
+	return nil
 }
 
 // Postgres initialises a PostgreSQL cluster in a temporary directory,
@@ -103,15 +158,80 @@ func startRedis(t testing.TB, args ...string) string {
 // that user's home: TMPDIR may be one the postgres user cannot enter.
 func Postgres(t testing.TB) string {
 	t.Helper()
-	dsn, _ := startPostgres(t)
-	return dsn
+	return StartPostgres(t).DSN()
 }
 
-// startPostgres is Postgres, also returning the server's directory.
-func startPostgres(t testing.TB) (dsn, dir string) {
+// PostgresServer is a PostgreSQL server that a test can kill and start
+// again, on the same port and data directory.
+type PostgresServer struct {
+	t        testing.TB
+	dsn      string
+	dir      string // holds data/, the log and the socket
+	port     int
+	settings []string
+	asOwner  func(*exec.Cmd)
+	cmd      *exec.Cmd
+	exited   <-chan struct{}
+}
+
+// StartPostgres is Postgres, returning the server. settings are
+// name=value pairs for postgres -c, applied after the tests' defaults
+// (fsync, synchronous_commit and full_page_writes off: fast, and safe
+// while the machine does not crash); "synchronous_commit=on" makes a
+// commit survive Kill.
+func StartPostgres(t testing.TB, settings ...string) *PostgresServer {
 	t.Helper()
-	initdb, postgres := pgBinary(t, "initdb"), pgBinary(t, "postgres")
-	asOwner := func(*exec.Cmd) {}
+	s := &PostgresServer{t: t, settings: settings}
+	s.initdb()
+	for range startAttempts {
+		if s.run(pickPort(t)) {
+			return s
+		}
+		if !strings.Contains(tail(s.logfile()), "already in use") {
+			t.Fatalf("postgres exited:\n%s", tail(s.logfile()))
+		}
+		// Another process took the port after pickPort: try another.
+	}
+	t.Fatalf("PostgreSQL found no free port in %d attempts:\n%s", startAttempts, tail(s.logfile()))
+	return nil
+}
+
+// DSN returns the connection string of the "postgres" database, the same
+// across restarts.
+func (s *PostgresServer) DSN() string { return s.dsn }
+
+// Kill stops the server in PostgreSQL's immediate mode (SIGQUIT to the
+// postmaster, which ends every backend at once and writes nothing more),
+// as a crash does: the next start recovers from the write-ahead log.
+func (s *PostgresServer) Kill() {
+	s.t.Helper()
+	_ = s.cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-s.exited:
+	case <-time.After(30 * time.Second):
+		_ = s.cmd.Process.Kill()
+		<-s.exited
+	}
+}
+
+// Restart kills the server if it runs and starts it again on the same
+// port and data, returning once it accepts connections.
+func (s *PostgresServer) Restart() {
+	s.t.Helper()
+	s.Kill()
+	if !s.run(s.port) {
+		s.t.Fatalf("postgres did not start again on port %d:\n%s", s.port, tail(s.logfile()))
+	}
+}
+
+func (s *PostgresServer) logfile() string { return filepath.Join(s.dir, "postgres.log") }
+
+// initdb makes the server's directory and data.
+func (s *PostgresServer) initdb() {
+	t := s.t
+	t.Helper()
+	initdb := pgBinary(t, "initdb")
+	s.asOwner = func(*exec.Cmd) {}
 	parent := "" // the default, os.TempDir()
 	var uid, gid int
 	if os.Geteuid() == 0 {
@@ -121,7 +241,7 @@ func startPostgres(t testing.TB) (dsn, dir string) {
 		}
 		uid, _ = strconv.Atoi(u.Uid)
 		gid, _ = strconv.Atoi(u.Gid)
-		asOwner = func(cmd *exec.Cmd) {
+		s.asOwner = func(cmd *exec.Cmd) {
 			if err := runAs(cmd, uid, gid); err != nil {
 				t.Fatal(err)
 			}
@@ -132,57 +252,60 @@ func startPostgres(t testing.TB) (dsn, dir string) {
 	if err != nil {
 		t.Fatalf("directory for PostgreSQL: %v", err)
 	}
+	s.dir = dir
 	t.Cleanup(func() { _ = os.RemoveAll(dir) })
 	if os.Geteuid() == 0 {
 		if err := os.Chown(dir, uid, gid); err != nil {
 			t.Fatal(err)
 		}
 	}
-	data, logfile := filepath.Join(dir, "data"), filepath.Join(dir, "postgres.log")
-	cmd := exec.Command(initdb, "-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync")
-	asOwner(cmd)
+	cmd := exec.Command(initdb, "-D", filepath.Join(dir, "data"), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync")
+	s.asOwner(cmd)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("initdb: %v\n%s", err, out)
 	}
-	for range startAttempts {
-		port := pickPort(t)
-		// postgres itself, not pg_ctl, whose server would be no child of
-		// ours and so outlive a killed test binary.
-		cmd := exec.Command(postgres, "-D", data, "-p", strconv.Itoa(port), "-k", dir,
-			"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
-		asOwner(cmd)
-		log, err := os.OpenFile(logfile, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cmd.Stdout, cmd.Stderr = log, log
-		err = start(cmd)
-		log.Close()
-		if err != nil {
-			t.Fatalf("start postgres: %v", err)
-		}
-		exited := watch(cmd)
-		t.Cleanup(func() {
-			_ = cmd.Process.Signal(syscall.SIGQUIT) // immediate shutdown
-			select {
-			case <-exited:
-			case <-time.After(30 * time.Second):
-				_ = cmd.Process.Kill()
-				<-exited
-			}
-		})
-		if waitStarted(t, "PostgreSQL", logfile, exited, func() bool {
-			return postmasterReady(filepath.Join(data, "postmaster.pid"), cmd.Process.Pid)
-		}) {
-			return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port), dir
-		}
-		if !strings.Contains(tail(logfile), "already in use") {
-			t.Fatalf("postgres exited:\n%s", tail(logfile))
-		}
-		// Another process took the port after pickPort: try another.
+}
+
+// run starts postgres on port and reports whether it accepts
+// connections: false when it exited.
+func (s *PostgresServer) run(port int) bool {
+	t := s.t
+	t.Helper()
+	data := filepath.Join(s.dir, "data")
+	args := []string{"-D", data, "-p", strconv.Itoa(port), "-k", s.dir,
+		"-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off"}
+	for _, kv := range s.settings {
+		args = append(args, "-c", kv)
 	}
-	t.Fatalf("PostgreSQL found no free port in %d attempts:\n%s", startAttempts, tail(logfile))
-	return "", ""
+	// postgres itself, not pg_ctl, whose server would be no child of
+	// ours and so outlive a killed test binary.
+	cmd := exec.Command(pgBinary(t, "postgres"), args...)
+	s.asOwner(cmd)
+	log, err := os.OpenFile(s.logfile(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = log, log
+	err = start(cmd)
+	log.Close()
+	if err != nil {
+		t.Fatalf("start postgres: %v", err)
+	}
+	exited := watch(cmd)
+	s.cmd, s.exited, s.port = cmd, exited, port
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGQUIT) // immediate shutdown
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	s.dsn = fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable", port)
+	return waitStarted(t, "PostgreSQL", s.logfile(), exited, func() bool {
+		return postmasterReady(filepath.Join(data, "postmaster.pid"), cmd.Process.Pid)
+	})
 }
 
 // postmasterReady reports whether the postmaster pid wrote in its lock

@@ -52,15 +52,15 @@ func text(t *testing.T, ctx context.Context, sel string) string {
 }
 
 // charge makes a 10.00 EUR payment for order through the SDK.
-func charge(t *testing.T, c *paygate.Client, card paygate.CardNumber, order string) paygate.ID {
+func charge(t *testing.T, c *paygate.Client, card string, order string) paygate.ID {
 	t.Helper()
 	ctx := context.Background()
 	user, err := c.Users.Resolve(ctx, &paygate.ResolveUserParams{Identifier: "customer-42", IP: "192.0.2.1"})
 	require.NoError(t, err)
-	tok, err := c.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: card, ExpirationMonth: 12, ExpirationYear: 2030,
-		SecurityCode: "123"})
+	tok, err := c.Cards.Tokenize(ctx, &paygate.TokenizeParams{Number: paygate.NewCardNumber(card), Expiry: paygate.NewExpiry(12, 2030),
+		SecurityCode: paygate.NewSecurityCode("123")})
 	require.NoError(t, err)
-	p, err := c.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: tok.ID, Price: decimal.RequireFromString("10.00"),
+	p, err := c.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: paygate.NewCardToken(tok.ID), Price: decimal.RequireFromString("10.00"),
 		Currency: "EUR", Description: "Order " + order, OrderID: order})
 	require.NoError(t, err)
 	return p.ID

@@ -1,0 +1,121 @@
+package paygate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/paygate/paygate-go/internal/formenc"
+)
+
+// Call sends a request the SDK does not model: an endpoint added to the
+// gateway after this release, or parameters a typed call has no field for.
+// method is GET or POST; path is the endpoint below /v1/ ("transaction/status",
+// "/v1/transactions/42" and "transactions/42" are the same); params are
+// sent as they are, in key order, with the client's project key added; out
+// receives the answer (see below) and may be nil.
+//
+// The request goes through the pipeline of the typed calls, with every
+// guarantee they give: it is signed unless it is one of the three unsigned
+// GETs (card/getToken, payout-types, payout-parameters); a GET is retried
+// under the retry policy, a POST that may have reached the gateway never
+// is (its error matches [ErrOutcomeUnknown]); a redirect is refused; the
+// answer is read up to the client's size limit; a gateway error object
+// becomes an [*Error]; the extended-only endpoints fail on a basic-form
+// client before anything is sent. Because the SDK cannot tell which of the
+// given parameters carry card data or personal data, an error of a raw
+// call masks every value it sent (but project, order_id, orderId, price,
+// amount, currency and signature) and never quotes a body that is not a
+// gateway error object.
+//
+// out may be a *json.RawMessage (the body as received), a *map[string]any,
+// *[]any or *any (numbers arrive as json.Number, so that a 19-digit
+// transaction id keeps every digit), or a pointer to a struct with json
+// tags, decoded as the typed answers are: a field that cannot be read is
+// left zero rather than failing the call.
+//
+// params must not hold "project" or "signature": the client sends its own.
+func (c *Client) Call(ctx context.Context, method, path string, params url.Values, out any, opts ...CallOption) error {
+	ep, err := rawEndpoint(method, path)
+	if err != nil {
+		return err
+	}
+	for _, k := range []string{"project", SignatureParam} {
+		if _, ok := params[k]; ok {
+			return &ValidationError{Field: k, Reason: "is sent by the client itself; leave it out of params"}
+		}
+	}
+	if needsJSONNumbers(out) {
+		out = &jsonNumbers{out: out}
+	}
+	return c.do(ctx, ep, rawParams(params), out, opts)
+}
+
+// rawEndpoint returns the endpoint a raw call of method and path goes to:
+// the table's row when the endpoint is one the SDK knows (so that its
+// signing, form and settling rules hold), else a signed endpoint retried
+// only when it reads (GET). Whatever the row says, no answer field is
+// required: out is the caller's.
+func rawEndpoint(method, path string) (endpoint, error) {
+	method = strings.ToUpper(method)
+	if method != http.MethodGet && method != http.MethodPost {
+		return endpoint{}, &ValidationError{Field: "method", Reason: "the gateway serves GET and POST only, not " + method}
+	}
+	path = strings.TrimPrefix(strings.TrimPrefix(path, "/"), "v1/")
+	if path == "" || strings.ContainsAny(path, "?#") || strings.Contains(path, "..") || strings.Contains(path, "://") {
+		return endpoint{}, &ValidationError{Field: "path", Reason: "must be an endpoint below /v1/, with its parameters in params"}
+	}
+	ep, known := endpointFor(method, path)
+	if !known {
+		ep = endpoint{method: method, path: path, idempotent: method == http.MethodGet, template: OperationOther}
+	}
+	ep.answer, ep.maskEverySent = decodeRules{}, true
+	return ep, nil
+}
+
+// rawParams are the parameters of a raw call.
+type rawParams url.Values
+
+// appendParams appends the parameters of a call to dst: a raw call's in
+// key order, as given; a typed call's as formenc flattens its struct.
+func appendParams(dst formenc.Pairs, params any) (formenc.Pairs, error) {
+	raw, ok := params.(rawParams)
+	if !ok {
+		return formenc.Append(dst, params)
+	}
+	keys := make([]string, 0, len(raw))
+	for k := range raw {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		for _, v := range raw[k] {
+			dst = append(dst, formenc.Pair{Key: k, Value: v})
+		}
+	}
+	return dst, nil
+}
+
+// needsJSONNumbers reports whether out is a generic JSON container, which
+// encoding/json would fill with float64 numbers.
+func needsJSONNumbers(out any) bool {
+	switch out.(type) {
+	case *map[string]any, *[]any, *any:
+		return true
+	}
+	return false
+}
+
+// jsonNumbers decodes into a generic container with json.Number numbers.
+type jsonNumbers struct{ out any }
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (j *jsonNumbers) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(j.out)
+}

@@ -1,0 +1,187 @@
+package paygate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/jarcoal/httpmock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// jsonResponder answers with status and body as JSON.
+func jsonResponder(status int, body string) httpmock.Responder {
+	return func(*http.Request) (*http.Response, error) {
+		r := httpmock.NewStringResponse(status, body)
+		r.Header.Set("Content-Type", "application/json")
+		return r, nil
+	}
+}
+
+func TestCall_SignsWhatItSendsWithTheProjectAdded(t *testing.T) {
+	t.Parallel()
+	c, rec := stubEndpoint(t, http.MethodPost, "card/newThing", jsonResponder(200, `{"ok":true}`))
+	var out json.RawMessage
+	err := c.Call(context.Background(), "POST", "/v1/card/newThing", url.Values{"ip": {"203.0.113.7"}, "b": {"2", ""}}, &out)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"ok":true}`, string(out))
+
+	r := rec.Only(t)
+	assert.Equal(t, "application/x-www-form-urlencoded", r.Header.Get("Content-Type"))
+	sent := url.Values{}
+	for k, vs := range r.Params {
+		if k != SignatureParam {
+			sent[k] = vs
+		}
+	}
+	assert.Equal(t, url.Values{"project": {testProject}, "ip": {"203.0.113.7"}, "b": {"2", ""}}, sent)
+	assert.Equal(t, Sign(sent, testSecret), r.Params.Get(SignatureParam), "the signature is paygate.Sign of what was sent")
+}
+
+func TestCall_UnsignedGETsStayUnsigned(t *testing.T) {
+	t.Parallel()
+	c, rec := stubEndpoint(t, http.MethodGet, "payout-types", jsonResponder(200, `{"success":true,"types":[]}`))
+	require.NoError(t, c.Call(context.Background(), "get", "payout-types", nil, nil))
+	requireUnsigned(t, rec.Only(t))
+}
+
+func TestCall_GETIsRetried(t *testing.T) {
+	t.Parallel()
+	fast := RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}
+	c, rec := stubEndpoint(t, http.MethodGet, "transactions/42", jsonResponder(503, `busy`), WithRetryPolicy(fast))
+	err := c.Call(context.Background(), "GET", "transactions/42", nil, nil)
+	var apiErr *Error
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, 3, apiErr.Attempts)
+	assert.Len(t, rec.Requests(), 3)
+}
+
+func TestCall_POSTThatMayHaveArrivedIsNeverRetried(t *testing.T) {
+	t.Parallel()
+	fast := RetryPolicy{MaxAttempts: 3, BaseDelay: time.Millisecond, MaxDelay: time.Millisecond}
+	for name, responder := range map[string]httpmock.Responder{
+		"connection reset": httpmock.NewErrorResponder(errors.New("connection reset by peer")),
+		"503":              jsonResponder(503, `busy`),
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c, rec := stubEndpoint(t, http.MethodPost, "card/process", responder, WithRetryPolicy(fast))
+			err := c.Call(context.Background(), "POST", "card/process", url.Values{"order_id": {"o-17"}}, nil)
+			require.ErrorIs(t, err, ErrOutcomeUnknown)
+			var unknown *OutcomeUnknownError
+			require.ErrorAs(t, err, &unknown)
+			assert.Equal(t, "o-17", unknown.OrderID)
+			assert.Equal(t, KindCharge, unknown.Kind, "a known endpoint keeps its row's kind, for Settle")
+			assert.Len(t, rec.Requests(), 1)
+		})
+	}
+}
+
+func TestCall_RedirectIsRefused(t *testing.T) {
+	t.Parallel()
+	c, rec := stubEndpoint(t, http.MethodGet, "balance", func(*http.Request) (*http.Response, error) {
+		r := httpmock.NewStringResponse(http.StatusFound, "")
+		r.Header.Set("Location", "https://elsewhere.test/v1/balance")
+		return r, nil
+	})
+	err := c.Call(context.Background(), "GET", "balance", url.Values{"currency": {"EUR"}}, nil)
+	var apiErr *Error
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, http.StatusFound, apiErr.HTTPStatus)
+	assert.Contains(t, apiErr.Message, "refused")
+	assert.Len(t, rec.Requests(), 1)
+}
+
+func TestCall_GatewayErrorIsDecoded(t *testing.T) {
+	t.Parallel()
+	c, _ := stubEndpoint(t, http.MethodGet, "transaction/status", jsonResponder(400, `{"error":{"code":40301,"message":"Wrong signature"}}`))
+	err := c.Call(context.Background(), "GET", "transaction/status", url.Values{"id": {"1"}}, nil)
+	require.ErrorIs(t, err, ErrSignatureInvalid)
+	var apiErr *Error
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, CodeSignatureInvalid, apiErr.Code)
+}
+
+func TestCall_EchoedSentValueIsMasked(t *testing.T) {
+	t.Parallel()
+	const iban = "DE89370400440532013000"
+	c, _ := stubEndpoint(t, http.MethodPost, "payout/sepa", jsonResponder(400,
+		`{"error":{"code":40001,"message":"account `+iban+` holder Jane Doe refused"}}`))
+	err := c.Call(context.Background(), "POST", "payout/sepa", url.Values{"iban": {iban}, "holder_name": {"Jane Doe"}, "order_id": {"o-9"}}, nil)
+	require.Error(t, err)
+	assert.NotContains(t, err.Error(), iban)
+	assert.NotContains(t, err.Error(), "Jane Doe")
+	assert.Contains(t, err.Error(), "***")
+}
+
+func TestCall_NonJSONErrorBodyIsWithheld(t *testing.T) {
+	t.Parallel()
+	c, _ := stubEndpoint(t, http.MethodGet, "things", jsonResponder(502, `<html>bad gateway for q=secret-value-1</html>`))
+	err := c.Call(context.Background(), "GET", "things", url.Values{"q": {"secret-value-1"}}, nil, WithCallRetryPolicy(NoRetries))
+	var apiErr *Error
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, 502, apiErr.HTTPStatus)
+	assert.NotContains(t, err.Error(), "secret-value-1")
+}
+
+func TestCall_AnswerOverTheSizeLimitFails(t *testing.T) {
+	t.Parallel()
+	big := `{"pad":"` + string(make([]byte, 2048)) + `"}`
+	c, _ := stubEndpoint(t, http.MethodGet, "things", jsonResponder(200, big), WithMaxResponseBytes(1024))
+	err := c.Call(context.Background(), "GET", "things", nil, new(json.RawMessage))
+	require.ErrorIs(t, err, errBodyTooLarge)
+}
+
+func TestCall_GenericContainersKeepEveryDigit(t *testing.T) {
+	t.Parallel()
+	c, _ := stubEndpoint(t, http.MethodGet, "transactions/9007199254740993", jsonResponder(200, `{"id":9007199254740993,"status":"completed"}`))
+	var out map[string]any
+	require.NoError(t, c.Call(context.Background(), "GET", "transactions/9007199254740993", nil, &out))
+	assert.Equal(t, json.Number("9007199254740993"), out["id"])
+}
+
+func TestCall_StructAnswerDecodesTolerantly(t *testing.T) {
+	t.Parallel()
+	c, _ := stubEndpoint(t, http.MethodGet, "transactions/7", jsonResponder(200, `{"id":"7","status":"completed","price":"x"}`))
+	var tx Transaction
+	require.NoError(t, c.Call(context.Background(), "GET", "transactions/7", nil, &tx))
+	assert.Equal(t, ID(7), tx.ID)
+	assert.Equal(t, StatusCompleted, tx.Status)
+}
+
+func TestCall_RefusesWhatItCannotSend(t *testing.T) {
+	t.Parallel()
+	c, mock := newSilentMock(t)
+	cases := map[string]struct {
+		method, path string
+		params       url.Values
+		field        string
+	}{
+		"PUT":              {"PUT", "balance", nil, "method"},
+		"empty path":       {"GET", "/v1/", nil, "path"},
+		"query in path":    {"GET", "balance?currency=EUR", nil, "path"},
+		"absolute URL":     {"GET", "https://evil.test/v1/balance", nil, "path"},
+		"own project":      {"GET", "balance", url.Values{"project": {"x"}}, "project"},
+		"own signature":    {"GET", "balance", url.Values{"signature": {"x"}}, "signature"},
+		"parent directory": {"GET", "../balance", nil, "path"},
+	}
+	for name, tc := range cases {
+		err := c.Call(context.Background(), tc.method, tc.path, tc.params, nil)
+		requireValidationError(t, err, tc.field)
+		_ = name
+	}
+	assert.Zero(t, mock.GetTotalCallCount())
+}
+
+func TestCall_ExtendedOnlyEndpointFailsOnABasicClient(t *testing.T) {
+	t.Parallel()
+	c, mock := newSilentMock(t, WithForm(FormBasic))
+	err := c.Call(context.Background(), "GET", "balance", nil, nil)
+	require.ErrorIs(t, err, ErrBasicForm)
+	assert.Zero(t, mock.GetTotalCallCount())
+}

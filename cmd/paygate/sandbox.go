@@ -1,0 +1,57 @@
+package main
+
+import (
+	"errors"
+	"flag"
+
+	"github.com/spf13/cobra"
+
+	"github.com/paygate/paygate-go/internal/sandboxcmd"
+)
+
+const sandboxLong = `Serve the sandbox: a stateful fake gateway (package paygatetest) for tests in
+any language, with the API under /v1/, the 3-D Secure and confirm pages, and
+the control plane and dashboard under /sandbox/ (Authorization: Bearer
+<private key>). It takes the flags paygate-sandbox takes; "paygate sandbox -h"
+lists them all:
+
+  --addr HOST:PORT      address to listen on (127.0.0.1:0 picks a free port)
+  --project KEY         the project's public key (default $PAYGATE_PROJECT)
+  --secret KEY          the private key (default $PAYGATE_SECRET, else a random
+                        one written to --secret-file; never printed)
+  --callback-url URL    where the signed callbacks go
+  --form extended|basic
+  --public-url URL      the address browsers reach it at
+  --retain N            how many transactions it keeps
+
+It prints "listening on http://ADDR" on standard output once it accepts
+connections, the project key and where the private key came from on standard
+error, and stops on SIGINT or SIGTERM.
+
+Control plane (JSON, every request with Authorization: Bearer <private key>):
+  POST /sandbox/clock                          advance=<Go duration>
+  POST /sandbox/transactions/{id}/{event}      see "paygate trigger --list"
+  POST /sandbox/faults                         method=, fault=, count=
+  GET  /sandbox/deliveries                     see "paygate deliveries"
+  POST /sandbox/deliveries/{id}/redeliver      see "paygate redeliver"
+  POST /sandbox/callback-url                   url=
+  POST /sandbox/reset
+  GET  /sandbox/                               the dashboard`
+
+func newSandboxCmd(cfg *config) *cobra.Command {
+	return &cobra.Command{
+		Use:   "sandbox [flags]",
+		Short: "Serve the sandbox (the flags of paygate-sandbox)",
+		Long:  sandboxLong,
+		// The sandbox's flags are sandboxcmd's, so that paygate-sandbox and
+		// paygate sandbox keep one set.
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			err := sandboxcmd.Run(cmd.Context(), "paygate sandbox", args, cfg.env.getenv, cfg.env.stdout, cfg.env.stderr)
+			if errors.Is(err, flag.ErrHelp) {
+				return nil // the usage was printed; asking for it is no failure
+			}
+			return err
+		},
+	}
+}

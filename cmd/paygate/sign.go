@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/paygate/paygate-go"
+)
+
+// maxBody bounds a body read from a file or standard input: a callback is
+// at most 64 KiB, a request far less.
+const maxBody = 1 << 20
+
+func newSignCmd(cfg *config) *cobra.Command {
+	var body string
+	cmd := &cobra.Command{
+		Use:   "sign [name=value ...] [--body FILE|-]",
+		Short: "Print the canonical string and the signature of parameters",
+		Long: `Print the canonical string and the signature of the given parameters under
+the private key ($PAYGATE_SECRET): every value but the signature's, sorted as
+byte strings, joined with "|", HMAC-SHA256, lowercase hex. The parameters are
+name=value arguments, or a request or callback body (a form, or a JSON
+object as the gateway's JSON clients send) read from --body FILE, or from
+standard input with --body -. What is signed is exactly what is given:
+include project, as a request sends it.`,
+		Example: `  PAYGATE_SECRET=... paygate sign project=pk_1 identifier=cust-42 ip=203.0.113.7
+  paygate sign --body callback.txt --json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			secret, params, err := cfg.keyAndParams(args, body)
+			if err != nil {
+				return err
+			}
+			out := signature{Canonical: paygate.CanonicalString(params), Signature: paygate.Sign(params, secret)}
+			return cfg.emit(out, func(w io.Writer) {
+				fmt.Fprintln(w, "canonical:", out.Canonical)
+				fmt.Fprintln(w, "signature:", out.Signature)
+			})
+		},
+	}
+	cmd.Flags().StringVar(&body, "body", "", "read the parameters from a form or JSON body in FILE (- for standard input)")
+	return cmd
+}
+
+// signature is what sign prints.
+type signature struct {
+	Canonical string `json:"canonical"`
+	Signature string `json:"signature"`
+}
+
+// keyAndParams returns the private key and the parameters (readParams)
+// that sign and verify work on.
+func (c *config) keyAndParams(args []string, body string) (string, url.Values, error) {
+	secret, err := c.privateKey()
+	if err != nil {
+		return "", nil, err
+	}
+	params, err := c.readParams(args, body)
+	return secret, params, err
+}
+
+// readParams returns the name=value args, or the body named by body (a
+// path, or "-" for standard input); not both.
+func (c *config) readParams(args []string, body string) (url.Values, error) {
+	switch {
+	case body != "" && len(args) > 0:
+		return nil, usagef("give name=value arguments or --body, not both")
+	case body == "" && len(args) == 0:
+		return nil, usagef("no parameters: give name=value arguments or --body FILE")
+	case body == "":
+		return parseParams(args)
+	}
+	var r io.Reader = c.env.stdin
+	if body != "-" {
+		f, err := os.Open(body)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	raw, err := io.ReadAll(io.LimitReader(r, maxBody+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(raw) > maxBody {
+		return nil, fmt.Errorf("the body is larger than %d bytes", maxBody)
+	}
+	return parseBody(raw)
+}
+
+// parseBody reads a form body, or a JSON object as the sandbox reads one:
+// nested objects and arrays become bracket keys, numbers keep their text,
+// true is "1", false and null are "".
+func parseBody(raw []byte) (url.Values, error) {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		v, err := url.ParseQuery(string(trimmed))
+		if err != nil {
+			return nil, fmt.Errorf("the body is neither a form nor a JSON object: %w", err)
+		}
+		return v, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(trimmed))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		return nil, fmt.Errorf("the body is not a JSON object: %w", err)
+	}
+	out := url.Values{}
+	for k, v := range obj {
+		flatten(out, k, v)
+	}
+	return out, nil
+}
+
+func flatten(out url.Values, key string, v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			flatten(out, key+"["+k+"]", x)
+		}
+	case []any:
+		for i, x := range v {
+			flatten(out, key+"["+strconv.Itoa(i)+"]", x)
+		}
+	case string:
+		out.Add(key, v)
+	case json.Number:
+		out.Add(key, v.String())
+	case bool:
+		out.Add(key, map[bool]string{true: "1", false: ""}[v])
+	default: // null
+		out.Add(key, "")
+	}
+}
