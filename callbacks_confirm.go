@@ -3,6 +3,8 @@ package paygate
 import (
 	"context"
 	"slices"
+
+	"github.com/paygate/paygate-go/callback"
 )
 
 // CallbackConfirmation compares a callback with the gateway's own record of
@@ -34,7 +36,7 @@ func (c *CallbackConfirmation) Mismatches() []string { return slices.Clone(c.Mis
 //   - id: the record is the callback's transaction;
 //   - type and status: the callback type is "transaction" (or absent,
 //     basic form), and the record has one of the shapes the callback
-//     status may be about (see [CallbackStatus.Shapes]): a transaction of
+//     status may be about (see [CallbackShapes]): a transaction of
 //     one of the shape's types that reads one of its statuses now, with
 //     the effects of later transactions. A completed callback of a payment
 //     refunded since, or a processing one of a payment completed since,
@@ -64,7 +66,7 @@ func (c *CallbackConfirmation) Mismatches() []string { return slices.Clone(c.Mis
 // *CallbackMismatchError (errors.Is ErrCallbackNotConfirmed) listing the
 // fields; when the look-up fails only its error is returned (the
 // transaction may not exist: an id swapped in from elsewhere).
-func (c *Client) ConfirmCallback(ctx context.Context, cb *Callback, opts ...CallOption) (*CallbackConfirmation, error) {
+func (c *Client) ConfirmCallback(ctx context.Context, cb *callback.Callback, opts ...CallOption) (*CallbackConfirmation, error) {
 	if cb == nil || cb.ID == 0 {
 		return nil, &ValidationError{Field: "id", Reason: "the callback carries no transaction id"}
 	}
@@ -109,7 +111,7 @@ type CallbackShape struct {
 	BasicOnly bool
 }
 
-// Shapes returns the records that confirm a callback with status s, in
+// CallbackShapes returns the records that confirm a callback with status s, in
 // either form unless BasicOnly, or nil for a status the spec does not
 // list, which never confirms:
 //
@@ -133,7 +135,7 @@ type CallbackShape struct {
 // reports the same change on the transaction acted on, and confirms too.
 // A payout is processing first and may be held for approval, so those two
 // statuses are about a payout as well as a payment.
-func (s CallbackStatus) Shapes() []CallbackShape {
+func CallbackShapes(s callback.Status) []CallbackShape {
 	out := slices.Clone(callbackShapes[s])
 	for i := range out {
 		out[i].Types, out[i].Statuses = slices.Clone(out[i].Types), slices.Clone(out[i].Statuses)
@@ -155,38 +157,38 @@ var payout = []TransactionType{TypePayout}
 // callbackShapes is the one table of what confirms each callback status;
 // within a status the shapes' types never overlap, so the record's type
 // picks the shape.
-var callbackShapes = map[CallbackStatus][]CallbackShape{
-	CallbackCompleted: {{Types: charges, Statuses: []Status{StatusCompleted}}},
-	CallbackWaitingApproval: {
+var callbackShapes = map[callback.Status][]CallbackShape{
+	callback.Completed: {{Types: charges, Statuses: []Status{StatusCompleted}}},
+	callback.WaitingApproval: {
 		{Types: charges, Statuses: []Status{StatusWaitingApproval}},
 		{Types: payout, Statuses: []Status{StatusWaitingApproval}},
 	},
 	// A payout is processing first too, and says so with this status
 	// (the spec gives processing as a payout's first status).
-	CallbackProcessing: {
+	callback.Processing: {
 		{Types: cardCharges, Statuses: []Status{StatusProcessing}},
 		{Types: payout, Statuses: []Status{StatusProcessing}},
 	},
-	CallbackFailed:   {{Types: cardCharges, Statuses: []Status{StatusFailed}}},
-	CallbackVerified: {{Types: cardCharges, Statuses: []Status{StatusVerified}}},
-	CallbackReversed: {{Types: charges, Statuses: []Status{StatusReversed, StatusRefunded}}},
-	CallbackRefundCompleted: {
+	callback.Failed:   {{Types: cardCharges, Statuses: []Status{StatusFailed}}},
+	callback.Verified: {{Types: cardCharges, Statuses: []Status{StatusVerified}}},
+	callback.Reversed: {{Types: charges, Statuses: []Status{StatusReversed, StatusRefunded}}},
+	callback.RefundCompleted: {
 		{Types: []TransactionType{TypeRefund}, Statuses: []Status{StatusCompleted}, Child: true},
 		{Types: charges, Statuses: []Status{StatusRefunded}, BasicOnly: true},
 	},
-	CallbackChargebackCompleted: {
+	callback.ChargebackCompleted: {
 		{Types: []TransactionType{TypeChargeback}, Statuses: []Status{StatusCompleted}, Child: true},
 		{Types: charges, Statuses: []Status{StatusChargedBack}},
 	},
-	CallbackRetrievalCompleted: {
+	callback.RetrievalCompleted: {
 		{Types: []TransactionType{TypeRetrieval}, Statuses: []Status{StatusCompleted}, Child: true},
 		{Types: charges, Statuses: []Status{StatusRetrieved}},
 	},
-	CallbackPenaltyCompleted: {{Types: []TransactionType{TypePenalty}, Statuses: []Status{StatusCompleted}, Child: true}},
-	CallbackPayoutCompleted:  {{Types: payout, Statuses: []Status{StatusCompleted}}},
-	CallbackPayoutFailed:     {{Types: payout, Statuses: []Status{StatusFailed}}},
-	CallbackPayoutCancelled:  {{Types: payout, Statuses: []Status{StatusCancelled}}},
-	CallbackPayoutAbandoned:  {{Types: payout, Statuses: []Status{StatusAbandoned}}},
+	callback.PenaltyCompleted: {{Types: []TransactionType{TypePenalty}, Statuses: []Status{StatusCompleted}, Child: true}},
+	callback.PayoutCompleted:  {{Types: payout, Statuses: []Status{StatusCompleted}}},
+	callback.PayoutFailed:     {{Types: payout, Statuses: []Status{StatusFailed}}},
+	callback.PayoutCancelled:  {{Types: payout, Statuses: []Status{StatusCancelled}}},
+	callback.PayoutAbandoned:  {{Types: payout, Statuses: []Status{StatusAbandoned}}},
 }
 
 // sentIn reports whether the gateway sends the shape in form.
@@ -194,7 +196,7 @@ func (sh CallbackShape) sentIn(form Form) bool { return !sh.BasicOnly || form ==
 
 // shapeFor returns the shape of status s whose types include typ in form,
 // and whether s has shapes in form at all.
-func shapeFor(s CallbackStatus, typ TransactionType, form Form) (shape *CallbackShape, listed bool) {
+func shapeFor(s callback.Status, typ TransactionType, form Form) (shape *CallbackShape, listed bool) {
 	for i, sh := range callbackShapes[s] {
 		if !sh.sentIn(form) {
 			continue
@@ -209,7 +211,7 @@ func shapeFor(s CallbackStatus, typ TransactionType, form Form) (shape *Callback
 
 // compareCallback compares cb with the record tx, read in form: the
 // extended form's record carries the reference id and the user.
-func compareCallback(cb *Callback, tx *Transaction, form Form) *CallbackConfirmation {
+func compareCallback(cb *callback.Callback, tx *Transaction, form Form) *CallbackConfirmation {
 	conf := &CallbackConfirmation{Transaction: tx}
 	check := func(field string, ok bool) {
 		if !ok {
@@ -229,10 +231,10 @@ func compareCallback(cb *Callback, tx *Transaction, form Form) *CallbackConfirma
 	// Presence, not emptiness: a swap with an empty field (reason) leaves
 	// type and amount present but empty, which the record cannot confirm.
 	// A status no shape lists is reported on status alone.
-	check("type", sameTx && (!cb.raw.Has("type") || cb.Type == CallbackTypeTransaction) && (shape != nil || !listed))
+	check("type", sameTx && (!cb.Has("type") || cb.Type == callback.TypeTransaction) && (shape != nil || !listed))
 	check("status", sameTx && statusConfirms(cb.Status, shape, tx.Status, form))
 	check("price", sameTx && tx.Price.Equal(cb.Price))
-	if cb.raw.Has("amount") {
+	if cb.Has("amount") {
 		check("amount", sameTx && tx.Price.Equal(cb.Amount))
 	}
 	check("currency", sameTx && tx.Currency == cb.Currency)
@@ -252,7 +254,7 @@ func compareCallback(cb *Callback, tx *Transaction, form Form) *CallbackConfirma
 // statusConfirms reports whether the record's status is one shape lists
 // or, when the record's type fits no shape (reported on type), one any
 // shape of s in form lists.
-func statusConfirms(s CallbackStatus, shape *CallbackShape, status Status, form Form) bool {
+func statusConfirms(s callback.Status, shape *CallbackShape, status Status, form Form) bool {
 	if shape != nil {
 		return slices.Contains(shape.Statuses, status)
 	}

@@ -13,12 +13,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
 // delivered returns the fields of the sandbox's first callback with status
 // for transaction id.
-func (sb *sandbox) delivered(t *testing.T, id paygate.ID, status paygate.CallbackStatus) url.Values {
+func (sb *sandbox) delivered(t *testing.T, id paygate.ID, status callback.Status) url.Values {
 	t.Helper()
 	for _, d := range sb.srv.Deliveries() {
 		if d.Values.Get("id") == id.String() && d.Values.Get("status") == string(status) {
@@ -53,16 +54,16 @@ func fullyRefunded(t *testing.T, sb *sandbox, orderID string) (payment paygate.I
 func TestConfirmCallback_RefusesRefundWithIDAndReferenceSwapped(t *testing.T) {
 	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
-	verifier, err := paygate.NewCallbackVerifier([]string{sb.srv.PrivateKey})
+	verifier, err := callback.NewVerifier([]string{sb.srv.PrivateKey})
 	require.NoError(t, err)
 	payment, refund := fullyRefunded(t, sb, "ord-swap-ref")
 
-	genuine, err := verifier.ParseValues(sb.delivered(t, refund, paygate.CallbackRefundCompleted))
+	genuine, err := verifier.ParseValues(sb.delivered(t, refund, callback.RefundCompleted))
 	require.NoError(t, err)
 	_, err = sb.client.ConfirmCallback(testCtx(t), genuine)
 	require.NoError(t, err, "the genuine refund callback confirms")
 
-	forged, err := verifier.ParseValues(swapped(sb.delivered(t, refund, paygate.CallbackRefundCompleted), "id", "reference_id"))
+	forged, err := verifier.ParseValues(swapped(sb.delivered(t, refund, callback.RefundCompleted), "id", "reference_id"))
 	require.NoError(t, err, "the signature covers values, not names: the swap verifies")
 	require.Equal(t, payment, forged.ID)
 	conf, err := sb.client.ConfirmCallback(testCtx(t), forged)
@@ -73,11 +74,11 @@ func TestConfirmCallback_RefusesRefundWithIDAndReferenceSwapped(t *testing.T) {
 func TestConfirmCallback_RefusesAmountAndUserSwapped(t *testing.T) {
 	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
-	verifier, err := paygate.NewCallbackVerifier([]string{sb.srv.PrivateKey})
+	verifier, err := callback.NewVerifier([]string{sb.srv.PrivateKey})
 	require.NoError(t, err)
 	pay := sb.charge(t, paygatetest.CardApproved, "25.00", "ord-swap-amount")
 
-	forged, err := verifier.ParseValues(swapped(sb.delivered(t, pay.ID, paygate.CallbackCompleted), "amount", "user"))
+	forged, err := verifier.ParseValues(swapped(sb.delivered(t, pay.ID, callback.Completed), "amount", "user"))
 	require.NoError(t, err, "the swap verifies")
 	conf, err := sb.client.ConfirmCallback(testCtx(t), forged)
 	var mismatch *paygate.CallbackMismatchError
@@ -90,10 +91,10 @@ func TestConfirmCallback_RefusesAmountAndUserSwapped(t *testing.T) {
 // or type with it empties them, and the signature still verifies.
 func TestConfirmCallback_RefusesAmountOrTypeSwappedWithAnEmptyReason(t *testing.T) {
 	sb := newSandbox(t, paygate.FormExtended)
-	verifier, err := paygate.NewCallbackVerifier([]string{sb.srv.PrivateKey})
+	verifier, err := callback.NewVerifier([]string{sb.srv.PrivateKey})
 	require.NoError(t, err)
 	_, refund := fullyRefunded(t, sb, "ord-swap-empty")
-	genuine := sb.delivered(t, refund, paygate.CallbackRefundCompleted)
+	genuine := sb.delivered(t, refund, callback.RefundCompleted)
 	require.Empty(t, genuine.Get("reason"))
 
 	for _, field := range []string{"amount", "type"} {
@@ -109,11 +110,11 @@ func TestConfirmCallback_RefusesAmountOrTypeSwappedWithAnEmptyReason(t *testing.
 func TestConfirmCallback_RefusesStaleCompletedAfterFullRefund(t *testing.T) {
 	t.Parallel()
 	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
-		verifier, err := paygate.NewCallbackVerifier([]string{sb.srv.PrivateKey})
+		verifier, err := callback.NewVerifier([]string{sb.srv.PrivateKey})
 		require.NoError(t, err)
 		payment, _ := fullyRefunded(t, sb, "ord-stale")
 
-		replayed, err := verifier.ParseValues(sb.delivered(t, payment, paygate.CallbackCompleted))
+		replayed, err := verifier.ParseValues(sb.delivered(t, payment, callback.Completed))
 		require.NoError(t, err, "a replayed genuine callback verifies")
 		conf, err := sb.client.ConfirmCallback(testCtx(t), replayed)
 		require.ErrorIs(t, err, paygate.ErrCallbackNotConfirmed)
@@ -134,7 +135,7 @@ func TestCallbackHandler_VerifiesBehindMiddlewareThatParsedTheForm(t *testing.T)
 	})
 	sb := newSandbox(t, paygate.FormExtended, paygatetest.WithCallbackURL(rc.URL))
 	pay := sb.charge(t, paygatetest.CardApproved, "25.00", "ord-middleware")
-	got := rc.wait(t, pay.ID, paygate.CallbackCompleted)
+	got := rc.wait(t, pay.ID, callback.Completed)
 	assert.Equal(t, "ord-middleware", got.OrderID)
 	d, err := sb.srv.WaitForDelivery(testCtx(t), func(d paygatetest.Delivery) bool { return d.Done })
 	require.NoError(t, err)
@@ -149,10 +150,10 @@ func TestCallbackHandler_VerifiesBehindMiddlewareThatParsedTheForm(t *testing.T)
 func TestCallbackHandler_SwappedCopyFirstDoesNotSuppressTheGenuine(t *testing.T) {
 	sb := newSandbox(t, paygate.FormExtended)
 	_, refund := fullyRefunded(t, sb, "ord-swap-first")
-	genuine := sb.delivered(t, refund, paygate.CallbackRefundCompleted)
+	genuine := sb.delivered(t, refund, callback.RefundCompleted)
 
 	var acted []paygate.ID
-	handler, err := paygate.NewCallbackHandler([]string{sb.srv.PrivateKey}, func(ctx context.Context, cb *paygate.Callback) error {
+	handler, err := callback.NewHandler([]string{sb.srv.PrivateKey}, func(ctx context.Context, cb *callback.Callback) error {
 		_, err := sb.client.ConfirmCallback(ctx, cb)
 		var mismatch *paygate.CallbackMismatchError
 		switch {

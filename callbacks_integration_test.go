@@ -11,30 +11,32 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
+	"github.com/paygate/paygate-go/internal/deadline"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
 // Every status change the sandbox reports by callback reaches the
-// merchant's CallbackHandler once, verifies with the SDK's verifier, and
+// merchant's callback.Handler once, verifies with the SDK's verifier, and
 // ConfirmCallback agrees with it, unless the transaction has moved on
 // since (a processing callback read after the payment completed, a
 // completed one read after the payment was fully refunded).
 func TestIntegration_EveryCallbackVerifiesAndConfirms(t *testing.T) {
 	t.Parallel()
-	wantStatuses := map[paygate.Form][]paygate.CallbackStatus{
+	wantStatuses := map[paygate.Form][]callback.Status{
 		paygate.FormExtended: {
-			paygate.CallbackCompleted, paygate.CallbackFailed, paygate.CallbackVerified, paygate.CallbackProcessing,
-			paygate.CallbackRefundCompleted, paygate.CallbackPayoutCompleted, paygate.CallbackPayoutFailed,
+			callback.Completed, callback.Failed, callback.Verified, callback.Processing,
+			callback.RefundCompleted, callback.PayoutCompleted, callback.PayoutFailed,
 		},
 		paygate.FormBasic: {
-			paygate.CallbackCompleted, paygate.CallbackFailed, paygate.CallbackVerified,
-			paygate.CallbackRefundCompleted, paygate.CallbackReversed,
+			callback.Completed, callback.Failed, callback.Verified,
+			callback.RefundCompleted, callback.Reversed,
 		},
 	}
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
 		rc := newReceiver(t, paygatetest.DefaultPrivateKey)
 		sb := newSandbox(t, form, paygatetest.WithCallbackURL(rc.URL))
-		verifier, err := paygate.NewCallbackVerifier([]string{sb.srv.PrivateKey})
+		verifier, err := callback.NewVerifier([]string{sb.srv.PrivateKey})
 		require.NoError(t, err)
 
 		paidParams := sb.chargeParams(t, sb.user(t, "cust-paid"), paygatetest.CardApproved, "50.00", "ord-paid")
@@ -60,13 +62,13 @@ func TestIntegration_EveryCallbackVerifiesAndConfirms(t *testing.T) {
 				require.NoError(t, err)
 			}
 		}
-		rc.wait(t, processing.ID, paygate.CallbackCompleted)
+		rc.wait(t, processing.ID, callback.Completed)
 		sb.srv.SettlePending()
-		assert.Equal(t, paidParams.Attributes, rc.wait(t, paid.ID, paygate.CallbackCompleted).Attrs,
+		assert.Equal(t, paidParams.Attributes, rc.wait(t, paid.ID, callback.Completed).Attrs,
 			"custom attributes come back in the callback")
 
 		deliveries := sb.srv.Deliveries()
-		seen := make(map[paygate.CallbackStatus]bool)
+		seen := make(map[callback.Status]bool)
 		for _, d := range deliveries {
 			cb, err := verifier.ParseValues(d.Values)
 			require.NoError(t, err, "delivery %d", d.Seq)
@@ -77,10 +79,10 @@ func TestIntegration_EveryCallbackVerifiesAndConfirms(t *testing.T) {
 
 			conf, err := sb.client.ConfirmCallback(testCtx(t), got)
 			switch {
-			case cb.Status == paygate.CallbackProcessing:
+			case cb.Status == callback.Processing:
 				require.ErrorIs(t, err, paygate.ErrCallbackNotConfirmed)
 				assert.Equal(t, []string{"status"}, conf.Mismatches(), "a processing callback read after completion")
-			case cb.Status == paygate.CallbackCompleted && cb.ID == paid.ID:
+			case cb.Status == callback.Completed && cb.ID == paid.ID:
 				require.ErrorIs(t, err, paygate.ErrCallbackNotConfirmed)
 				assert.Equal(t, []string{"status"}, conf.Mismatches(), "a completed callback read after the full refund")
 			default:
@@ -141,12 +143,12 @@ func TestIntegration_SecondProjectOnOneServer(t *testing.T) {
 }
 
 // A callback the merchant failed to process is answered 500 by the
-// CallbackHandler, delivered again by the sandbox, and processed then.
+// callback.Handler, delivered again by the sandbox, and processed then.
 func TestIntegration_FailedCallbackIsDeliveredAgain(t *testing.T) {
 	t.Parallel()
 	var calls atomic.Int32
-	processed := make(chan *paygate.Callback, 1)
-	h, err := paygate.NewCallbackHandler([]string{paygatetest.DefaultPrivateKey}, func(_ context.Context, cb *paygate.Callback) error {
+	processed := make(chan *callback.Callback, 1)
+	h, err := callback.NewHandler([]string{paygatetest.DefaultPrivateKey}, func(_ context.Context, cb *callback.Callback) error {
 		if calls.Add(1) == 1 {
 			return errors.New("database unavailable")
 		}
@@ -161,7 +163,7 @@ func TestIntegration_FailedCallbackIsDeliveredAgain(t *testing.T) {
 	_, err = sb.srv.WaitForDelivery(testCtx(t), func(d paygatetest.Delivery) bool { return d.Attempts == 1 })
 	require.NoError(t, err)
 	sb.srv.Advance(10 * time.Millisecond) // retries follow the sandbox's clock
-	cb := paygate.Receive(t, "callback delivered again", processed)
+	cb := deadline.Receive(t, "callback delivered again", processed)
 	assert.Equal(t, pay.ID, cb.ID)
 	d, err := sb.srv.WaitForDelivery(testCtx(t), func(d paygatetest.Delivery) bool { return d.Done })
 	require.NoError(t, err)

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -25,10 +26,10 @@ import (
 // word between the markers (TestREADME_HandlerIsTheOneTheWalkUses keeps
 // them equal): it confirms every callback with client and records it in
 // orders.
-func readmeHandler(client *paygate.Client, orders *orderBook) (*paygate.CallbackHandler, error) {
+func readmeHandler(client *paygate.Client, orders *orderBook) (*callback.Handler, error) {
 	// README handler begin
-	handler, err := paygate.NewCallbackHandler([]string{os.Getenv("PAYGATE_SECRET")},
-		func(ctx context.Context, cb *paygate.Callback) error {
+	handler, err := callback.NewHandler([]string{os.Getenv("PAYGATE_SECRET")},
+		func(ctx context.Context, cb *callback.Callback) error {
 			// The signature covers values, not field names: act only on a
 			// callback the gateway's own record confirms (see below).
 			_, err := client.ConfirmCallback(ctx, cb)
@@ -44,11 +45,11 @@ func readmeHandler(client *paygate.Client, orders *orderBook) (*paygate.Callback
 				return err // the gateway could not be asked: answered 500, delivered again
 			}
 			switch cb.Status {
-			case paygate.CallbackCompleted:
+			case callback.Completed:
 				return orders.MarkPaid(ctx, cb.OrderID, cb.ID, cb.Price, cb.Currency)
-			case paygate.CallbackRefundCompleted, paygate.CallbackReversed:
+			case callback.RefundCompleted, callback.Reversed:
 				return orders.MarkRefunded(ctx, cb.OrderID, cb.ID, cb.Price, cb.Currency)
-			case paygate.CallbackChargebackCompleted:
+			case callback.ChargebackCompleted:
 				return orders.MarkChargedBack(ctx, cb.OrderID, cb.ID, cb.Price, cb.Currency)
 			}
 			// The other statuses (processing, waiting_approval, failed,
@@ -72,7 +73,7 @@ type orderBook struct {
 type bookEntry struct {
 	action string
 	id     paygate.ID
-	status paygate.CallbackStatus // RecordStatus only
+	status callback.Status // RecordStatus only
 }
 
 func (b *orderBook) add(e bookEntry) error {
@@ -94,20 +95,20 @@ func (b *orderBook) MarkChargedBack(_ context.Context, _ string, id paygate.ID, 
 	return b.add(bookEntry{action: "charged back", id: id})
 }
 
-func (b *orderBook) RecordStatus(_ context.Context, _ string, id paygate.ID, status paygate.CallbackStatus) error {
+func (b *orderBook) RecordStatus(_ context.Context, _ string, id paygate.ID, status callback.Status) error {
 	return b.add(bookEntry{action: "recorded", id: id, status: status})
 }
 
 // actedOn returns how many times the handler acted on the callback of
 // transaction id with status.
-func (b *orderBook) actedOn(id paygate.ID, status paygate.CallbackStatus) int {
+func (b *orderBook) actedOn(id paygate.ID, status callback.Status) int {
 	want := bookEntry{id: id, action: "recorded", status: status}
 	switch status {
-	case paygate.CallbackCompleted:
+	case callback.Completed:
 		want = bookEntry{id: id, action: "paid"}
-	case paygate.CallbackRefundCompleted, paygate.CallbackReversed:
+	case callback.RefundCompleted, callback.Reversed:
 		want = bookEntry{id: id, action: "refunded"}
-	case paygate.CallbackChargebackCompleted:
+	case callback.ChargebackCompleted:
 		want = bookEntry{id: id, action: "charged back"}
 	}
 	b.mu.Lock()
@@ -206,17 +207,17 @@ func (w *callbackWalk) drainRetries(t *testing.T) {
 // and one delivered late, after a later status of its transaction was
 // processed, is acknowledged as stale; every delivery ends answered 2xx.
 func TestCallbackHandler_READMEPatternConfirmsEveryCallbackTheSandboxSends(t *testing.T) {
-	wantStatuses := map[paygate.Form][]paygate.CallbackStatus{
+	wantStatuses := map[paygate.Form][]callback.Status{
 		paygate.FormExtended: {
-			paygate.CallbackCompleted, paygate.CallbackFailed, paygate.CallbackProcessing, paygate.CallbackWaitingApproval,
-			paygate.CallbackVerified, paygate.CallbackRefundCompleted, paygate.CallbackChargebackCompleted,
-			paygate.CallbackRetrievalCompleted, paygate.CallbackPenaltyCompleted, paygate.CallbackPayoutCompleted,
-			paygate.CallbackPayoutFailed, paygate.CallbackPayoutCancelled, paygate.CallbackPayoutAbandoned,
+			callback.Completed, callback.Failed, callback.Processing, callback.WaitingApproval,
+			callback.Verified, callback.RefundCompleted, callback.ChargebackCompleted,
+			callback.RetrievalCompleted, callback.PenaltyCompleted, callback.PayoutCompleted,
+			callback.PayoutFailed, callback.PayoutCancelled, callback.PayoutAbandoned,
 		},
 		paygate.FormBasic: {
-			paygate.CallbackCompleted, paygate.CallbackFailed, paygate.CallbackVerified, paygate.CallbackReversed,
-			paygate.CallbackRefundCompleted, paygate.CallbackChargebackCompleted, paygate.CallbackRetrievalCompleted,
-			paygate.CallbackPenaltyCompleted,
+			callback.Completed, callback.Failed, callback.Verified, callback.Reversed,
+			callback.RefundCompleted, callback.ChargebackCompleted, callback.RetrievalCompleted,
+			callback.PenaltyCompleted,
 		},
 	}
 	forEachForm(t, func(t *testing.T, form paygate.Form) {
@@ -231,10 +232,10 @@ func TestCallbackHandler_READMEPatternConfirmsEveryCallbackTheSandboxSends(t *te
 		w.walkStaleDelivery(t)
 		w.drainRetries(t)
 
-		confirmed := map[paygate.CallbackStatus]int{}
-		sent := map[paygate.CallbackStatus]int{}
+		confirmed := map[callback.Status]int{}
+		sent := map[callback.Status]int{}
 		for _, d := range w.srv.Deliveries() {
-			status := paygate.CallbackStatus(d.Values.Get("status"))
+			status := callback.Status(d.Values.Get("status"))
 			id, err := paygate.ParseID(d.Values.Get("id"))
 			require.NoError(t, err)
 			sent[status]++
@@ -254,7 +255,7 @@ func TestCallbackHandler_READMEPatternConfirmsEveryCallbackTheSandboxSends(t *te
 		assert.ElementsMatch(t, wantStatuses[form], keys(sent), "every callback status the sandbox sends in the %s form", form)
 		for _, held := range w.held {
 			d, _ := w.srv.WaitForDelivery(testCtx(t), func(d paygatetest.Delivery) bool { return d.Seq == held })
-			sent[paygate.CallbackStatus(d.Values.Get("status"))]--
+			sent[callback.Status(d.Values.Get("status"))]--
 		}
 		assert.Equal(t, sent, confirmed, "callbacks confirmed per status")
 		t.Logf("%s form: confirmed per status %v; acknowledged as stale: %d", form, confirmed, len(w.held))
@@ -313,7 +314,7 @@ func (w *callbackWalk) walkRefunds(t *testing.T) {
 func (w *callbackWalk) refundOf(t *testing.T, payment paygate.ID) paygate.ID {
 	t.Helper()
 	for _, d := range w.srv.Deliveries() {
-		if d.Values.Get("status") == string(paygate.CallbackRefundCompleted) && d.Values.Get("reference_id") == payment.String() {
+		if d.Values.Get("status") == string(callback.RefundCompleted) && d.Values.Get("reference_id") == payment.String() {
 			id, err := paygate.ParseID(d.Values.Get("id"))
 			require.NoError(t, err)
 			return id

@@ -90,7 +90,6 @@ type (
 	expiryMask  struct{}
 	tokenMask   struct{}
 	acsMask     struct{}
-	keyMask     struct{}
 )
 
 func (numberMask) mask(s string) string  { return redact.CardNumber(s) }
@@ -104,8 +103,6 @@ func (expiryMask) typeName() string      { return "Expiry" }
 func (tokenMask) mask(string) string     { return maskSecret }
 func (tokenMask) typeName() string       { return "CardToken" }
 func (acsMask) mask(string) string       { return maskSecret }
-func (keyMask) mask(string) string       { return maskSecret }
-func (keyMask) typeName() string         { return "signingKey" }
 func (acsMask) typeName() string         { return "ACSData" }
 
 // CardNumber is a full card number (PAN) as the payer typed it, digits
@@ -177,10 +174,6 @@ type ACSData struct{ text[acsMask] }
 
 // NewACSData returns the value; "" gives the zero value, none.
 func NewACSData(value string) ACSData { return ACSData{newText[acsMask](value)} }
-
-// signingKey is a project's private key, kept by the signers of clients
-// and callback verifiers; it is never sent.
-type signingKey struct{ text[keyMask] }
 
 // init lets the form encoder send the values the leaf types keep: as text
 // under the field's key, and an expiry as expiration_month and

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paygate/paygate-go/callback"
 	"github.com/stretchr/testify/require"
 )
 
@@ -30,7 +31,7 @@ type merchantOrder struct {
 	charge  ChargeParams
 	// A client and a verifier held by value keep a private key.
 	client   Client
-	verifier CallbackVerifier
+	verifier callback.Verifier
 }
 
 // TestLeaf_UnexportedFieldOfAMerchantStructNeverPrints is DESIGN's rule: a
@@ -52,7 +53,7 @@ func TestLeaf_UnexportedFieldOfAMerchantStructNeverPrints(t *testing.T) {
 	}
 	client, err := NewClient("proj-1", leafTestKey, WithBaseURL("https://gw.example"))
 	require.NoError(t, err)
-	verifier, err := NewCallbackVerifier([]string{leafTestKey})
+	verifier, err := callback.NewVerifier([]string{leafTestKey})
 	require.NoError(t, err)
 	order.client, order.verifier = *client, *verifier
 	printers := map[string]func(v any) string{

@@ -13,6 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
+	"github.com/paygate/paygate-go/internal/deadline"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -109,7 +111,7 @@ func TestIntegration_BlockedCardIsErrCardBlocked(t *testing.T) {
 }
 
 // The processing card is processing first and completes shortly after; the
-// completed callback reaches the merchant's CallbackHandler, verifies, and
+// completed callback reaches the merchant's callback.Handler, verifies, and
 // agrees with the status endpoint.
 func TestIntegration_ProcessingCardCompletesWithCallback(t *testing.T) {
 	t.Parallel()
@@ -120,10 +122,10 @@ func TestIntegration_ProcessingCardCompletesWithCallback(t *testing.T) {
 		assert.True(t, pay.Success)
 		if form == paygate.FormExtended {
 			assert.True(t, pay.Pending())
-			rc.wait(t, pay.ID, paygate.CallbackProcessing)
+			rc.wait(t, pay.ID, callback.Processing)
 		}
 
-		cb := rc.wait(t, pay.ID, paygate.CallbackCompleted)
+		cb := rc.wait(t, pay.ID, callback.Completed)
 		assert.Equal(t, form, cb.Form)
 		assert.Equal(t, "ord-1", cb.OrderID)
 		assert.True(t, dec("40.00").Equal(cb.Price))
@@ -225,7 +227,7 @@ func TestIntegration_3DSecureThroughTheACSPage(t *testing.T) {
 
 		resp := postForm(t, p.TermURL, url.Values{"PaRes": {back["PaRes"]}, "MD": {back["MD"]}})
 		require.Equal(t, http.StatusOK, resp.StatusCode)
-		done := paygate.Receive(t, "payment authenticated by the merchant's ACS return handler", returned)
+		done := deadline.Receive(t, "payment authenticated by the merchant's ACS return handler", returned)
 		assert.Equal(t, pay.ID, done.ID)
 		assert.True(t, done.Success)
 		assert.Equal(t, paygate.StatusCompleted, sb.status(t, pay.ID).Status)

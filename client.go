@@ -13,6 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/paygate/paygate-go/internal/signing"
+	"github.com/paygate/paygate-go/internal/wire"
 )
 
 // Version is the version of this SDK, sent in the User-Agent header.
@@ -31,24 +34,17 @@ const (
 )
 
 // Form selects the basic or the extended form of the gateway's interface.
-type Form int
+// It is the type of callback.Callback's Form too.
+type Form = wire.Form
 
 const (
 	// FormExtended is the full interface, and the client's default.
-	FormExtended Form = iota
+	FormExtended = wire.FormExtended
 	// FormBasic is the reduced interface: resolve needs an e-mail, charges
 	// take only a token and an internal user id, and transaction/create,
 	// payouts, balance and transaction listings do not exist.
-	FormBasic
+	FormBasic = wire.FormBasic
 )
-
-// String returns "extended" or "basic".
-func (f Form) String() string {
-	if f == FormBasic {
-		return "basic"
-	}
-	return "extended"
-}
 
 // Client talks to the Payment Gateway API. It is safe for concurrent use;
 // create one per project and reuse it.
@@ -67,7 +63,7 @@ type Client struct {
 	common service
 
 	projectKey  string
-	signer      *signer
+	signer      *signing.Signer
 	apiPrefix   string // base URL + "/v1/"
 	checkoutURL string
 	httpClient  *http.Client
@@ -266,7 +262,7 @@ func NewClient(projectKey, privateKey string, opts ...Option) (*Client, error) {
 	}
 	c := &Client{
 		projectKey: projectKey,
-		signer:     newSigner(privateKey),
+		signer:     signing.New(privateKey),
 		retry:      DefaultRetryPolicy,
 		timeout:    DefaultTimeout,
 		maxBody:    DefaultMaxResponseBytes,

@@ -10,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
+	"github.com/paygate/paygate-go/internal/deadline"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -44,7 +46,7 @@ func TestIntegration_ConcurrentChargesReversalsAndListings(t *testing.T) {
 			orders[i] = runConcurrentOrder(t, client, i)
 		}()
 	}
-	paygate.WaitWithin(t, "the concurrent orders", &wg)
+	deadline.WaitWithin(t, "the concurrent orders", &wg)
 
 	seen := make(map[paygate.ID]string)
 	want := decimal.Zero
@@ -69,13 +71,13 @@ func TestIntegration_ConcurrentChargesReversalsAndListings(t *testing.T) {
 	assert.True(t, want.Round(2).Equal(sb.balance(t)), "balance %s, want %s", sb.balance(t), want)
 
 	for _, o := range orders {
-		status := paygate.CallbackCompleted
+		status := callback.Completed
 		if o.declined {
-			status = paygate.CallbackFailed
+			status = callback.Failed
 		}
 		rc.wait(t, o.payment, status)
 		for _, r := range o.refunds {
-			rc.wait(t, r, paygate.CallbackRefundCompleted)
+			rc.wait(t, r, callback.RefundCompleted)
 		}
 	}
 	assert.Len(t, rc.callbacks(), wantCallbacks, "each callback processed once")

@@ -1,7 +1,11 @@
 // Package paygate is a client for the Payment Gateway API: charge cards
 // (with 3-D Secure), remember cards, run recurring payments, reverse
 // payments, start wallet payments, create payouts, read balances and
-// transactions, and verify and parse the gateway's signed callbacks.
+// transactions, and confirm the gateway's signed callbacks against its
+// records. Receiving callbacks (verifying, parsing, an http.Handler that
+// runs each one once) is package github.com/paygate/paygate-go/callback,
+// which does not import this one; [Client.ConfirmCallback] takes its
+// callbacks, and their ids are this package's [ID].
 //
 // # Where to start
 //
@@ -23,15 +27,15 @@
 // # Callbacks
 //
 // The gateway POSTs a signed callback to the project's callback URL on
-// every status change. [NewCallbackHandler] returns the http.Handler for
+// every status change. [callback.NewHandler] returns the http.Handler for
 // that URL: it verifies the signature, answers the gateway as it expects,
-// passes each callback to your [CallbackFunc] once however often it is
-// delivered ([WithDedupStore] shares that across replicas; the Redis and
+// passes each callback to your [callback.Func] once however often it is
+// delivered ([callback.WithStore] shares that across replicas; the Redis and
 // PostgreSQL stores are the modules dedup/redisdedup and dedup/pgdedup),
 // and marks a callback overtaken by a later status [Callback.Stale]. The
 // signature covers values, not field names, so confirm each callback
 // against the gateway's record with [Client.ConfirmCallback] before acting
-// on it. [NewCallbackVerifier] verifies and parses without the handler.
+// on it. [callback.NewVerifier] verifies and parses without the handler.
 //
 // # Unknown outcomes
 //

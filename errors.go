@@ -7,7 +7,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/redact"
+	"github.com/paygate/paygate-go/internal/signing"
+	"github.com/paygate/paygate-go/internal/wire"
 )
 
 // ErrorCode is the gateway's five-digit error code; its first three digits
@@ -117,8 +120,15 @@ func (e *Error) Error() string {
 }
 
 // Is reports whether target is an *Error with the same non-zero code, so that
-// errors.Is matches the sentinels whatever HTTP status carried the code.
+// errors.Is matches the sentinels whatever HTTP status carried the code, or
+// callback.ErrSignatureMissing or ErrSignatureInvalid for their codes.
 func (e *Error) Is(target error) bool {
+	switch target {
+	case signing.ErrMissing:
+		return e.Code == CodeSignatureMissing
+	case signing.ErrInvalid:
+		return e.Code == CodeSignatureInvalid
+	}
 	t, ok := target.(*Error)
 	return ok && t.Code != 0 && t.Code == e.Code
 }
@@ -259,15 +269,8 @@ func (e *ResponseError) Unwrap() error { return e.Err }
 // ValidationError reports a parameter the SDK rejected before sending
 // anything. Field is the parameter's name as the gateway knows it (for
 // example "order_id" or "card[number]"); the value itself is never quoted.
-type ValidationError struct {
-	Field  string
-	Reason string
-}
-
-// Error implements the error interface.
-func (e *ValidationError) Error() string {
-	return "paygate: invalid parameter " + e.Field + ": " + e.Reason
-}
+// Package callback returns the same type.
+type ValidationError = wire.ValidationError
 
 // ErrBasicForm is matched (errors.Is) by the error of a call the basic form
 // of the API does not offer, made on a client configured for it.
@@ -324,7 +327,7 @@ var ErrCallbackNotConfirmed = errors.New("paygate: callback not confirmed by the
 type CallbackMismatchError struct {
 	// ID and Status are the callback's.
 	ID     ID
-	Status CallbackStatus
+	Status callback.Status
 	// Fields are the callback fields that disagree (see
 	// CallbackConfirmation.Mismatched).
 	Fields []string

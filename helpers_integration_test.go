@@ -18,6 +18,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
+	"github.com/paygate/paygate-go/internal/deadline"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -69,9 +71,9 @@ func newSandbox(t testing.TB, form paygate.Form, opts ...paygatetest.Option) *sa
 }
 
 // testCtx is the context of sandbox calls: a hung sandbox fails the call
-// within paygate.WaitLimit.
+// within deadline.Limit.
 func testCtx(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), paygate.WaitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), deadline.Limit)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -198,13 +200,13 @@ func fee(price string) decimal.Decimal {
 	return dec(price).Mul(dec("0.029")).Round(4)
 }
 
-// receiver is a merchant's callback endpoint: the SDK's CallbackHandler on
+// receiver is a merchant's callback endpoint: the SDK's callback.Handler on
 // an httptest server, keeping every callback it processed.
 type receiver struct {
 	URL string
 
 	mu      sync.Mutex
-	got     []*paygate.Callback
+	got     []*callback.Callback
 	changed chan struct{}
 }
 
@@ -213,7 +215,7 @@ type receiver struct {
 func newReceiver(t testing.TB, privateKey string, middleware ...func(http.Handler) http.Handler) *receiver {
 	t.Helper()
 	rc := &receiver{changed: make(chan struct{})}
-	h, err := paygate.NewCallbackHandler([]string{privateKey}, func(_ context.Context, cb *paygate.Callback) error {
+	h, err := callback.NewHandler([]string{privateKey}, func(_ context.Context, cb *callback.Callback) error {
 		rc.mu.Lock()
 		defer rc.mu.Unlock()
 		rc.got = append(rc.got, cb)
@@ -232,20 +234,20 @@ func newReceiver(t testing.TB, privateKey string, middleware ...func(http.Handle
 
 // serveCallbacks serves h as a merchant's callback endpoint until the test
 // ends. A handler stuck in its store or its function is answered 503 after
-// paygate.WaitLimit, so that the sandbox and the server's Close are never
+// deadline.Limit, so that the sandbox and the server's Close are never
 // stuck with it.
 func serveCallbacks(t testing.TB, h http.Handler) *httptest.Server {
-	hs := httptest.NewServer(http.TimeoutHandler(h, paygate.WaitLimit, "callback handler stuck"))
+	hs := httptest.NewServer(http.TimeoutHandler(h, deadline.Limit, "callback handler stuck"))
 	t.Cleanup(hs.Close)
 	return hs
 }
 
 // wait returns the callback of transaction id with status, waiting for it
-// up to paygate.WaitLimit.
-func (rc *receiver) wait(t testing.TB, id paygate.ID, status paygate.CallbackStatus) *paygate.Callback {
+// up to deadline.Limit.
+func (rc *receiver) wait(t testing.TB, id paygate.ID, status callback.Status) *callback.Callback {
 	t.Helper()
-	deadline := time.NewTimer(paygate.WaitLimit)
-	defer deadline.Stop()
+	timer := time.NewTimer(deadline.Limit)
+	defer timer.Stop()
 	for {
 		rc.mu.Lock()
 		changed := rc.changed
@@ -258,17 +260,17 @@ func (rc *receiver) wait(t testing.TB, id paygate.ID, status paygate.CallbackSta
 		rc.mu.Unlock()
 		select {
 		case <-changed:
-		case <-deadline.C:
-			t.Fatalf("no %s callback for transaction %s within %v", status, id, paygate.WaitLimit)
+		case <-timer.C:
+			t.Fatalf("no %s callback for transaction %s within %v", status, id, deadline.Limit)
 		}
 	}
 }
 
 // callbacks returns a copy of every callback processed so far.
-func (rc *receiver) callbacks() []*paygate.Callback {
+func (rc *receiver) callbacks() []*callback.Callback {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	return append([]*paygate.Callback(nil), rc.got...)
+	return append([]*callback.Callback(nil), rc.got...)
 }
 
 // rewriteTransport changes the parameters of every request before it
@@ -341,7 +343,7 @@ func (sb *sandbox) countingClient() (*paygate.Client, *atomic.Int32) {
 // postForm POSTs a form as a browser does, without following a redirect.
 func postForm(t testing.TB, target string, form url.Values) *http.Response {
 	t.Helper()
-	hc := &http.Client{Timeout: paygate.WaitLimit, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	hc := &http.Client{Timeout: deadline.Limit, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := hc.Post(target, "application/x-www-form-urlencoded", bytes.NewBufferString(form.Encode()))
 	require.NoError(t, err)
 	t.Cleanup(func() { resp.Body.Close() })

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/callbackform"
 )
 
@@ -25,14 +26,18 @@ const (
 	testBaseURL = "https://gateway.test"
 )
 
-// testCallbackID is paygatetest.CallbackID, for this package's own tests,
-// which cannot import paygatetest (it imports this package).
-const testCallbackID ID = callbackform.DefaultID
-
 // newTestCallbackSigner is paygatetest.NewCallbackSigner, for this
 // package's own tests: the same builder of callbacks.
-func newTestCallbackSigner(privateKey string, f Form) *callbackform.Signer[CallbackStatus] {
-	return callbackform.NewSigner[CallbackStatus]("paygatetest.CallbackSigner", privateKey, f == FormBasic, Sign)
+func newTestCallbackSigner(privateKey string, f Form) *callbackform.Signer[callback.Status] {
+	return callbackform.NewSigner[callback.Status]("paygatetest.CallbackSigner", privateKey, f == FormBasic)
+}
+
+// testVerifier returns a verifier of callbacks signed with testSecret.
+func testVerifier(t testing.TB) *callback.Verifier {
+	t.Helper()
+	v, err := callback.NewVerifier([]string{testSecret})
+	require.NoError(t, err)
+	return v
 }
 
 // newMockClient returns a client whose transport is an httpmock transport,

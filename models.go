@@ -1,58 +1,28 @@
 package paygate
 
 import (
-	"slices"
-	"strconv"
 	"time"
 
 	"github.com/shopspring/decimal"
 
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/jsonscalar"
+	"github.com/paygate/paygate-go/internal/wire"
 )
 
 // ID is a transaction id: a 64-bit integer (19 digits, beyond what a
 // float64 holds exactly). It decodes from a JSON number or string, exactly,
 // and encodes as a JSON string so that JavaScript consumers keep it exact.
-// The zero ID means absent.
-type ID int64
+// The zero ID means absent. It is the type of callback.Callback's ids too.
+type ID = wire.ID
 
 // ParseID parses a decimal transaction id.
-func ParseID(s string) (ID, error) {
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		return 0, &ValidationError{Field: "id", Reason: "not a 64-bit decimal integer"}
-	}
-	return ID(n), nil
-}
-
-// String returns the id in decimal.
-func (id ID) String() string { return strconv.FormatInt(int64(id), 10) }
-
-// UnmarshalJSON accepts a number, a numeric string or null.
-func (id *ID) UnmarshalJSON(b []byte) error {
-	n, err := jsonscalar.Int64(b)
-	if err != nil {
-		return err
-	}
-	*id = ID(n)
-	return nil
-}
-
-// MarshalJSON writes the id as a JSON string.
-func (id ID) MarshalJSON() ([]byte, error) {
-	return strconv.AppendQuote(nil, id.String()), nil
-}
+func ParseID(s string) (ID, error) { return wire.ParseID(s) }
 
 // UserID is the gateway's internal user id. The gateway documents it as a
-// string and sends integers in its examples; both decode.
-type UserID string
-
-// UnmarshalJSON accepts a string, a number or null.
-func (u *UserID) UnmarshalJSON(b []byte) error {
-	s, err := jsonscalar.Text(b)
-	*u = UserID(s)
-	return err
-}
+// string and sends integers in its examples; both decode. It is the type
+// of callback.Callback's User too.
+type UserID = wire.UserID
 
 // Time is a timestamp sent by the gateway. It decodes RFC 3339 and the ISO
 // 8601 forms PHP and Java servers write: offsets as +03:00, +0300, +03 or
@@ -147,46 +117,9 @@ const (
 	TypeRollingReserve TransactionType = "rolling_reserve"
 )
 
-// CallbackStatus is the status a callback (and a payout) reports.
-type CallbackStatus string
-
-// Callback statuses.
-const (
-	CallbackCompleted           CallbackStatus = "completed"
-	CallbackWaitingApproval     CallbackStatus = "waiting_approval"
-	CallbackProcessing          CallbackStatus = "processing"
-	CallbackFailed              CallbackStatus = "failed"
-	CallbackVerified            CallbackStatus = "verified"
-	CallbackReversed            CallbackStatus = "reversed" // basic form
-	CallbackRefundCompleted     CallbackStatus = "refund_completed"
-	CallbackChargebackCompleted CallbackStatus = "chargeback_completed"
-	CallbackRetrievalCompleted  CallbackStatus = "retrieval_completed"
-	CallbackPenaltyCompleted    CallbackStatus = "penalty_completed"
-	CallbackPayoutCompleted     CallbackStatus = "payout_completed"
-	CallbackPayoutFailed        CallbackStatus = "payout_failed"
-	CallbackPayoutCancelled     CallbackStatus = "payout_cancelled"
-	CallbackPayoutAbandoned     CallbackStatus = "payout_abandoned"
-)
-
-// callbackStatuses are the 14 callback statuses of the spec, in the
-// order of the constants above.
-var callbackStatuses = [...]CallbackStatus{
-	CallbackCompleted, CallbackWaitingApproval, CallbackProcessing, CallbackFailed, CallbackVerified,
-	CallbackReversed, CallbackRefundCompleted, CallbackChargebackCompleted, CallbackRetrievalCompleted,
-	CallbackPenaltyCompleted, CallbackPayoutCompleted, CallbackPayoutFailed, CallbackPayoutCancelled,
-	CallbackPayoutAbandoned,
-}
-
-// CallbackStatuses returns the 14 callback statuses of the spec (a new
-// slice on each call), for tools that list or check them.
-func CallbackStatuses() []CallbackStatus { return slices.Clone(callbackStatuses[:]) }
-
-// Known reports whether s is one of the 14 callback statuses of the spec.
-func (s CallbackStatus) Known() bool { return slices.Contains(callbackStatuses[:], s) }
-
 // payoutFailure reports whether s ends a payout without paying out.
-func (s CallbackStatus) payoutFailure() bool {
-	return s == CallbackPayoutFailed || s == CallbackPayoutCancelled || s == CallbackPayoutAbandoned || s == CallbackFailed
+func payoutFailure(s callback.Status) bool {
+	return s == callback.PayoutFailed || s == callback.PayoutCancelled || s == callback.PayoutAbandoned || s == callback.Failed
 }
 
 // Card is a card as the gateway describes it in responses; it never holds

@@ -13,7 +13,7 @@ import (
 // Observer learns what each call to the gateway did, for tracing and
 // metrics (see the module github.com/paygate/paygate-go/paygateotel for
 // OpenTelemetry). Give one to the client with [WithObserver]; the callback
-// side has [CallbackObserver].
+// side has the package callback's Observer.
 //
 // It is an interface whose StartCall returns a per-call [CallTrace], rather
 // than a struct of hooks like net/http/httptrace's: what an observer keeps

@@ -3,6 +3,7 @@ package paygate
 import (
 	"errors"
 
+	"github.com/paygate/paygate-go/callback"
 	"github.com/shopspring/decimal"
 )
 
@@ -126,7 +127,7 @@ func (s OrderStatus) rank() int {
 //
 // Refunds add up in Refunded whatever the status (a refund reported after
 // the chargeback still happened), so apply each refund once: the
-// CallbackHandler's de-duplication passes each callback once, and a
+// callback.Handler's de-duplication passes each callback once, and a
 // refund's transaction id (its callback's ID) is the key to record it
 // under. With a zero Amount a refund cannot be told partial and reads as
 // whole.
@@ -309,11 +310,11 @@ var statusObserved = map[Status]observed{
 // shape); reversed observes a whole refund. verified, penalty_completed (a
 // fine on the merchant, which leaves the order as it is), payout_* and
 // unknown statuses observe nothing.
-func ObserveCallback(cb *Callback) OrderObservation {
+func ObserveCallback(cb *callback.Callback) OrderObservation {
 	switch {
 	case cb == nil:
 		return OrderObservation{}
-	case cb.Status == CallbackRefundCompleted && cb.ReferenceID != 0:
+	case cb.Status == callback.RefundCompleted && cb.ReferenceID != 0:
 		return OrderObservation{kind: observedRefund, amount: cb.Price}
 	}
 	return OrderObservation{kind: callbackObserved[cb.Status]}
@@ -321,15 +322,15 @@ func ObserveCallback(cb *Callback) OrderObservation {
 
 // callbackObserved is what each callback status observes; a status not
 // listed observes nothing.
-var callbackObserved = map[CallbackStatus]observed{
-	CallbackProcessing:          observedProcessing,
-	CallbackWaitingApproval:     observedProcessing,
-	CallbackCompleted:           observedPaid,
-	CallbackFailed:              observedFailed,
-	CallbackRefundCompleted:     observedRefundAll, // about the payment itself
-	CallbackReversed:            observedRefundAll,
-	CallbackChargebackCompleted: observedChargeback,
-	CallbackRetrievalCompleted:  observedRetrieval,
+var callbackObserved = map[callback.Status]observed{
+	callback.Processing:          observedProcessing,
+	callback.WaitingApproval:     observedProcessing,
+	callback.Completed:           observedPaid,
+	callback.Failed:              observedFailed,
+	callback.RefundCompleted:     observedRefundAll, // about the payment itself
+	callback.Reversed:            observedRefundAll,
+	callback.ChargebackCompleted: observedChargeback,
+	callback.RetrievalCompleted:  observedRetrieval,
 }
 
 // ObserveSettlement is the observation of what [TransactionsService.Settle]

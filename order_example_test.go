@@ -7,6 +7,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 )
 
 // ExampleOrderState_Apply keeps an order by the rule while the news
@@ -20,9 +21,9 @@ func ExampleOrderState_Apply() {
 		order = order.Apply(o)
 		fmt.Printf("%-32s %s, refunded %s\n", news, order.Status, order.Refunded.StringFixed(2))
 	}
-	payment := &paygate.Callback{ID: 1001, OrderID: "ord-1001", Status: paygate.CallbackCompleted}
-	refund := &paygate.Callback{ID: 1002, ReferenceID: 1001, OrderID: "ord-1001",
-		Status: paygate.CallbackRefundCompleted, Price: decimal.RequireFromString("19.90")}
+	payment := &callback.Callback{ID: 1001, OrderID: "ord-1001", Status: callback.Completed}
+	refund := &callback.Callback{ID: 1002, ReferenceID: 1001, OrderID: "ord-1001",
+		Status: callback.RefundCompleted, Price: decimal.RequireFromString("19.90")}
 	timeout := &paygate.OutcomeUnknownError{Method: "POST", Path: "card/process", OrderID: "ord-1001",
 		Err: errors.New("context deadline exceeded")}
 

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -21,11 +22,11 @@ type shopOrders struct {
 	orders map[string]paygate.OrderState
 	// seen counts the callbacks the shop's function was called with, by
 	// status.
-	seen map[paygate.CallbackStatus]int
+	seen map[callback.Status]int
 }
 
 func newShopOrders() *shopOrders {
-	return &shopOrders{orders: map[string]paygate.OrderState{}, seen: map[paygate.CallbackStatus]int{}}
+	return &shopOrders{orders: map[string]paygate.OrderState{}, seen: map[callback.Status]int{}}
 }
 
 // open records a new order id that charges amount.
@@ -68,8 +69,8 @@ func (b *shopOrders) apply(id string, o paygate.OrderObservation) paygate.OrderS
 // that does not confirm is acknowledged when the rule says it is old news
 // for the order (nothing would change); otherwise it is refused, so that
 // the gateway delivers it again.
-func (b *shopOrders) handle(client *paygate.Client) paygate.CallbackFunc {
-	return func(ctx context.Context, cb *paygate.Callback) error {
+func (b *shopOrders) handle(client *paygate.Client) callback.Func {
+	return func(ctx context.Context, cb *callback.Callback) error {
 		b.mu.Lock()
 		b.seen[cb.Status]++
 		b.mu.Unlock()
@@ -92,10 +93,10 @@ func (b *shopOrders) handle(client *paygate.Client) paygate.CallbackFunc {
 
 // shopOnSandbox starts a sandbox whose callbacks go to a shop keeping its
 // orders in book, with the handler options given.
-func shopOnSandbox(t *testing.T, book *shopOrders, opts ...paygate.CallbackHandlerOption) *sandbox {
+func shopOnSandbox(t *testing.T, book *shopOrders, opts ...callback.Option) *sandbox {
 	t.Helper()
 	sb := newSandbox(t, paygate.FormExtended)
-	h, err := paygate.NewCallbackHandler([]string{sb.srv.PrivateKey}, book.handle(sb.client), opts...)
+	h, err := callback.NewHandler([]string{sb.srv.PrivateKey}, book.handle(sb.client), opts...)
 	require.NoError(t, err)
 	require.NoError(t, sb.srv.SetCallbackURL(serveCallbacks(t, h).URL))
 	return sb
@@ -104,7 +105,7 @@ func shopOnSandbox(t *testing.T, book *shopOrders, opts ...paygate.CallbackHandl
 // waitDelivered waits until the shop acknowledged the sandbox's callback
 // with status for order orderID (of transaction id, unless 0) at the
 // attempts-th attempt, and returns it.
-func waitDelivered(t *testing.T, sb *sandbox, orderID string, id paygate.ID, status paygate.CallbackStatus, attempts int) paygatetest.Delivery {
+func waitDelivered(t *testing.T, sb *sandbox, orderID string, id paygate.ID, status callback.Status, attempts int) paygatetest.Delivery {
 	t.Helper()
 	d, err := sb.srv.WaitForDelivery(testCtx(t), func(d paygatetest.Delivery) bool {
 		return d.Values.Get("order_id") == orderID && (id == 0 || d.Values.Get("id") == id.String()) &&
@@ -121,10 +122,10 @@ func waitDelivered(t *testing.T, sb *sandbox, orderID string, id paygate.ID, sta
 func paidOrder(t *testing.T, orderID string) (*shopOrders, *sandbox, *paygate.Payment, paygatetest.Delivery) {
 	t.Helper()
 	book := newShopOrders()
-	sb := shopOnSandbox(t, book, paygate.WithoutDedup())
+	sb := shopOnSandbox(t, book, callback.WithoutDedup())
 	book.open(orderID, "25.00")
 	pay := sb.charge(t, paygatetest.CardApproved, "25.00", orderID)
-	return book, sb, pay, waitDelivered(t, sb, orderID, pay.ID, paygate.CallbackCompleted, 1)
+	return book, sb, pay, waitDelivered(t, sb, orderID, pay.ID, callback.Completed, 1)
 }
 
 func TestOrderState_CallbackOvertakingALateUnknownAnswerLeavesTheOrderPaid(t *testing.T) {
@@ -145,7 +146,7 @@ func TestOrderState_CallbackOvertakingALateUnknownAnswerLeavesTheOrderPaid(t *te
 	}()
 	// The gateway processed the charge and holds the answer; its callback
 	// comes first and is confirmed.
-	waitDelivered(t, sb, orderID, 0, paygate.CallbackCompleted, 1)
+	waitDelivered(t, sb, orderID, 0, callback.Completed, 1)
 	require.Equal(t, paygate.OrderPaid, book.get(orderID).Status, "the confirmed callback paid the order")
 
 	giveUp() // the shop's deadline: the answer never came
@@ -187,7 +188,7 @@ func TestOrderState_StaleCompletedNeverReopensARefundedOrder(t *testing.T) {
 	for _, amount := range []string{"10.00", "15.00"} {
 		refund, err := sb.reverse(t, pay.ID, amount)
 		require.NoError(t, err)
-		waitDelivered(t, sb, orderID, refund.ID, paygate.CallbackRefundCompleted, 1)
+		waitDelivered(t, sb, orderID, refund.ID, callback.RefundCompleted, 1)
 		if amount == "10.00" {
 			require.Equal(t, paygate.OrderPartiallyRefunded, book.get(orderID).Status)
 		}
@@ -195,10 +196,10 @@ func TestOrderState_StaleCompletedNeverReopensARefundedOrder(t *testing.T) {
 	require.Equal(t, paygate.OrderRefunded, book.get(orderID).Status, "the refunds add up to the whole payment")
 
 	require.NoError(t, sb.srv.Redeliver(completed.Seq))
-	again := waitDelivered(t, sb, orderID, pay.ID, paygate.CallbackCompleted, 2)
+	again := waitDelivered(t, sb, orderID, pay.ID, callback.Completed, 2)
 	assert.Equal(t, 200, again.LastStatus, "old news is acknowledged")
 	book.mu.Lock()
-	assert.Equal(t, 2, book.seen[paygate.CallbackCompleted], "the stale completed reached the shop")
+	assert.Equal(t, 2, book.seen[callback.Completed], "the stale completed reached the shop")
 	book.mu.Unlock()
 	got := book.get(orderID)
 	assert.Equal(t, paygate.OrderRefunded, got.Status, "a stale completed never reopens a refunded order")
@@ -211,14 +212,14 @@ func TestOrderState_DisputeWonStaysWonWhenTheChargebackIsDeliveredAgain(t *testi
 	book, sb, pay, _ := paidOrder(t, orderID)
 	chargeback, err := sb.srv.Chargeback(pay.ID)
 	require.NoError(t, err)
-	disputed := waitDelivered(t, sb, orderID, chargeback, paygate.CallbackChargebackCompleted, 1)
+	disputed := waitDelivered(t, sb, orderID, chargeback, callback.ChargebackCompleted, 1)
 	require.Equal(t, paygate.OrderChargedBack, book.get(orderID).Status, "the confirmed chargeback callback")
 	retrieval, err := sb.srv.Retrieve(chargeback)
 	require.NoError(t, err)
-	waitDelivered(t, sb, orderID, retrieval, paygate.CallbackRetrievalCompleted, 1)
+	waitDelivered(t, sb, orderID, retrieval, callback.RetrievalCompleted, 1)
 	require.Equal(t, paygate.OrderRetrieved, book.get(orderID).Status, "the confirmed retrieval callback")
 
 	require.NoError(t, sb.srv.Redeliver(disputed.Seq))
-	waitDelivered(t, sb, orderID, chargeback, paygate.CallbackChargebackCompleted, 2)
+	waitDelivered(t, sb, orderID, chargeback, callback.ChargebackCompleted, 2)
 	assert.Equal(t, paygate.OrderRetrieved, book.get(orderID).Status, "a won dispute stays won")
 }

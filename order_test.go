@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paygate/paygate-go/callback"
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -42,8 +43,8 @@ func tableState(status OrderStatus) OrderState {
 // table names, for an order in state s: the rule must give the cell for
 // each of them.
 func tableObservations(column string, s OrderState) map[string]OrderObservation {
-	refundCallback := func(amount decimal.Decimal) *Callback {
-		return &Callback{ID: 2, ReferenceID: 1, Status: CallbackRefundCompleted, Price: amount}
+	refundCallback := func(amount decimal.Decimal) *callback.Callback {
+		return &callback.Callback{ID: 2, ReferenceID: 1, Status: callback.RefundCompleted, Price: amount}
 	}
 	unknown := &OutcomeUnknownError{Method: "POST", Path: "card/process", OrderID: "o-1", Err: errors.New("timeout")}
 	settled := func(outcome Outcome) OrderObservation {
@@ -63,8 +64,8 @@ func tableObservations(column string, s OrderState) map[string]OrderObservation 
 		"proc": {
 			"charge processing":         ObserveCharge(&Payment{Success: true, ID: 1, Status: StatusProcessing}, nil),
 			"basic-form charge":         ObserveCharge(&Payment{Success: true, ID: 1}, nil),
-			"callback processing":       ObserveCallback(&Callback{ID: 1, Status: CallbackProcessing}),
-			"callback waiting_approval": ObserveCallback(&Callback{ID: 1, Status: CallbackWaitingApproval}),
+			"callback processing":       ObserveCallback(&callback.Callback{ID: 1, Status: callback.Processing}),
+			"callback waiting_approval": ObserveCallback(&callback.Callback{ID: 1, Status: callback.WaitingApproval}),
 			"status opened":             ObserveStatus(StatusOpened),
 			"status waiting_approval":   ObserveStatus(StatusWaitingApproval),
 			"status authorized":         ObserveStatus(StatusAuthorized),
@@ -76,7 +77,7 @@ func tableObservations(column string, s OrderState) map[string]OrderObservation 
 		},
 		"paid": {
 			"charge completed":   ObserveCharge(&Payment{Success: true, ID: 1, Status: StatusCompleted}, nil),
-			"callback completed": ObserveCallback(&Callback{ID: 1, Status: CallbackCompleted}),
+			"callback completed": ObserveCallback(&callback.Callback{ID: 1, Status: callback.Completed}),
 			"status completed":   ObserveStatus(StatusCompleted),
 			"settled succeeded":  settled(OutcomeSucceeded),
 			"settled payment":    settledPayment(StatusCompleted),
@@ -86,7 +87,7 @@ func tableObservations(column string, s OrderState) map[string]OrderObservation 
 			"basic-form decline": ObserveCharge(&Payment{ID: 1}, nil),
 			"gateway refusal":    ObserveCharge(nil, ErrCardBlocked),
 			"declined":           ObserveCharge(nil, &DeclinedError{Method: "POST", Path: "card/process"}),
-			"callback failed":    ObserveCallback(&Callback{ID: 1, Status: CallbackFailed}),
+			"callback failed":    ObserveCallback(&callback.Callback{ID: 1, Status: callback.Failed}),
 			"status failed":      ObserveStatus(StatusFailed),
 			"status cancelled":   ObserveStatus(StatusCancelled),
 			"status abandoned":   ObserveStatus(StatusAbandoned),
@@ -98,8 +99,8 @@ func tableObservations(column string, s OrderState) map[string]OrderObservation 
 			"refund_completed of less than remains": ObserveCallback(refundCallback(decimal.RequireFromString("1.00"))),
 		},
 		"rest": {
-			"callback reversed":                     ObserveCallback(&Callback{ID: 1, Status: CallbackReversed}),
-			"basic-form refund_completed (payment)": ObserveCallback(&Callback{ID: 1, Status: CallbackRefundCompleted, Price: tableAmount}),
+			"callback reversed":                     ObserveCallback(&callback.Callback{ID: 1, Status: callback.Reversed}),
+			"basic-form refund_completed (payment)": ObserveCallback(&callback.Callback{ID: 1, Status: callback.RefundCompleted, Price: tableAmount}),
 			"status refunded":                       ObserveStatus(StatusRefunded),
 			"status reversed":                       ObserveStatus(StatusReversed),
 			"settled payment refunded since":        settledPayment(StatusRefunded),
@@ -107,12 +108,12 @@ func tableObservations(column string, s OrderState) map[string]OrderObservation 
 				Found: true, Payment: &Transaction{ID: 1, Type: TypePayment, Status: StatusRefunded}}),
 		},
 		"chbk": {
-			"callback chargeback_completed": ObserveCallback(&Callback{ID: 3, ReferenceID: 1, Status: CallbackChargebackCompleted, Price: tableAmount}),
+			"callback chargeback_completed": ObserveCallback(&callback.Callback{ID: 3, ReferenceID: 1, Status: callback.ChargebackCompleted, Price: tableAmount}),
 			"status charged_back":           ObserveStatus(StatusChargedBack),
 			"settled payment charged back":  settledPayment(StatusChargedBack),
 		},
 		"retr": {
-			"callback retrieval_completed": ObserveCallback(&Callback{ID: 4, ReferenceID: 3, Status: CallbackRetrievalCompleted, Price: tableAmount}),
+			"callback retrieval_completed": ObserveCallback(&callback.Callback{ID: 4, ReferenceID: 3, Status: callback.RetrievalCompleted, Price: tableAmount}),
 			"status retrieved":             ObserveStatus(StatusRetrieved),
 		},
 		"retry": {
@@ -156,7 +157,7 @@ func TestOrderState_EveryTransitionIsTheDocumentedOne(t *testing.T) {
 
 func TestOrderState_LateUnknownLeavesAPaidOrderPaid(t *testing.T) {
 	t.Parallel()
-	s := NewOrderState(tableAmount).Apply(ObserveCallback(&Callback{ID: 1, Status: CallbackCompleted}))
+	s := NewOrderState(tableAmount).Apply(ObserveCallback(&callback.Callback{ID: 1, Status: callback.Completed}))
 	got := s.Apply(ObserveCharge(nil, &OutcomeUnknownError{Method: "POST", Path: "card/process", Err: errors.New("timeout")}))
 	assert.Equal(t, OrderPaid, got.Status)
 	assert.True(t, got.Equal(s), "nothing changed")
@@ -166,7 +167,7 @@ func TestOrderState_PartialRefundsAddUpToAWholeRefund(t *testing.T) {
 	t.Parallel()
 	s := NewOrderState(tableAmount).Apply(ObserveStatus(StatusCompleted))
 	refund := func(amount string) OrderObservation {
-		return ObserveCallback(&Callback{ID: 2, ReferenceID: 1, Status: CallbackRefundCompleted, Price: decimal.RequireFromString(amount)})
+		return ObserveCallback(&callback.Callback{ID: 2, ReferenceID: 1, Status: callback.RefundCompleted, Price: decimal.RequireFromString(amount)})
 	}
 	s = s.Apply(refund("4.00"))
 	assert.Equal(t, OrderPartiallyRefunded, s.Status)
@@ -177,14 +178,14 @@ func TestOrderState_PartialRefundsAddUpToAWholeRefund(t *testing.T) {
 	assert.Equal(t, OrderRefunded, s.Status)
 	assert.Equal(t, "10", s.Refunded.String())
 
-	s = s.Apply(ObserveCallback(&Callback{ID: 1, Status: CallbackCompleted}))
+	s = s.Apply(ObserveCallback(&callback.Callback{ID: 1, Status: callback.Completed}))
 	assert.Equal(t, OrderRefunded, s.Status, "a stale completed never reopens a refunded order")
 }
 
 func TestOrderState_RefundAfterChargebackIsCountedButKeepsTheStatus(t *testing.T) {
 	t.Parallel()
 	s := NewOrderState(tableAmount).Apply(ObserveStatus(StatusCompleted)).Apply(ObserveStatus(StatusChargedBack))
-	s = s.Apply(ObserveCallback(&Callback{ID: 2, ReferenceID: 1, Status: CallbackRefundCompleted, Price: decimal.RequireFromString("3")}))
+	s = s.Apply(ObserveCallback(&callback.Callback{ID: 2, ReferenceID: 1, Status: callback.RefundCompleted, Price: decimal.RequireFromString("3")}))
 	assert.Equal(t, OrderChargedBack, s.Status)
 	assert.Equal(t, "3", s.Refunded.String())
 	s = s.Apply(ObserveStatus(StatusRefunded))
@@ -193,7 +194,7 @@ func TestOrderState_RefundAfterChargebackIsCountedButKeepsTheStatus(t *testing.T
 
 func TestOrderState_WithoutAnAmountEveryRefundIsWhole(t *testing.T) {
 	t.Parallel()
-	s := OrderState{Status: OrderPaid}.Apply(ObserveCallback(&Callback{ID: 2, ReferenceID: 1, Status: CallbackRefundCompleted, Price: decimal.RequireFromString("1")}))
+	s := OrderState{Status: OrderPaid}.Apply(ObserveCallback(&callback.Callback{ID: 2, ReferenceID: 1, Status: callback.RefundCompleted, Price: decimal.RequireFromString("1")}))
 	assert.Equal(t, OrderRefunded, s.Status)
 }
 
@@ -229,10 +230,10 @@ func TestObserve_NewsThatSaysNothingAboutThePaymentChangesNothing(t *testing.T) 
 		"already completed":       ObserveCharge(nil, ErrTransactionCompleted),
 		"nil payment":             ObserveCharge(nil, nil),
 		"verified payment":        ObserveCharge(&Payment{Success: true, ID: 1, Status: StatusVerified}, nil),
-		"callback verified":       ObserveCallback(&Callback{ID: 1, Status: CallbackVerified}),
-		"callback penalty":        ObserveCallback(&Callback{ID: 5, ReferenceID: 3, Status: CallbackPenaltyCompleted}),
-		"callback payout":         ObserveCallback(&Callback{ID: 6, Status: CallbackPayoutCompleted}),
-		"callback unknown":        ObserveCallback(&Callback{ID: 1, Status: "settled"}),
+		"callback verified":       ObserveCallback(&callback.Callback{ID: 1, Status: callback.Verified}),
+		"callback penalty":        ObserveCallback(&callback.Callback{ID: 5, ReferenceID: 3, Status: callback.PenaltyCompleted}),
+		"callback payout":         ObserveCallback(&callback.Callback{ID: 6, Status: callback.PayoutCompleted}),
+		"callback unknown":        ObserveCallback(&callback.Callback{ID: 1, Status: "settled"}),
 		"nil callback":            ObserveCallback(nil),
 		"status returned":         ObserveStatus(StatusReturned),
 		"status unknown":          ObserveStatus("settled"),

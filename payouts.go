@@ -13,6 +13,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/cardnum"
 	"github.com/paygate/paygate-go/internal/formenc"
 )
@@ -207,7 +208,7 @@ type Payout struct {
 	Success bool `json:"success"`
 	// Status is a callback status, for example processing; the final one
 	// (payout_completed, payout_failed, ...) arrives by callback.
-	Status CallbackStatus `json:"status"`
+	Status callback.Status `json:"status"`
 	// Warnings lists fields of the answer beyond these three that could not
 	// be read (see DecodeWarning); none are decoded today.
 	Warnings []DecodeWarning `json:"-"`
@@ -468,9 +469,9 @@ type payoutParameterList []PayoutParameter
 // pass for a declined payout.
 type payoutResponse struct {
 	Payout
-	Success *bool           `json:"success"`
-	ID      *ID             `json:"id"`
-	Status  *CallbackStatus `json:"status"`
+	Success *bool            `json:"success"`
+	ID      *ID              `json:"id"`
+	Status  *callback.Status `json:"status"`
 }
 
 func (r *payoutResponse) setWarnings(w []DecodeWarning) { r.Payout.Warnings = w }
@@ -483,7 +484,7 @@ func (r *payoutResponse) verifyAnswer() error {
 		r.Payout.Status = *r.Status
 	}
 	switch {
-	case !*r.Success && r.Status != nil && *r.Status != "" && !r.Status.payoutFailure():
+	case !*r.Success && r.Status != nil && *r.Status != "" && !payoutFailure(*r.Status):
 		// The gateway took the payout (it has a live status) yet says no:
 		// which of the two holds cannot be told.
 		return fmt.Errorf("success is false, but the payout is %s", *r.Status)

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -115,9 +116,9 @@ func TestIntegration_CardPayoutCompletesWithCallback(t *testing.T) {
 	payout, err := sb.client.Payouts.Create(testCtx(t), params)
 	require.NoError(t, err)
 	assert.True(t, payout.Success)
-	assert.Equal(t, paygate.CallbackProcessing, payout.Status)
+	assert.Equal(t, callback.Processing, payout.Status)
 
-	cb := rc.wait(t, payout.ID, paygate.CallbackPayoutCompleted)
+	cb := rc.wait(t, payout.ID, callback.PayoutCompleted)
 	assert.Equal(t, "payout-1", cb.OrderID)
 	assert.True(t, dec("120.00").Equal(cb.Price))
 	assert.True(t, dec("-120.00").Equal(cb.Earned))
@@ -144,7 +145,7 @@ func TestIntegration_PayoutToTheDeclinedCardFailsAndTheAmountReturns(t *testing.
 	require.NoError(t, err)
 	assert.True(t, before.Sub(dec("30.00")).Equal(sb.balance(t)), "the amount leaves at once")
 
-	cb := rc.wait(t, payout.ID, paygate.CallbackPayoutFailed)
+	cb := rc.wait(t, payout.ID, callback.PayoutFailed)
 	assert.NotEmpty(t, cb.Reason)
 	assert.Equal(t, paygate.StatusFailed, sb.status(t, payout.ID).Status)
 	assert.True(t, before.Equal(sb.balance(t)), "and returns when the payout fails")

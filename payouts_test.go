@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/jarcoal/httpmock"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -177,7 +178,7 @@ func TestPayoutCreate_SendsEveryFieldSignedWithItsWireName(t *testing.T) {
 		"cardExpirationDate": "09/31", "description": "Marketplace payout", "phone": "4915112345679", "cardHolder": "MAX MUSTERMANN",
 		"fullName": "Max Mustermann", "receiverBankBIC": "COBADEFFXXX", "purposeCode": "SALA",
 	})
-	assert.Equal(t, &Payout{ID: 9007199254740995555, Success: true, Status: CallbackProcessing}, got)
+	assert.Equal(t, &Payout{ID: 9007199254740995555, Success: true, Status: callback.Processing}, got)
 }
 
 func TestPayoutCreate_CardByToken(t *testing.T) {

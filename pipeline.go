@@ -159,7 +159,7 @@ func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, unkno
 		return nil, unknown, err
 	}
 	if !ep.unsigned {
-		pairs = append(pairs, formenc.Pair{Key: SignatureParam, Value: c.signer.signPairs(pairs)})
+		pairs = append(pairs, formenc.Pair{Key: SignatureParam, Value: c.signer.SignPairs(pairs)})
 	}
 	unknown = OutcomeUnknownError{Method: ep.method, Path: ep.path, Kind: ep.kind}
 	unknown.OrderID, _ = pairs.Get("order_id")

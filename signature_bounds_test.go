@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paygate/paygate-go/internal/signing"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -34,22 +36,6 @@ func TestVerifySignature_ExactLengthOnly(t *testing.T) {
 	assert.ErrorIs(t, VerifySignature(p, testSecret), ErrSignatureMissing, "the first signature sent is the one checked")
 }
 
-// A state goes back to the pool after each signature: it must keep
-// nothing of the request (card numbers among it) reachable.
-func TestSignState_ForgetsTheValuesItSigned(t *testing.T) {
-	const number, code = "4242424242424242", "8317"
-	s := newSigner(testSecret)
-	st := s.get()
-	var sig [signatureLen]byte
-	st.hmacHex(&sig, st.canonical([]string{number, code}))
-	buf := st.buf[:cap(st.buf)]
-	s.put(st)
-	require.Zero(t, st.used)
-	assert.NotContains(t, string(buf), "4242", "the canonical string is cleared")
-	assert.Equal(t, strings.Repeat("\x00", len(code+"|"+number)), string(buf[:len(code+"|"+number)]))
-	assert.Equal(t, Sign(url.Values{"n": {number}, "c": {code}}, testSecret), string(sig[:]))
-}
-
 // The pipeline's signer allocates the signature it returns and nothing
 // else: the values, their order and the canonical string live on the
 // stack or in the pooled state.
@@ -59,10 +45,10 @@ func TestSignPairs_AllocatesOnlyTheSignature(t *testing.T) {
 	}
 	v := typicalCharge(t)
 	pairs := v.pairs()
-	s := newSigner(v.key)
-	require.Equal(t, v.signature, s.signPairs(pairs))
+	s := signing.New(v.key)
+	require.Equal(t, v.signature, s.SignPairs(pairs))
 	allocs := testing.AllocsPerRun(100, func() {
-		if s.signPairs(pairs) != v.signature {
+		if s.SignPairs(pairs) != v.signature {
 			t.Fatal("wrong signature")
 		}
 	})
@@ -77,13 +63,13 @@ func TestSignPairs_KeepsTheBuffersItGrew(t *testing.T) {
 		t.Skip("allocation counts need a build without -race")
 	}
 	var pairs formenc.Pairs
-	for i := range 3 * stackValues {
+	for i := range 3 * signing.StackValues {
 		pairs = append(pairs, formenc.Pair{Key: fmt.Sprint("k", i), Value: strings.Repeat("v", 20) + fmt.Sprint(i)})
 	}
-	s := newSigner(testSecret)
-	want := s.signPairs(pairs)
+	s := signing.New(testSecret)
+	want := s.SignPairs(pairs)
 	allocs := testing.AllocsPerRun(100, func() {
-		if s.signPairs(pairs) != want {
+		if s.SignPairs(pairs) != want {
 			t.Fatal("signature changed")
 		}
 	})

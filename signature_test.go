@@ -8,10 +8,14 @@ import (
 	"errors"
 	"net/url"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 
+	"github.com/paygate/paygate-go/callback"
+	"github.com/paygate/paygate-go/internal/hmacbench"
+	"github.com/paygate/paygate-go/internal/signing"
+
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go/internal/formenc"
@@ -136,6 +140,25 @@ func TestSignatureErrors_AreGatewayCodes(t *testing.T) {
 	require.ErrorIs(t, &Error{HTTPStatus: 403, Code: 40301}, ErrSignatureInvalid)
 }
 
+// The webhook side returns package callback's signature errors, which
+// cannot be paygate's *Error (callback does not import this package):
+// errors.Is matches each with the sentinel of the same gateway code, both
+// ways, as it did when the verifier returned paygate's.
+func TestSignatureErrors_MatchCallbackSentinels(t *testing.T) {
+	t.Parallel()
+	v := testVerifier(t)
+	_, missing := v.ParseValues(url.Values{"id": {"1"}})
+	require.ErrorIs(t, missing, ErrSignatureMissing)
+	assert.NotErrorIs(t, missing, ErrSignatureInvalid)
+	_, invalid := v.ParseValues(url.Values{"id": {"1"}, SignatureParam: {strings.Repeat("0", 64)}})
+	require.ErrorIs(t, invalid, ErrSignatureInvalid)
+	assert.NotErrorIs(t, invalid, ErrSignatureMissing)
+
+	require.ErrorIs(t, VerifySignature(url.Values{}, "key"), callback.ErrSignatureMissing)
+	require.ErrorIs(t, &Error{HTTPStatus: 403, Code: CodeSignatureInvalid}, callback.ErrSignatureInvalid)
+	assert.NotErrorIs(t, &Error{Code: CodeSignatureInvalid}, callback.ErrSignatureMissing)
+}
+
 // typicalCharge is the 12-parameter charge the signing benchmarks use.
 func typicalCharge(t testing.TB) signatureVector {
 	for _, v := range loadSignatureVectors(t) {
@@ -166,11 +189,11 @@ func (v signatureVector) pairs() formenc.Pairs {
 func BenchmarkSign(b *testing.B) {
 	v := typicalCharge(b)
 	pairs := v.pairs()
-	s := newSigner(v.key)
+	s := signing.New(v.key)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if s.signPairs(pairs) != v.signature {
+		if s.SignPairs(pairs) != v.signature {
 			b.Fatal("wrong signature")
 		}
 	}
@@ -192,34 +215,7 @@ func BenchmarkSignValues(b *testing.B) {
 // canonical string of the same charge: the floor for BenchmarkSign.
 func BenchmarkSignHMACBaseline(b *testing.B) {
 	v := typicalCharge(b)
-	benchmarkHMAC(b, v.key, v.canonical, v.signature)
-}
-
-// benchmarkHMAC measures HMAC-SHA256 of msg under key as hex, with the keyed
-// state made once and reused and nothing allocated: the least any signer
-// has to do, and so the strictest baseline. want is the expected hex.
-func benchmarkHMAC(b *testing.B, key, msg, want string) {
-	m := hmac.New(sha256.New, []byte(key))
-	data := []byte(msg)
-	var sum [sha256.Size]byte
-	var out [2 * sha256.Size]byte
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		m.Reset()
-		m.Write(data)
-		hex.Encode(out[:], m.Sum(sum[:0]))
-		if string(out[:]) != want {
-			b.Fatal("wrong signature")
-		}
-	}
-}
-
-// canonicalString is the string the signer HMACs for values.
-func canonicalString(values []string) string {
-	sorted := slices.Clone(values)
-	slices.Sort(sorted)
-	return string(appendCanonical(nil, sorted))
+	hmacbench.Baseline(b, v.key, v.canonical, v.signature)
 }
 
 // FuzzSign checks, for any form body, that a signed set verifies, and that

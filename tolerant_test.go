@@ -15,6 +15,7 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/cardnum"
 )
 
@@ -354,11 +355,11 @@ func TestCallback_EmptyIDAndStatusAreValid(t *testing.T) {
 	require.Zero(t, cb.ID)
 	require.Empty(t, cb.Status)
 
-	v := signer.Values(CallbackCompleted, nil)
+	v := signer.Values(callback.Completed, nil)
 	v.Del("status")
 	v.Set(SignatureParam, Sign(v, testSecret))
 	_, err = testVerifier(t).ParseValues(v)
-	require.ErrorIs(t, err, ErrCallbackMalformed, "an absent status is not an empty one")
+	require.ErrorIs(t, err, callback.ErrMalformed, "an absent status is not an empty one")
 }
 
 // FuzzChargeInformationalField sets one informational field of a real

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -204,10 +205,10 @@ func TestIntegration_AlternativePaymentThroughTheConfirmPage(t *testing.T) {
 		action   string
 		location string
 		status   paygate.Status
-		callback paygate.CallbackStatus
+		callback callback.Status
 	}{
-		{"approve", "https://shop.example/paid", paygate.StatusCompleted, paygate.CallbackCompleted},
-		{"decline", "https://shop.example/failed", paygate.StatusFailed, paygate.CallbackFailed},
+		{"approve", "https://shop.example/paid", paygate.StatusCompleted, callback.Completed},
+		{"decline", "https://shop.example/failed", paygate.StatusFailed, callback.Failed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.action, func(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/paygateotel"
 	"github.com/paygate/paygate-go/paygatetest"
 )
@@ -32,10 +33,10 @@ type callbackRig struct {
 func newCallbackRig(t *testing.T) *callbackRig {
 	t.Helper()
 	rig := &callbackRig{rec: newRecorded(t)}
-	h, err := paygate.NewCallbackHandler([]string{paygatetest.DefaultPrivateKey}, func(ctx context.Context, _ *paygate.Callback) error {
+	h, err := callback.NewHandler([]string{paygatetest.DefaultPrivateKey}, func(ctx context.Context, _ *callback.Callback) error {
 		rig.inFunc.Store(trace.SpanContextFromContext(ctx))
 		return nil
-	}, paygate.WithCallbackObserver(rig.rec.obs))
+	}, callback.WithObserver(rig.rec.obs))
 	require.NoError(t, err)
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
@@ -65,7 +66,7 @@ func TestCallbacks_VerifiedDuplicateAndForged(t *testing.T) {
 	require.Equal(t, http.StatusOK, rig.waitAttempts(t, 1, 2).LastStatus)
 
 	forged := paygatetest.NewCallbackSigner("sk_not_the_project_key", paygate.FormExtended).
-		Body(paygate.CallbackCompleted, url.Values{"order_id": {"ord-cb"}})
+		Body(callback.Completed, url.Values{"order_id": {"ord-cb"}})
 	resp, err := http.Post(rig.target, "application/x-www-form-urlencoded", strings.NewReader(forged))
 	require.NoError(t, err)
 	resp.Body.Close()
@@ -91,10 +92,10 @@ func TestCallbacks_VerifiedDuplicateAndForged(t *testing.T) {
 	assert.False(t, hasOrder, "nothing of a forged callback is recorded")
 
 	status := func(s string) attribute.KeyValue { return paygateotel.CallbackStatusKey.String(s) }
-	verdict := func(v paygate.CallbackVerdict) attribute.KeyValue { return paygateotel.VerdictKey.String(string(v)) }
-	assert.Equal(t, int64(1), rig.rec.sum(t, "paygate.callbacks", status("completed"), verdict(paygate.VerdictProcessed)))
-	assert.Equal(t, int64(1), rig.rec.sum(t, "paygate.callbacks", status("completed"), verdict(paygate.VerdictDuplicate)))
-	assert.Equal(t, int64(1), rig.rec.sum(t, "paygate.callbacks", status(""), verdict(paygate.VerdictRefused),
+	verdict := func(v callback.Verdict) attribute.KeyValue { return paygateotel.VerdictKey.String(string(v)) }
+	assert.Equal(t, int64(1), rig.rec.sum(t, "paygate.callbacks", status("completed"), verdict(callback.VerdictProcessed)))
+	assert.Equal(t, int64(1), rig.rec.sum(t, "paygate.callbacks", status("completed"), verdict(callback.VerdictDuplicate)))
+	assert.Equal(t, int64(1), rig.rec.sum(t, "paygate.callbacks", status(""), verdict(callback.VerdictRefused),
 		paygateotel.RefusalKey.String("signature_invalid")))
-	assert.Equal(t, uint64(1), rig.rec.histogramCount(t, "paygate.callback.duration", verdict(paygate.VerdictDuplicate)))
+	assert.Equal(t, uint64(1), rig.rec.histogramCount(t, "paygate.callback.duration", verdict(callback.VerdictDuplicate)))
 }

@@ -11,6 +11,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/paygateotel"
 )
 
@@ -33,9 +34,9 @@ func Example() {
 		log.Fatal(err)
 	}
 	_ = client // every call it makes is now a span and a point on the metrics
-	handler, err := paygate.NewCallbackHandler([]string{"sk_live_..."},
-		func(ctx context.Context, cb *paygate.Callback) error { return nil },
-		paygate.WithCallbackObserver(obs))
+	handler, err := callback.NewHandler([]string{"sk_live_..."},
+		func(ctx context.Context, cb *callback.Callback) error { return nil },
+		callback.WithObserver(obs))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/paygateotel"
 	"github.com/paygate/paygate-go/paygatetest"
 )
@@ -140,7 +141,7 @@ func cardCharge(number, orderID string) *paygate.ChargeParams {
 }
 
 // newSandbox starts a sandbox whose callbacks go to handler, when not nil.
-func newSandbox(t testing.TB, handler *paygate.CallbackHandler, opts ...paygatetest.Option) *paygatetest.Server {
+func newSandbox(t testing.TB, handler *callback.Handler, opts ...paygatetest.Option) *paygatetest.Server {
 	t.Helper()
 	if handler != nil {
 		hs := httptest.NewServer(handler)

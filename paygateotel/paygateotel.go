@@ -1,15 +1,16 @@
 // Package paygateotel traces and measures the calls a paygate.Client makes
-// and the callbacks a paygate.CallbackHandler receives, with OpenTelemetry.
+// and the callbacks a callback.Handler receives, with OpenTelemetry.
 //
 //	obs := paygateotel.New() // the global tracer and meter providers
 //	client, err := paygate.NewClient(project, secret, paygate.WithBaseURL(base), paygate.WithObserver(obs))
-//	handler, err := paygate.NewCallbackHandler(keys, fulfil, paygate.WithCallbackObserver(obs))
+//	handler, err := callback.NewHandler(keys, fulfil, callback.WithObserver(obs))
 //
 // Each call is one client span named after the gateway method
 // ("card/process"), parent of the spans of the HTTP requests made for it
 // when the client's transport is instrumented (otelhttp.NewTransport), with
-// one event per attempt. Each callback delivery is one server span, parent
-// of what the CallbackFunc does with its context.
+// an event per attempt when it took several or failed. Each callback
+// delivery is one server span, parent
+// of what the callback.Func does with its context.
 //
 // Span attributes: paygate.operation, paygate.outcome,
 // paygate.gateway_code, paygate.retries, paygate.order_id and
@@ -49,6 +50,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 )
 
 // ScopeName is the instrumentation scope of the tracer and the meter.
@@ -75,9 +77,9 @@ const (
 	TransactionIDKey = attribute.Key("paygate.transaction_id")
 	// CallbackStatusKey is a callback's status, for example "completed".
 	CallbackStatusKey = attribute.Key("paygate.callback.status")
-	// VerdictKey is a paygate.CallbackVerdict, for example "duplicate".
+	// VerdictKey is a callback.Verdict, for example "duplicate".
 	VerdictKey = attribute.Key("paygate.callback.verdict")
-	// RefusalKey is a paygate.CallbackRefusal, for example "signature_invalid".
+	// RefusalKey is a callback.Refusal, for example "signature_invalid".
 	RefusalKey = attribute.Key("paygate.callback.refusal")
 )
 
@@ -87,7 +89,7 @@ const AttemptEvent = "paygate.attempt"
 // CallbackSpanName is the name of a callback delivery's span.
 const CallbackSpanName = "paygate callback"
 
-// Observer is a paygate.Observer and a paygate.CallbackObserver that
+// Observer is a paygate.Observer and a callback.Observer that
 // records spans and metrics. It is safe for concurrent use.
 type Observer struct {
 	tracer trace.Tracer
@@ -106,8 +108,8 @@ type Observer struct {
 }
 
 var (
-	_ paygate.Observer         = (*Observer)(nil)
-	_ paygate.CallbackObserver = (*Observer)(nil)
+	_ paygate.Observer  = (*Observer)(nil)
+	_ callback.Observer = (*Observer)(nil)
 )
 
 // New returns an observer on the global tracer and meter providers, or on

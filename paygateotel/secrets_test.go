@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/cmdtest"
 	"github.com/paygate/paygate-go/paygatetest"
 )
@@ -76,9 +77,9 @@ func TestNothingSecretIsExported(t *testing.T) {
 	)
 	rec := newRecorded(t)
 	var logs cmdtest.Buffer
-	h, err := paygate.NewCallbackHandler([]string{paygatetest.DefaultPrivateKey},
-		func(context.Context, *paygate.Callback) error { return nil },
-		paygate.WithCallbackObserver(rec.obs), paygate.WithCallbackLogger(debugLogger(&logs)))
+	h, err := callback.NewHandler([]string{paygatetest.DefaultPrivateKey},
+		func(context.Context, *callback.Callback) error { return nil },
+		callback.WithObserver(rec.obs), callback.WithLogger(debugLogger(&logs)))
 	require.NoError(t, err)
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
@@ -117,7 +118,7 @@ func TestNothingSecretIsExported(t *testing.T) {
 	// A refused and a forged callback, logged.
 	_, err = client.Cards.Charge(ctx, &paygate.ChargeParams{User: user, CardToken: paygate.NewCardToken(tok.ID), Price: decimal.RequireFromString("1"), Currency: "EURO"})
 	require.Error(t, err)
-	forged := paygatetest.NewCallbackSigner("sk_forger", paygate.FormExtended).Body(paygate.CallbackCompleted, nil)
+	forged := paygatetest.NewCallbackSigner("sk_forger", paygate.FormExtended).Body(callback.Completed, nil)
 	resp, err := http.Post(hs.URL, "application/x-www-form-urlencoded", strings.NewReader(forged))
 	require.NoError(t, err)
 	resp.Body.Close()

@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/callbackform"
 )
 
@@ -82,7 +83,7 @@ func (s *Server) WaitForDelivery(ctx context.Context, match func(Delivery) bool)
 // callbackValues builds the callback for t's status change, when t had
 // reason, with the one builder of callbacks, which
 // paygatetest.CallbackSigner uses too. It does not sign.
-func callbackValues(t *txn, status paygate.CallbackStatus, reason string) url.Values {
+func callbackValues(t *txn, status callback.Status, reason string) url.Values {
 	ref := ""
 	if t.referenceID != 0 {
 		ref = idString(t.referenceID)

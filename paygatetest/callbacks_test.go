@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -463,8 +464,8 @@ func TestCallbacks_AFullQueueIsAFailedAttemptRetriedOnSchedule(t *testing.T) {
 
 func TestCallbackSigner_Forms(t *testing.T) {
 	const key = "sk_test_5b1e07d6"
-	ext := paygatetest.NewCallbackSigner(key, paygate.FormExtended).Values(paygate.CallbackPayoutCompleted, nil)
-	basic := paygatetest.NewCallbackSigner(key, paygate.FormBasic).Values(paygate.CallbackCompleted, nil)
+	ext := paygatetest.NewCallbackSigner(key, paygate.FormExtended).Values(callback.PayoutCompleted, nil)
+	basic := paygatetest.NewCallbackSigner(key, paygate.FormBasic).Values(callback.Completed, nil)
 	for _, k := range []string{"project", "user", "id", "reference_id", "order_id", "amount", "price", "deposit",
 		"earned", "vat_rate", "vat_amount", "currency", "type", "status", "reason", "sandbox", "signature"} {
 		assert.Contains(t, ext, k, "extended form carries every Events field")
@@ -474,14 +475,14 @@ func TestCallbackSigner_Forms(t *testing.T) {
 	for _, v := range []url.Values{ext, basic} {
 		assert.NoError(t, paygate.VerifySignature(v, key))
 	}
-	refund := paygatetest.NewCallbackSigner(key, paygate.FormExtended).Values(paygate.CallbackRefundCompleted, nil)
+	refund := paygatetest.NewCallbackSigner(key, paygate.FormExtended).Values(callback.RefundCompleted, nil)
 	assert.Equal(t, (paygatetest.CallbackID + 1).String(), refund.Get("id"))
 	assert.Equal(t, paygatetest.CallbackID.String(), refund.Get("reference_id"))
 }
 
 func TestCallbackSigner_MoneyIsTypedByForm(t *testing.T) {
-	ext := paygatetest.NewCallbackSigner("k", paygate.FormExtended).Values(paygate.CallbackCompleted, nil)
-	basic := paygatetest.NewCallbackSigner("k", paygate.FormBasic).Values(paygate.CallbackCompleted, nil)
+	ext := paygatetest.NewCallbackSigner("k", paygate.FormExtended).Values(callback.Completed, nil)
+	basic := paygatetest.NewCallbackSigner("k", paygate.FormBasic).Values(callback.Completed, nil)
 	for k, want := range map[string][2]string{
 		"amount": {"10.00", "10"}, "price": {"10.0000", "10"}, "deposit": {"0.0000", "0"},
 		"earned": {"9.7100", "9.71"}, "vat_rate": {"0.0000", "0"}, "vat_amount": {"0.0000", "0"},
@@ -524,7 +525,7 @@ func TestCallbacks_SandboxAndSignerBuildTheSameCallback(t *testing.T) {
 			waitFor(t, s, delivered(pay, "completed"))
 			sent := <-bodies
 
-			built := paygatetest.NewCallbackSigner(s.srv.PrivateKey, form).Body(paygate.CallbackCompleted, url.Values{"attr_realm": {"eu"}})
+			built := paygatetest.NewCallbackSigner(s.srv.PrivateKey, form).Body(callback.Completed, url.Values{"attr_realm": {"eu"}})
 			assert.Equal(t, fieldNames(t, built), fieldNames(t, sent), "field order")
 			got, err := url.ParseQuery(sent)
 			require.NoError(t, err)

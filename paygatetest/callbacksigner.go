@@ -6,6 +6,7 @@ import (
 	"net/url"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/callbackform"
 )
 
@@ -19,13 +20,13 @@ const CallbackID paygate.ID = callbackform.DefaultID
 // running sandbox, in the manner of httptest.NewRequest. The sandbox builds
 // the callbacks it delivers the same way. It never prints its key.
 type CallbackSigner struct {
-	b *callbackform.Signer[paygate.CallbackStatus]
+	b *callbackform.Signer[callback.Status]
 }
 
 // NewCallbackSigner returns a signer of callbacks in form f, signed with
 // privateKey.
 func NewCallbackSigner(privateKey string, f paygate.Form) *CallbackSigner {
-	return &CallbackSigner{b: callbackform.NewSigner[paygate.CallbackStatus]("paygatetest.CallbackSigner", privateKey, f == paygate.FormBasic, paygate.Sign)}
+	return &CallbackSigner{b: callbackform.NewSigner[callback.Status]("paygatetest.CallbackSigner", privateKey, f == paygate.FormBasic)}
 }
 
 // Values returns the fields of a signed callback reporting status. Every
@@ -36,20 +37,20 @@ func NewCallbackSigner(privateKey string, f paygate.Form) *CallbackSigner {
 // ("10.00", "9.7100"), the basic form as numbers ("10", "9.71"). fields
 // then replaces or adds fields (attr_* included, an empty value sent as
 // such) before the whole is signed.
-func (s *CallbackSigner) Values(status paygate.CallbackStatus, fields url.Values) url.Values {
+func (s *CallbackSigner) Values(status callback.Status, fields url.Values) url.Values {
 	return s.b.Values(status, fields)
 }
 
 // Body returns Values form-encoded, in the gateway's field order: the
 // Events table's, then attr_* sorted, then the signature.
-func (s *CallbackSigner) Body(status paygate.CallbackStatus, fields url.Values) string {
+func (s *CallbackSigner) Body(status callback.Status, fields url.Values) string {
 	return s.b.Body(status, fields)
 }
 
 // Request returns a callback POST to target (a path or URL) carrying Body,
 // ready for an http.Handler under test. It panics if target cannot be
 // parsed, as httptest.NewRequest does.
-func (s *CallbackSigner) Request(target string, status paygate.CallbackStatus, fields url.Values) *http.Request {
+func (s *CallbackSigner) Request(target string, status callback.Status, fields url.Values) *http.Request {
 	return s.b.Request(target, status, fields)
 }
 

@@ -15,20 +15,21 @@ import (
 	"time"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/callbackform"
 )
 
 // basicCallbackStatuses are the callback statuses of the basic form.
-var basicCallbackStatuses = map[paygate.CallbackStatus]bool{
-	paygate.CallbackCompleted: true, paygate.CallbackFailed: true, paygate.CallbackVerified: true,
-	paygate.CallbackReversed: true, paygate.CallbackRefundCompleted: true, paygate.CallbackChargebackCompleted: true,
-	paygate.CallbackRetrievalCompleted: true, paygate.CallbackPenaltyCompleted: true,
+var basicCallbackStatuses = map[callback.Status]bool{
+	callback.Completed: true, callback.Failed: true, callback.Verified: true,
+	callback.Reversed: true, callback.RefundCompleted: true, callback.ChargebackCompleted: true,
+	callback.RetrievalCompleted: true, callback.PenaltyCompleted: true,
 }
 
 // notify records the callback of t's status change and queues it for
 // sending. The caller holds s.mu, so callbacks are numbered in the order of
 // the changes; queueing never blocks.
-func (s *Server) notify(t *txn, status paygate.CallbackStatus) {
+func (s *Server) notify(t *txn, status callback.Status) {
 	if t.project.Form == paygate.FormBasic && !basicCallbackStatuses[status] {
 		return // the basic form has no callback for this change
 	}
@@ -120,7 +121,7 @@ func newDeliverer(clock *Clock, waits []time.Duration, logLimit, queueLimit int)
 // send records a new callback of t, reporting status, to the project's
 // callback URL (empty: recorded only) and queues its first attempt. It
 // never blocks, so it is called under Server.mu, which guards the URL.
-func (d *deliverer) send(t *txn, status paygate.CallbackStatus) {
+func (d *deliverer) send(t *txn, status callback.Status) {
 	target := t.project.CallbackURL
 	seq := d.log.add(t, target, status)
 	if target == "" {
@@ -337,7 +338,7 @@ type deliveryLog struct {
 	// statuses holds the callback statuses in the order first seen, so that
 	// a record points to one instead of holding a string; an entry never
 	// changes once written.
-	statuses [32]paygate.CallbackStatus
+	statuses [32]callback.Status
 	nStatus  int
 }
 
@@ -352,7 +353,7 @@ type delivery struct {
 	url       string
 	reason    string
 	history   []attempt // the last maxHistory attempts, oldest first
-	status    *paygate.CallbackStatus
+	status    *callback.Status
 	nextSec   int64 // with nextNsec, when the next automatic attempt is due, if hasNext; see nextAt
 	attempts  int32
 	automatic int32 // attempts made by the retry schedule
@@ -412,7 +413,7 @@ func newDeliveryLog(limit int) *deliveryLog {
 }
 
 // add records a new callback of t and returns its seq.
-func (l *deliveryLog) add(t *txn, target string, status paygate.CallbackStatus) int {
+func (l *deliveryLog) add(t *txn, target string, status callback.Status) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.lastSeq++
@@ -441,7 +442,7 @@ func (l *deliveryLog) add(t *txn, target string, status paygate.CallbackStatus) 
 // sandbox sends 14 statuses; were there ever more than the table holds,
 // each further one would get a copy of its own per record. The caller
 // holds l.mu.
-func (l *deliveryLog) status(status paygate.CallbackStatus) *paygate.CallbackStatus {
+func (l *deliveryLog) status(status callback.Status) *callback.Status {
 	for i := range l.nStatus {
 		if l.statuses[i] == status {
 			return &l.statuses[i]

@@ -8,6 +8,7 @@ import (
 	"net/url"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -15,8 +16,8 @@ import (
 // signer builds the request the gateway would POST, signed with the
 // project's private key.
 func ExampleNewCallbackSigner() {
-	handler, err := paygate.NewCallbackHandler([]string{"sk_test"},
-		func(ctx context.Context, cb *paygate.Callback) error {
+	handler, err := callback.NewHandler([]string{"sk_test"},
+		func(ctx context.Context, cb *callback.Callback) error {
 			fmt.Println(cb.Status, cb.ID, cb.OrderID, cb.Price.StringFixed(2), cb.Attrs["plan"])
 			return nil
 		})
@@ -26,7 +27,7 @@ func ExampleNewCallbackSigner() {
 	signer := paygatetest.NewCallbackSigner("sk_test", paygate.FormExtended)
 
 	w := httptest.NewRecorder()
-	handler.ServeHTTP(w, signer.Request("/paygate/callback", paygate.CallbackCompleted,
+	handler.ServeHTTP(w, signer.Request("/paygate/callback", callback.Completed,
 		url.Values{"order_id": {"order-42"}, "attr_plan": {"gold"}}))
 	fmt.Println(w.Code)
 	// Output:

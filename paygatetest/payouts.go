@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/cardnum"
 )
 
@@ -114,7 +115,7 @@ func (s *Server) createPayout(c *call) (any, *apiError) {
 	t.price, t.currency = s.st.sameAmount(amount), currency
 	s.st.credit(c.project, currency, amount.Neg())
 	s.transition(t, paygate.StatusProcessing)
-	return map[string]any{"id": t.id, "success": true, "status": paygate.CallbackProcessing}, nil
+	return map[string]any{"id": t.id, "success": true, "status": callback.Processing}, nil
 }
 
 // payoutControls are the additional parameters of a payout:

@@ -14,6 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 )
 
 // Clock is the sandbox's notion of the current time. Token expiry (10
@@ -889,7 +890,7 @@ func (s *Server) settle(t *txn) {
 // callbackStatus is the callback status of t's current status, or "" when
 // the status has none (opened, authenticating). notify leaves out the ones
 // the basic form does not send.
-func callbackStatus(t *txn) paygate.CallbackStatus {
+func callbackStatus(t *txn) callback.Status {
 	switch t.typ {
 	case paygate.TypePayout:
 		return payoutCallback[t.status]
@@ -903,31 +904,31 @@ func callbackStatus(t *txn) paygate.CallbackStatus {
 }
 
 // paymentCallback is the callback status of a payment's status.
-var paymentCallback = map[paygate.Status]paygate.CallbackStatus{
-	paygate.StatusWaitingApproval: paygate.CallbackWaitingApproval,
-	paygate.StatusCompleted:       paygate.CallbackCompleted,
-	paygate.StatusFailed:          paygate.CallbackFailed,
-	paygate.StatusVerified:        paygate.CallbackVerified,
-	paygate.StatusProcessing:      paygate.CallbackProcessing,
+var paymentCallback = map[paygate.Status]callback.Status{
+	paygate.StatusWaitingApproval: callback.WaitingApproval,
+	paygate.StatusCompleted:       callback.Completed,
+	paygate.StatusFailed:          callback.Failed,
+	paygate.StatusVerified:        callback.Verified,
+	paygate.StatusProcessing:      callback.Processing,
 }
 
 // payoutCallback is the callback status of a payout's status.
-var payoutCallback = map[paygate.Status]paygate.CallbackStatus{
-	paygate.StatusProcessing:      paygate.CallbackProcessing,
-	paygate.StatusCompleted:       paygate.CallbackPayoutCompleted,
-	paygate.StatusFailed:          paygate.CallbackPayoutFailed,
-	paygate.StatusCancelled:       paygate.CallbackPayoutCancelled,
-	paygate.StatusAbandoned:       paygate.CallbackPayoutAbandoned,
-	paygate.StatusWaitingApproval: paygate.CallbackWaitingApproval,
+var payoutCallback = map[paygate.Status]callback.Status{
+	paygate.StatusProcessing:      callback.Processing,
+	paygate.StatusCompleted:       callback.PayoutCompleted,
+	paygate.StatusFailed:          callback.PayoutFailed,
+	paygate.StatusCancelled:       callback.PayoutCancelled,
+	paygate.StatusAbandoned:       callback.PayoutAbandoned,
+	paygate.StatusWaitingApproval: callback.WaitingApproval,
 }
 
 // completedCallback is the callback status of a completed refund or
 // dispute transaction.
-var completedCallback = map[paygate.TransactionType]paygate.CallbackStatus{
-	paygate.TypeRefund:     paygate.CallbackRefundCompleted,
-	paygate.TypeChargeback: paygate.CallbackChargebackCompleted,
-	paygate.TypeRetrieval:  paygate.CallbackRetrievalCompleted,
-	paygate.TypePenalty:    paygate.CallbackPenaltyCompleted,
+var completedCallback = map[paygate.TransactionType]callback.Status{
+	paygate.TypeRefund:     callback.RefundCompleted,
+	paygate.TypeChargeback: callback.ChargebackCompleted,
+	paygate.TypeRetrieval:  callback.RetrievalCompleted,
+	paygate.TypePenalty:    callback.PenaltyCompleted,
 }
 
 // payoutReturns reports whether a payout taking status gives its amount

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 )
 
 // Paging of GET transactions when page and limit are not given, and the
@@ -180,7 +181,7 @@ func (s *Server) reverse(c *call) (any, *apiError) {
 	if full && c.basic() {
 		x.reversedTo = paygate.StatusReversed
 		r.status, r.updatedAt = paygate.StatusCompleted, now
-		s.notify(t, paygate.CallbackReversed)
+		s.notify(t, callback.Reversed)
 	} else {
 		if full {
 			x.reversedTo = paygate.StatusRefunded

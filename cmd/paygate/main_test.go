@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/cmdtest"
 )
 
@@ -148,13 +149,13 @@ func decodeJSON(t *testing.T, printed string, out any) {
 type callbackReceiver struct {
 	URL       string
 	client    atomic.Pointer[paygate.Client]
-	callbacks chan *paygate.Callback
+	callbacks chan *callback.Callback
 }
 
 func newCallbackReceiver(t *testing.T) *callbackReceiver {
 	t.Helper()
-	r := &callbackReceiver{callbacks: make(chan *paygate.Callback, 32)}
-	h, err := paygate.NewCallbackHandler([]string{testSecret}, func(ctx context.Context, cb *paygate.Callback) error {
+	r := &callbackReceiver{callbacks: make(chan *callback.Callback, 32)}
+	h, err := callback.NewHandler([]string{testSecret}, func(ctx context.Context, cb *callback.Callback) error {
 		if c := r.client.Load(); c != nil {
 			if _, err := c.ConfirmCallback(ctx, cb); err != nil {
 				return err
@@ -180,7 +181,7 @@ func (r *callbackReceiver) confirmAgainst(t *testing.T, base string) {
 }
 
 // next waits for an accepted callback of status.
-func (r *callbackReceiver) next(t *testing.T, status paygate.CallbackStatus) *paygate.Callback {
+func (r *callbackReceiver) next(t *testing.T, status callback.Status) *callback.Callback {
 	t.Helper()
 	deadline := time.After(wait)
 	for {

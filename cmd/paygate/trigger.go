@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -51,7 +52,7 @@ func newTriggerCmd(cfg *config) *cobra.Command {
 			}
 			var names []string
 			if to != "" {
-				for _, s := range paygate.CallbackStatuses() {
+				for _, s := range callback.Statuses() {
 					names = append(names, string(s))
 				}
 			} else {
@@ -68,7 +69,7 @@ func newTriggerCmd(cfg *config) *cobra.Command {
 			case len(args) != 1:
 				return usagef("trigger takes one EVENT (or STATUS with --to); see paygate trigger --list")
 			case to != "":
-				return cfg.sendCallback(cmd.Context(), paygate.CallbackStatus(args[0]), to, set)
+				return cfg.sendCallback(cmd.Context(), callback.Status(args[0]), to, set)
 			}
 			return cfg.trigger(cmd.Context(), paygatetest.Event(args[0]), tx)
 		},
@@ -83,12 +84,12 @@ func newTriggerCmd(cfg *config) *cobra.Command {
 
 // triggers is what trigger --list prints.
 type triggers struct {
-	Events   []paygatetest.Event      `json:"events"`
-	Statuses []paygate.CallbackStatus `json:"callback_statuses"`
+	Events   []paygatetest.Event `json:"events"`
+	Statuses []callback.Status   `json:"callback_statuses"`
 }
 
 func (c *config) printTriggers() error {
-	t := triggers{Events: paygatetest.Events, Statuses: paygate.CallbackStatuses()}
+	t := triggers{Events: paygatetest.Events, Statuses: callback.Statuses()}
 	return c.emit(t, func(w io.Writer) {
 		fmt.Fprintln(w, "events (paygate trigger EVENT, against a sandbox):")
 		for _, e := range t.Events {
@@ -102,7 +103,7 @@ func (c *config) printTriggers() error {
 }
 
 // sendCallback POSTs one signed callback of status to target.
-func (c *config) sendCallback(ctx context.Context, status paygate.CallbackStatus, target string, set []string) error {
+func (c *config) sendCallback(ctx context.Context, status callback.Status, target string, set []string) error {
 	if !status.Known() {
 		return usagef("%q is not a callback status; see paygate trigger --list", status)
 	}

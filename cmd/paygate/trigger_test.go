@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -25,7 +25,7 @@ func TestTrigger_ChargebackReachesAHandlerThatConfirmsIt(t *testing.T) {
 	decodeJSON(t, r.stdout, &chargeback)
 	assert.Equal(t, "chargeback", chargeback["type"])
 
-	cb := receiver.next(t, paygate.CallbackChargebackCompleted)
+	cb := receiver.next(t, callback.ChargebackCompleted)
 	assert.Equal(t, json.Number(cb.ID.String()), chargeback["id"], "the callback is about the chargeback the command made")
 }
 
@@ -36,7 +36,7 @@ func TestTrigger_ToURLSendsACallbackTheSDKVerifies(t *testing.T) {
 	r := paygateCmd(t, []string{"PAYGATE_SECRET=" + testSecret}, "", "trigger", "completed", "--to", receiver.URL,
 		"--set", "order_id=order-cli-1", "--json")
 	require.Zero(t, r.code, "stderr: %s", r.stderr)
-	cb := receiver.next(t, paygate.CallbackCompleted)
+	cb := receiver.next(t, callback.Completed)
 	assert.Equal(t, "order-cli-1", cb.OrderID)
 	assert.Equal(t, paygatetest.CallbackID, cb.ID)
 
@@ -60,7 +60,7 @@ func TestTrigger_ListNamesEveryEventAndCallbackStatus(t *testing.T) {
 	var got triggers
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got))
 	assert.Equal(t, paygatetest.Events, got.Events)
-	assert.Equal(t, paygate.CallbackStatuses(), got.Statuses)
+	assert.Equal(t, callback.Statuses(), got.Statuses)
 }
 
 func TestTrigger_UnknownEventIsAUsageError(t *testing.T) {
@@ -89,7 +89,7 @@ func TestDeliveries_ListsEachAttemptAndRedelivers(t *testing.T) {
 	base := startSandbox(t, "--callback-url", receiver.URL)
 	env := sandboxEnv(base)
 	require.Zero(t, paygateCmd(t, env, "", "trigger", "chargeback").code)
-	receiver.next(t, paygate.CallbackChargebackCompleted)
+	receiver.next(t, callback.ChargebackCompleted)
 
 	var all []delivery
 	require.Eventually(t, func() bool {

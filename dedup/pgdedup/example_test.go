@@ -8,7 +8,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	paygate "github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/dedup/pgdedup"
 )
 
@@ -25,13 +25,13 @@ func ExampleNew() {
 		log.Fatal(err)
 	}
 
-	// fulfil is the merchant's CallbackFunc: idempotent, keyed on the
+	// fulfil is the merchant's callback.Func: idempotent, keyed on the
 	// order id.
-	fulfil := func(ctx context.Context, cb *paygate.Callback) error {
+	fulfil := func(ctx context.Context, cb *callback.Callback) error {
 		// Fulfil cb.OrderID.
 		return nil
 	}
-	handler, err := paygate.NewCallbackHandler([]string{os.Getenv("PAYGATE_SECRET")}, fulfil, paygate.WithDedupStore(store))
+	handler, err := callback.NewHandler([]string{os.Getenv("PAYGATE_SECRET")}, fulfil, callback.WithStore(store))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -1,9 +1,9 @@
-// Package pgdedup is a paygate.CallbackDedupStore on PostgreSQL, for a
+// Package pgdedup is a callback.Store on PostgreSQL, for a
 // callback endpoint running on several replicas: each callback is processed
 // by one replica at a time and, once processed, never again for the
 // retention period, whichever replica receives the next delivery.
 //
-// One table holds a row per callback, keyed on DedupKey.String. A replica
+// One table holds a row per callback, keyed on callback.Key.String. A replica
 // claims a callback with INSERT ... ON CONFLICT: a new row, or a row whose
 // claim's lease has ended, gets the replica's random token and a lease end
 // (lease_until); Complete sets done_at in the same row; Release deletes the
@@ -50,7 +50,7 @@
 // a crash may lose the last commits, and their callbacks run again.
 //
 // The callback handler gives each call a deadline, a quarter of the lease
-// (see paygate.WithDedupTimeout), and every call returns when it passes,
+// (see callback.WithStoreTimeout), and every call returns when it passes,
 // even on a stalled connection; pgx, with its default context watcher,
 // closes the connection it gave up on at once (a
 // BuildContextWatcherHandler of your own may keep it longer, though the
@@ -85,7 +85,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	paygate "github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/dedupstore"
 )
 
@@ -112,7 +112,7 @@ var indexSuffixes = [...]string{"_txn", "_age"}
 // recorded as processed all the same.
 var ErrLeaseLost = dedupstore.ErrLeaseLost
 
-// Store is a paygate.CallbackOrderStore on PostgreSQL. It is safe for
+// Store is a callback.OrderStore on PostgreSQL. It is safe for
 // concurrent use; share one per process.
 type Store struct {
 	pool      *pgxpool.Pool
@@ -126,8 +126,8 @@ type Store struct {
 }
 
 var (
-	_ paygate.CallbackOrderStore = (*Store)(nil)
-	_ paygate.LeasedDedupStore   = (*Store)(nil)
+	_ callback.OrderStore  = (*Store)(nil)
+	_ callback.LeasedStore = (*Store)(nil)
 )
 
 // Option configures New.
@@ -235,15 +235,15 @@ func (s *Store) prepare(t string) {
 	s.pruneSQL = `DELETE FROM ` + t + ` WHERE coalesce(done_at, lease_until) < now() - $1 * interval '1 millisecond'`
 }
 
-// Claim implements paygate.CallbackDedupStore. It does not wait for a
-// claim held elsewhere: it reports DedupBusy, and the handler answers 503
+// Claim implements callback.Store. It does not wait for a
+// claim held elsewhere: it reports callback.Busy, and the handler answers 503
 // so that the gateway delivers again later. A claim this process holds is
 // never taken over by this process, even past its lease: its holder is
 // alive.
-func (s *Store) Claim(ctx context.Context, key paygate.DedupKey) (paygate.DedupClaim, error) {
+func (s *Store) Claim(ctx context.Context, key callback.Key) (callback.Claim, error) {
 	k, token := key.String(), dedupstore.New()
 	if s.tokens.Holds(k) {
-		return paygate.DedupBusy, nil
+		return callback.Busy, nil
 	}
 	state, err := dedupstore.Abandon(ctx, func() (int, error) {
 		var state int
@@ -256,16 +256,16 @@ func (s *Store) Claim(ctx context.Context, key paygate.DedupKey) (paygate.DedupC
 		// isolation), meeting a row another replica committed since this
 		// statement began is a serialization failure: that replica holds
 		// or completed the claim.
-		return paygate.DedupBusy, nil
+		return callback.Busy, nil
 	case err != nil:
-		return paygate.DedupBusy, fmt.Errorf("pgdedup: claim: %w", err)
+		return callback.Busy, fmt.Errorf("pgdedup: claim: %w", err)
 	case state == 0:
 		s.tokens.Hold(k, token)
-		return paygate.DedupAcquired, nil
+		return callback.Acquired, nil
 	case state == 1:
-		return paygate.DedupProcessed, nil
+		return callback.Processed, nil
 	}
-	return paygate.DedupBusy, nil
+	return callback.Busy, nil
 }
 
 // serializationFailure reports whether err is PostgreSQL's
@@ -275,13 +275,13 @@ func serializationFailure(err error) bool {
 	return errors.As(err, &pgErr) && pgErr.Code == "40001"
 }
 
-// Complete implements paygate.CallbackDedupStore: the callback's row is
+// Complete implements callback.Store: the callback's row is
 // marked processed, which also makes its status the latest of its
 // transaction unless a later stage was processed. It returns an error
 // matching ErrLeaseLost when another replica took the claim over. An
 // error means the callback may not be recorded; a failure of the hourly
 // prune is not one (it is logged, and tried again on the next Complete).
-func (s *Store) Complete(ctx context.Context, key paygate.DedupKey) error {
+func (s *Store) Complete(ctx context.Context, key callback.Key) error {
 	k := key.String()
 	token := s.tokens.Take(k)
 	lost, err := dedupstore.Abandon(ctx, func() (bool, error) {
@@ -317,10 +317,10 @@ func (s *Store) pruneIfDue(ctx context.Context) {
 	}
 }
 
-// Release implements paygate.CallbackDedupStore: the claim's row is
+// Release implements callback.Store: the claim's row is
 // deleted if it is still this replica's, so that the next delivery is
 // processed.
-func (s *Store) Release(ctx context.Context, key paygate.DedupKey) error {
+func (s *Store) Release(ctx context.Context, key callback.Key) error {
 	k := key.String()
 	token := s.tokens.Take(k)
 	_, err := dedupstore.Abandon(ctx, func() (pgconn.CommandTag, error) { return s.pool.Exec(ctx, s.releaseSQL, k, token) })
@@ -330,10 +330,10 @@ func (s *Store) Release(ctx context.Context, key paygate.DedupKey) error {
 	return nil
 }
 
-// LatestStatus implements paygate.CallbackOrderStore: the status of the
+// LatestStatus implements callback.OrderStore: the status of the
 // processed callback of the latest stage for transaction (the first
 // processed, among several of that stage).
-func (s *Store) LatestStatus(ctx context.Context, transaction paygate.ID) (paygate.CallbackStatus, error) {
+func (s *Store) LatestStatus(ctx context.Context, transaction callback.ID) (callback.Status, error) {
 	st, err := dedupstore.Abandon(ctx, func() (string, error) {
 		var st string
 		return st, s.pool.QueryRow(ctx, s.latestSQL, int64(transaction)).Scan(&st)
@@ -344,10 +344,10 @@ func (s *Store) LatestStatus(ctx context.Context, transaction paygate.ID) (payga
 	case err != nil:
 		return "", fmt.Errorf("pgdedup: latest status: %w", err)
 	}
-	return paygate.CallbackStatus(st), nil
+	return callback.Status(st), nil
 }
 
-// Lease implements paygate.LeasedDedupStore: the callback handler bounds
+// Lease implements callback.LeasedStore: the callback handler bounds
 // each call by a quarter of it.
 func (s *Store) Lease() time.Duration { return s.cfg.Lease }
 

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	paygate "github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/dedup/pgdedup"
 	"github.com/paygate/paygate-go/internal/dedupsuite"
 	"github.com/paygate/paygate-go/internal/testengine"
@@ -69,7 +69,7 @@ func TestStore_FaultsRunTheFunctionOnceOrAsDocumented(t *testing.T) {
 			// a round trip of its own: a statement sent the first time
 			// through a stalled connection never runs. Warm, it is sent
 			// in one.
-			dedupsuite.Record(t, store, dedupsuite.Key(paygate.ID(70+i)))
+			dedupsuite.Record(t, store, dedupsuite.Key(callback.ID(70+i)))
 			dedupsuite.FaultRuns(t, store, &logs, tt.fault, tt.want)
 		})
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	paygate "github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/dedup/pgdedup"
 	"github.com/paygate/paygate-go/internal/dedupsuite"
 	"github.com/paygate/paygate-go/internal/testengine"
@@ -37,7 +37,7 @@ func TestStore_ClaimMeetingAConcurrentClaimIsBusyUnderEveryIsolationLevel(t *tes
 			if err != nil {
 				t.Fatal(err)
 			}
-			k := dedupsuite.Key(paygate.ID(41 + i))
+			k := dedupsuite.Key(callback.ID(41 + i))
 
 			// Another replica's claim, inserted but not yet committed.
 			other, err := pgx.Connect(ctx, dsn)
@@ -55,7 +55,7 @@ func TestStore_ClaimMeetingAConcurrentClaimIsBusyUnderEveryIsolationLevel(t *tes
 			}
 
 			type result struct {
-				c   paygate.DedupClaim
+				c   callback.Claim
 				err error
 			}
 			done := make(chan result, 1)
@@ -64,7 +64,7 @@ func TestStore_ClaimMeetingAConcurrentClaimIsBusyUnderEveryIsolationLevel(t *tes
 			if err := tx.Commit(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if r := <-done; r.err != nil || r.c != paygate.DedupBusy {
+			if r := <-done; r.err != nil || r.c != callback.Busy {
 				t.Fatalf("Claim = %v, %v; want busy", r.c, r.err)
 			}
 		})

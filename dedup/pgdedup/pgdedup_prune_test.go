@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	paygate "github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/dedup/pgdedup"
 	"github.com/paygate/paygate-go/internal/dedupsuite"
 	"github.com/paygate/paygate-go/internal/testengine"
@@ -39,11 +39,11 @@ func TestComplete_AFailedPruneLeavesTheCallbackRecordedAndIsRetried(t *testing.T
 	}
 
 	first := dedupsuite.Key(71)
-	dedupsuite.RequireClaim(t, s, first, paygate.DedupAcquired)
+	dedupsuite.RequireClaim(t, s, first, callback.Acquired)
 	if err := s.Complete(ctx, first); err != nil {
 		t.Fatalf("Complete with a failing prune = %v; want nil, the callback is recorded", err)
 	}
-	dedupsuite.RequireClaim(t, s, first, paygate.DedupProcessed)
+	dedupsuite.RequireClaim(t, s, first, callback.Processed)
 	if got := logs.String(); !strings.Contains(got, "level=ERROR") || !strings.Contains(got, "prune") || !strings.Contains(got, "permission denied") {
 		t.Fatalf("the prune's failure was not logged at error level with its cause; log:\n%s", got)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	paygate "github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/dedup/pgdedup"
 	"github.com/paygate/paygate-go/internal/dedupsuite"
 	"github.com/paygate/paygate-go/internal/testengine"
@@ -20,7 +20,7 @@ import (
 // with its own connection pool, as replicas have.
 func stores(t testing.TB, opts ...pgdedup.Option) dedupsuite.Factory {
 	dsn := testengine.Postgres(t)
-	return func(t testing.TB, lease time.Duration) paygate.CallbackDedupStore {
+	return func(t testing.TB, lease time.Duration) callback.Store {
 		return newStore(t, dsn, append(opts, pgdedup.WithLease(lease))...)
 	}
 }
@@ -71,8 +71,8 @@ func TestStore_PruneForgetsCallbacksOlderThanTheRetention(t *testing.T) {
 	if n, err := s.Prune(ctx); err != nil || n != 1 {
 		t.Fatalf("Prune = %d, %v; want 1 row", n, err)
 	}
-	dedupsuite.RequireClaim(t, s, old, paygate.DedupAcquired)
-	dedupsuite.RequireClaim(t, s, recent, paygate.DedupProcessed)
+	dedupsuite.RequireClaim(t, s, old, callback.Acquired)
+	dedupsuite.RequireClaim(t, s, recent, callback.Processed)
 }
 
 func TestNew_ReplicasStartingTogetherCreateTheTableOnce(t *testing.T) {
@@ -141,9 +141,9 @@ func TestNew_TableNameLongEnoughToMergeItsIndexNamesIsRefused(t *testing.T) {
 
 // BenchmarkClaimComplete measures one callback's claim and completion on
 // PostgreSQL (one pool, loopback, fsync off as in the tests) against the
-// in-process MemoryDedupStore in the same run.
+// in-process callback.MemoryStore in the same run.
 func BenchmarkClaimComplete(b *testing.B) {
-	b.Run("memory", func(b *testing.B) { dedupsuite.ClaimComplete(b, paygate.NewMemoryDedupStore(0)) })
+	b.Run("memory", func(b *testing.B) { dedupsuite.ClaimComplete(b, callback.NewMemoryStore(0)) })
 	b.Run("postgres", func(b *testing.B) { dedupsuite.ClaimComplete(b, stores(b)(b, time.Minute)) })
 }
 
@@ -180,8 +180,8 @@ func TestNew_DefaultsAreAMinutesLeaseAndThirtyDaysRetention(t *testing.T) {
 	}
 	pool := connect(t, dsn)
 	kept, pruned := dedupsuite.Key(61), dedupsuite.Key(62)
-	dedupsuite.RequireClaim(t, s, kept, paygate.DedupAcquired)
-	dedupsuite.RequireClaim(t, s, pruned, paygate.DedupAcquired)
+	dedupsuite.RequireClaim(t, s, kept, callback.Acquired)
+	dedupsuite.RequireClaim(t, s, pruned, callback.Acquired)
 	var lease time.Duration
 	if err := pool.QueryRow(ctx, `SELECT lease_until - now() FROM `+pgdedup.DefaultTable+` WHERE key = $1`, kept.String()).Scan(&lease); err != nil {
 		t.Fatal(err)
@@ -189,12 +189,12 @@ func TestNew_DefaultsAreAMinutesLeaseAndThirtyDaysRetention(t *testing.T) {
 	if lease <= 59*time.Second || lease > time.Minute {
 		t.Fatalf("claim's lease ends in %v, want 60 s", lease)
 	}
-	for _, k := range []paygate.DedupKey{kept, pruned} {
+	for _, k := range []callback.Key{kept, pruned} {
 		if err := s.Complete(ctx, k); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for k, age := range map[paygate.DedupKey]string{kept: "29 days", pruned: "31 days"} {
+	for k, age := range map[callback.Key]string{kept: "29 days", pruned: "31 days"} {
 		if _, err := pool.Exec(ctx, `UPDATE `+pgdedup.DefaultTable+` SET done_at = now() - $2::interval WHERE key = $1`, k.String(), age); err != nil {
 			t.Fatal(err)
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	paygate "github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/dedup/redisdedup"
 )
 
@@ -21,13 +21,13 @@ func ExampleNew() {
 	rdb := redis.NewClient(&redis.Options{Addr: os.Getenv("REDIS_ADDR"), ContextTimeoutEnabled: true}) // or redis.NewClusterClient
 	store := redisdedup.New(rdb, redisdedup.WithLease(2*time.Minute))
 
-	// fulfil is the merchant's CallbackFunc: idempotent, keyed on the
+	// fulfil is the merchant's callback.Func: idempotent, keyed on the
 	// order id.
-	fulfil := func(ctx context.Context, cb *paygate.Callback) error {
+	fulfil := func(ctx context.Context, cb *callback.Callback) error {
 		// Fulfil cb.OrderID.
 		return nil
 	}
-	handler, err := paygate.NewCallbackHandler([]string{os.Getenv("PAYGATE_SECRET")}, fulfil, paygate.WithDedupStore(store))
+	handler, err := callback.NewHandler([]string{os.Getenv("PAYGATE_SECRET")}, fulfil, callback.WithStore(store))
 	if err != nil {
 		log.Fatal(err)
 	}

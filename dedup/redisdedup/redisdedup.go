@@ -1,4 +1,4 @@
-// Package redisdedup is a paygate.CallbackDedupStore on Redis, for a
+// Package redisdedup is a callback.Store on Redis, for a
 // callback endpoint running on several replicas: each callback is processed
 // by one replica at a time and, once processed, never again for the
 // retention period, whichever replica receives the next delivery.
@@ -12,7 +12,7 @@
 // delivery is processed by another replica.
 //
 // Each callback has one key, hash-tagged on the callback's digest
-// (prefix + "{" + DedupKey.String() + "}"), and the latest status of each
+// (prefix + "{" + callback.Key.String() + "}"), and the latest status of each
 // transaction has one, hash-tagged on the transaction id; every script
 // touches one key, so the store works on a Redis Cluster (pass a
 // *redis.ClusterClient) as on one server.
@@ -20,7 +20,7 @@
 // # What it guarantees, and what to configure
 //
 // The callback handler gives each call a deadline, a quarter of the lease
-// (see paygate.WithDedupTimeout), and every call returns when it passes,
+// (see callback.WithStoreTimeout), and every call returns when it passes,
 // even on a stalled connection: go-redis itself would wait for its read
 // timeout (3 s by default, for ever if disabled) unless the client was made
 // with ContextTimeoutEnabled, which also frees the connection at the
@@ -71,7 +71,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	paygate "github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/dedupstore"
 )
 
@@ -88,7 +88,7 @@ const (
 // recorded as processed all the same.
 var ErrLeaseLost = dedupstore.ErrLeaseLost
 
-// Store is a paygate.CallbackOrderStore on Redis. It is safe for
+// Store is a callback.OrderStore on Redis. It is safe for
 // concurrent use; share one per process.
 type Store struct {
 	rdb    redis.UniversalClient
@@ -100,8 +100,8 @@ type Store struct {
 }
 
 var (
-	_ paygate.CallbackOrderStore = (*Store)(nil)
-	_ paygate.LeasedDedupStore   = (*Store)(nil)
+	_ callback.OrderStore  = (*Store)(nil)
+	_ callback.LeasedStore = (*Store)(nil)
 )
 
 // Option configures New.
@@ -188,16 +188,16 @@ redis.call('HSET', KEYS[1], 'stage', ARGV[1], 'status', ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1`)
 
-// Claim implements paygate.CallbackDedupStore. It does not wait for a
-// claim held elsewhere: it reports DedupBusy, and the handler answers 503
+// Claim implements callback.Store. It does not wait for a
+// claim held elsewhere: it reports callback.Busy, and the handler answers 503
 // so that the gateway delivers again later. A claim this process holds is
 // never taken over by this process, even past its lease: its holder is
 // alive. Beside the claim, in the same round trip, it checks the store's
 // marker key, whose loss it logs (see the package documentation).
-func (s *Store) Claim(ctx context.Context, key paygate.DedupKey) (paygate.DedupClaim, error) {
+func (s *Store) Claim(ctx context.Context, key callback.Key) (callback.Claim, error) {
 	k, token := s.callbackKey(key), dedupstore.New()
 	if s.tokens.Holds(k) {
-		return paygate.DedupBusy, nil
+		return callback.Busy, nil
 	}
 	n, err := dedupstore.Abandon(ctx, func() (int64, error) {
 		var claim, mark *redis.Cmd
@@ -217,16 +217,16 @@ func (s *Store) Claim(ctx context.Context, key paygate.DedupKey) (paygate.DedupC
 		return claim.Int64()
 	})
 	if err != nil {
-		return paygate.DedupBusy, fmt.Errorf("redisdedup: claim: %w", err)
+		return callback.Busy, fmt.Errorf("redisdedup: claim: %w", err)
 	}
 	switch n {
 	case 0:
 		s.tokens.Hold(k, token)
-		return paygate.DedupAcquired, nil
+		return callback.Acquired, nil
 	case 1:
-		return paygate.DedupProcessed, nil
+		return callback.Processed, nil
 	}
-	return paygate.DedupBusy, nil
+	return callback.Busy, nil
 }
 
 // checkMarker logs a marker key found missing: at error level when this
@@ -245,13 +245,13 @@ func (s *Store) checkMarker(ctx context.Context, existed bool) {
 	}
 }
 
-// Complete implements paygate.CallbackDedupStore: the callback is
+// Complete implements callback.Store: the callback is
 // remembered as processed for the retention, and its status recorded as the
 // latest of its transaction unless a later stage was. It returns an error
 // matching ErrLeaseLost when another replica took the claim over. Whether
 // it succeeds or fails, this process holds the claim no more: after a
 // failure the claim lapses with its lease.
-func (s *Store) Complete(ctx context.Context, key paygate.DedupKey) error {
+func (s *Store) Complete(ctx context.Context, key callback.Key) error {
 	k := s.callbackKey(key)
 	token := s.tokens.Take(k)
 	n, err := dedupstore.Abandon(ctx, func() (int64, error) {
@@ -283,9 +283,9 @@ func (s *Store) Complete(ctx context.Context, key paygate.DedupKey) error {
 	return nil
 }
 
-// Release implements paygate.CallbackDedupStore: the claim is deleted if it
+// Release implements callback.Store: the claim is deleted if it
 // is still this replica's, so that the next delivery is processed.
-func (s *Store) Release(ctx context.Context, key paygate.DedupKey) error {
+func (s *Store) Release(ctx context.Context, key callback.Key) error {
 	k := s.callbackKey(key)
 	token := s.tokens.Take(k)
 	_, err := dedupstore.Abandon(ctx, func() (any, error) {
@@ -297,8 +297,8 @@ func (s *Store) Release(ctx context.Context, key paygate.DedupKey) error {
 	return nil
 }
 
-// LatestStatus implements paygate.CallbackOrderStore.
-func (s *Store) LatestStatus(ctx context.Context, transaction paygate.ID) (paygate.CallbackStatus, error) {
+// LatestStatus implements callback.OrderStore.
+func (s *Store) LatestStatus(ctx context.Context, transaction callback.ID) (callback.Status, error) {
 	st, err := dedupstore.Abandon(ctx, func() (string, error) {
 		return s.rdb.HGet(ctx, s.transactionKey(transaction), "status").Result()
 	})
@@ -308,21 +308,21 @@ func (s *Store) LatestStatus(ctx context.Context, transaction paygate.ID) (payga
 	case err != nil:
 		return "", fmt.Errorf("redisdedup: latest status: %w", err)
 	}
-	return paygate.CallbackStatus(st), nil
+	return callback.Status(st), nil
 }
 
-// Lease implements paygate.LeasedDedupStore: the callback handler bounds
+// Lease implements callback.LeasedStore: the callback handler bounds
 // each call by a quarter of it.
 func (s *Store) Lease() time.Duration { return s.cfg.Lease }
 
 // markerKey is the key whose loss tells that Redis lost the store's data.
 func (s *Store) markerKey() string { return s.prefix + "store" }
 
-func (s *Store) callbackKey(key paygate.DedupKey) string {
+func (s *Store) callbackKey(key callback.Key) string {
 	return s.prefix + "{" + key.String() + "}"
 }
 
-func (s *Store) transactionKey(id paygate.ID) string {
+func (s *Store) transactionKey(id callback.ID) string {
 	return s.prefix + "txn:{" + id.String() + "}"
 }
 

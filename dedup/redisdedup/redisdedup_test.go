@@ -9,7 +9,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	paygate "github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/dedup/redisdedup"
 	"github.com/paygate/paygate-go/internal/dedupsuite"
 	"github.com/paygate/paygate-go/internal/testengine"
@@ -19,7 +19,7 @@ import (
 // its own connection, as replicas have.
 func stores(t testing.TB) dedupsuite.Factory {
 	addr := testengine.Redis(t)
-	return func(t testing.TB, lease time.Duration) paygate.CallbackDedupStore {
+	return func(t testing.TB, lease time.Duration) callback.Store {
 		return redisdedup.New(connect(t, addr), redisdedup.WithLease(lease), redisdedup.WithKeyPrefix("test:"), redisdedup.WithLogger(quiet))
 	}
 }
@@ -47,7 +47,7 @@ func TestStore_KeysAreHashTaggedAndExpire(t *testing.T) {
 	key := dedupsuite.Key(11)
 	claimKey := redisdedup.DefaultKeyPrefix + "{" + key.String() + "}"
 
-	dedupsuite.RequireClaim(t, s, key, paygate.DedupAcquired)
+	dedupsuite.RequireClaim(t, s, key, callback.Acquired)
 	if ttl := rdb.PTTL(ctx, claimKey).Val(); ttl <= 0 || ttl > time.Minute {
 		t.Fatalf("claim expires in %v, want the lease of 1m", ttl)
 	}
@@ -61,14 +61,14 @@ func TestStore_KeysAreHashTaggedAndExpire(t *testing.T) {
 	if ttl := rdb.PTTL(ctx, txnKey).Val(); ttl <= 47*time.Hour {
 		t.Fatalf("latest status expires in %v, want the retention of 48h", ttl)
 	}
-	dedupsuite.RequireClaim(t, s, key, paygate.DedupProcessed)
+	dedupsuite.RequireClaim(t, s, key, callback.Processed)
 }
 
 // clusterStores returns a factory of stores on one fresh Redis Cluster,
 // each with its own cluster client.
 func clusterStores(t testing.TB) dedupsuite.Factory {
 	addrs := testengine.RedisCluster(t)
-	return func(t testing.TB, lease time.Duration) paygate.CallbackDedupStore {
+	return func(t testing.TB, lease time.Duration) callback.Store {
 		rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
 		t.Cleanup(func() { _ = rdb.Close() })
 		return redisdedup.New(rdb, redisdedup.WithLease(lease))
@@ -83,10 +83,10 @@ func TestStore_OnARedisCluster(t *testing.T) {
 }
 
 // BenchmarkClaimComplete measures one callback's claim and completion on
-// Redis (one connection, loopback) against the in-process MemoryDedupStore
+// Redis (one connection, loopback) against the in-process callback.MemoryStore
 // in the same run.
 func BenchmarkClaimComplete(b *testing.B) {
-	b.Run("memory", func(b *testing.B) { dedupsuite.ClaimComplete(b, paygate.NewMemoryDedupStore(0)) })
+	b.Run("memory", func(b *testing.B) { dedupsuite.ClaimComplete(b, callback.NewMemoryStore(0)) })
 	b.Run("redis", func(b *testing.B) { dedupsuite.ClaimComplete(b, stores(b)(b, time.Minute)) })
 }
 
@@ -99,7 +99,7 @@ func TestNew_DefaultsAreAMinutesLeaseAndThirtyDaysRetention(t *testing.T) {
 	}
 	key := dedupsuite.Key(12)
 	mark := redisdedup.DefaultKeyPrefix + "{" + key.String() + "}"
-	dedupsuite.RequireClaim(t, s, key, paygate.DedupAcquired)
+	dedupsuite.RequireClaim(t, s, key, callback.Acquired)
 	if ttl := rdb.PTTL(ctx, mark).Val(); ttl <= 59*time.Second || ttl > time.Minute {
 		t.Fatalf("claim expires in %v, want 60 s", ttl)
 	}

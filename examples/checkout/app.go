@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 )
 
 //go:embed templates/*.html
@@ -78,8 +79,8 @@ func newApp(cfg config) (http.Handler, error) {
 		return nil, err
 	}
 	a := &app{cfg: cfg, orders: newOrderStore(), pages: pages, mux: http.NewServeMux()}
-	callbacks, err := paygate.NewCallbackHandler([]string{cfg.CallbackKey}, a.handleCallback,
-		paygate.WithCallbackLogger(cfg.Logger))
+	callbacks, err := callback.NewHandler([]string{cfg.CallbackKey}, a.handleCallback,
+		callback.WithLogger(cfg.Logger))
 	if err != nil {
 		return nil, err
 	}

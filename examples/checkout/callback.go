@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 )
 
 // handleCallback applies a verified callback to its order: the payment's
@@ -17,7 +18,7 @@ import (
 // callback is confirmed against the gateway's record of its transaction
 // before the order changes. Returning an error makes the gateway deliver
 // it again.
-func (a *app) handleCallback(ctx context.Context, cb *paygate.Callback) error {
+func (a *app) handleCallback(ctx context.Context, cb *callback.Callback) error {
 	o, ok := a.orders.get(cb.OrderID)
 	switch {
 	case !ok:
@@ -63,13 +64,13 @@ func (a *app) handleCallback(ctx context.Context, cb *paygate.Callback) error {
 // whose answer has not named its transaction yet (the callback came first,
 // or the outcome was unknown) takes the callback's. A refund, chargeback,
 // retrieval or penalty is recorded once, by its transaction.
-func (s *orderStore) recordCallback(o *order, cb *paygate.Callback) bool {
+func (s *orderStore) recordCallback(o *order, cb *callback.Callback) bool {
 	if !followsPayment(cb.Status) {
 		if !o.currentAttempt(cb.ID) {
 			return false
 		}
 		o.TransactionID = cb.ID
-		if cb.Status == paygate.CallbackReversed {
+		if cb.Status == callback.Reversed {
 			s.recordMoney(o, cb)
 		}
 		return true
@@ -79,7 +80,7 @@ func (s *orderStore) recordCallback(o *order, cb *paygate.Callback) bool {
 
 // recordMoney adds the money cb reports to o's list, once per transaction
 // and status; it reports whether it was new.
-func (s *orderStore) recordMoney(o *order, cb *paygate.Callback) bool {
+func (s *orderStore) recordMoney(o *order, cb *callback.Callback) bool {
 	for _, m := range o.Money {
 		if m.TransactionID == cb.ID && m.Kind == cb.Status {
 			return false
@@ -98,7 +99,7 @@ func (o order) currentAttempt(id paygate.ID) bool {
 
 // oldNews reports whether cb would change nothing on o: the order moved
 // past it, or recorded it already.
-func oldNews(o order, cb *paygate.Callback) bool {
+func oldNews(o order, cb *callback.Callback) bool {
 	if followsPayment(cb.Status) {
 		return slices.ContainsFunc(o.Money, func(m moneyEvent) bool { return m.TransactionID == cb.ID && m.Kind == cb.Status })
 	}
@@ -109,10 +110,10 @@ func oldNews(o order, cb *paygate.Callback) bool {
 // transaction that follows the order's payment (its reference_id names
 // the payment, or for a retrieval or penalty the chargeback or refund)
 // rather than about the payment itself.
-func followsPayment(s paygate.CallbackStatus) bool {
+func followsPayment(s callback.Status) bool {
 	switch s {
-	case paygate.CallbackRefundCompleted, paygate.CallbackChargebackCompleted,
-		paygate.CallbackRetrievalCompleted, paygate.CallbackPenaltyCompleted:
+	case callback.RefundCompleted, callback.ChargebackCompleted,
+		callback.RetrievalCompleted, callback.PenaltyCompleted:
 		return true
 	}
 	return false

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -32,7 +33,7 @@ func TestCallback_OvertakingAnUnknownChargeAnswerLeavesTheOrderPaid(t *testing.T
 	go func() { charged <- s.payByCard(t, orderID, paygatetest.CardApproved) }()
 	// The gateway's completed callback comes while the answer is held: the
 	// shop confirms it and takes it.
-	requireCallback(t, s, orderID, paygate.CallbackCompleted)
+	requireCallback(t, s, orderID, callback.Completed)
 	assert.Equal(t, paygate.OrderPaid, s.orderStatus(t, orderID))
 
 	close(held.release)
@@ -58,13 +59,13 @@ func TestCallback_RefundsChargebackAndRetrievalShowOnTheOrderPage(t *testing.T) 
 
 	_, err := s.Client.Transactions.Reverse(context.Background(), &paygate.ReverseParams{ID: payment, Amount: decimal.RequireFromString("5.00")})
 	require.NoError(t, err)
-	requireCallback(t, s, orderID, paygate.CallbackRefundCompleted)
+	requireCallback(t, s, orderID, callback.RefundCompleted)
 	assert.Equal(t, paygate.OrderPartiallyRefunded, s.orderStatus(t, orderID))
 	assert.Regexp(t, `Refund</span> <span class="money-amount">5.00 EUR`, s.page(t, orderID))
 
 	chargeback, err := s.Sandbox.Chargeback(payment)
 	require.NoError(t, err)
-	requireCallback(t, s, orderID, paygate.CallbackChargebackCompleted)
+	requireCallback(t, s, orderID, callback.ChargebackCompleted)
 	assert.Equal(t, paygate.OrderChargedBack, s.orderStatus(t, orderID))
 	page := s.page(t, orderID)
 	assert.Contains(t, page, "Charged back")
@@ -72,7 +73,7 @@ func TestCallback_RefundsChargebackAndRetrievalShowOnTheOrderPage(t *testing.T) 
 
 	_, err = s.Sandbox.Retrieve(chargeback)
 	require.NoError(t, err)
-	requireCallback(t, s, orderID, paygate.CallbackRetrievalCompleted)
+	requireCallback(t, s, orderID, callback.RetrievalCompleted)
 	assert.Equal(t, paygate.OrderRetrieved, s.orderStatus(t, orderID))
 	assert.Regexp(t, `Dispute won</span> <span class="money-amount">7.50 EUR`, s.page(t, orderID))
 }
@@ -82,11 +83,11 @@ func TestCallback_StaleCompletedAfterARefundIsAcknowledgedAndChangesNothing(t *t
 	s := startShop(t)
 	orderID := s.newOrder(t)
 	s.payByCard(t, orderID, paygatetest.CardApproved)
-	completed := requireCallback(t, s, orderID, paygate.CallbackCompleted)
+	completed := requireCallback(t, s, orderID, callback.Completed)
 	payment := requireGatewayPayment(t, s, orderID)
 	_, err := s.Client.Transactions.Reverse(context.Background(), &paygate.ReverseParams{ID: payment, Amount: decimal.RequireFromString("12.50")})
 	require.NoError(t, err)
-	requireCallback(t, s, orderID, paygate.CallbackRefundCompleted)
+	requireCallback(t, s, orderID, callback.RefundCompleted)
 	require.Equal(t, paygate.OrderRefunded, s.orderStatus(t, orderID))
 
 	require.NoError(t, s.Sandbox.Redeliver(completed.Seq))
@@ -100,7 +101,7 @@ func TestCallback_StaleCompletedAfterARefundIsAcknowledgedAndChangesNothing(t *t
 	// After a restart the memory de-duplication has forgotten the callback:
 	// the shop's function sees it, the gateway's record no longer confirms
 	// it, and the order's rule tells it is old news.
-	restarted, err := paygate.NewCallbackHandler([]string{s.Sandbox.PrivateKey}, s.app.handleCallback)
+	restarted, err := callback.NewHandler([]string{s.Sandbox.PrivateKey}, s.app.handleCallback)
 	require.NoError(t, err)
 	req := httptest.NewRequest(http.MethodPost, "/callback", strings.NewReader(completed.Values.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")

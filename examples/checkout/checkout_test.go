@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/chromium"
 	"github.com/paygate/paygate-go/paygatetest"
 )
@@ -79,7 +80,7 @@ func TestCheckout_DeclinedCardShowsDecline(t *testing.T) {
 	assert.Contains(t, text(t, ctx, "#order-message"), "Your card was declined")
 
 	requireGateway(t, s, orderID, paygate.StatusFailed, paygatetest.CardDeclined)
-	requireCallback(t, s, orderID, paygate.CallbackFailed)
+	requireCallback(t, s, orderID, callback.Failed)
 }
 
 func TestCheckout_InvalidCardNumberIsCaughtInTheBrowser(t *testing.T) {
@@ -113,7 +114,7 @@ func TestCheckout_PayPalApproved(t *testing.T) {
 
 	do(t, ctx, chromedp.Click(chromedp.ID("order-link")), waitStatus(paygate.OrderPaid))
 	requireGateway(t, s, orderID, paygate.StatusCompleted, "")
-	requireCallback(t, s, orderID, paygate.CallbackCompleted)
+	requireCallback(t, s, orderID, callback.Completed)
 }
 
 func TestCheckout_PayPalDeclined(t *testing.T) {
@@ -126,7 +127,7 @@ func TestCheckout_PayPalDeclined(t *testing.T) {
 	assert.Equal(t, "Payment failed", text(t, ctx, "#order-status"))
 
 	requireGateway(t, s, orderID, paygate.StatusFailed, "")
-	requireCallback(t, s, orderID, paygate.CallbackFailed)
+	requireCallback(t, s, orderID, callback.Failed)
 }
 
 func TestCheckout_OrderPageReachesCompletedThroughCallback(t *testing.T) {
@@ -142,7 +143,7 @@ func TestCheckout_OrderPageReachesCompletedThroughCallback(t *testing.T) {
 	assert.Contains(t, text(t, ctx, "#events"), "callback completed")
 
 	requireGateway(t, s, orderID, paygate.StatusCompleted, paygatetest.CardProcessing)
-	d := requireCallback(t, s, orderID, paygate.CallbackCompleted)
+	d := requireCallback(t, s, orderID, callback.Completed)
 	assert.Equal(t, s.URL+"/callback", d.URL)
 }
 
@@ -158,21 +159,21 @@ func TestCheckout_RefundAndChargebackAppearOnTheOrderPage(t *testing.T) {
 	require.NoError(t, err)
 	do(t, ctx, waitStatus(paygate.OrderPartiallyRefunded))
 	assert.Equal(t, "Partially refunded", text(t, ctx, "#order-status"))
-	assert.Equal(t, "Refund 5.00 EUR", moneyLine(t, ctx, paygate.CallbackRefundCompleted))
+	assert.Equal(t, "Refund 5.00 EUR", moneyLine(t, ctx, callback.RefundCompleted))
 
 	// The payer's bank disputes the rest.
 	_, err = s.Sandbox.Chargeback(payment)
 	require.NoError(t, err)
 	do(t, ctx, waitStatus(paygate.OrderChargedBack))
 	assert.Equal(t, "Charged back", text(t, ctx, "#order-status"))
-	assert.Equal(t, "Chargeback 7.50 EUR", moneyLine(t, ctx, paygate.CallbackChargebackCompleted))
+	assert.Equal(t, "Chargeback 7.50 EUR", moneyLine(t, ctx, callback.ChargebackCompleted))
 	assert.Contains(t, text(t, ctx, "#order-message"), "chargeback")
 	assert.Contains(t, text(t, ctx, "#events"), "callback chargeback_completed")
 }
 
 // moneyLine is the order page's line for the refund or dispute of kind,
 // without its time.
-func moneyLine(t *testing.T, ctx context.Context, kind paygate.CallbackStatus) string {
+func moneyLine(t *testing.T, ctx context.Context, kind callback.Status) string {
 	t.Helper()
 	css := fmt.Sprintf("#money .money-%s", kind)
 	return text(t, ctx, css+" .money-label") + " " + text(t, ctx, css+" .money-amount")
@@ -279,7 +280,7 @@ func requireGateway(t *testing.T, s *shop, orderID string, want paygate.Status, 
 
 // requireCallback waits until the sandbox delivered a callback with status
 // for the order to the shop, which acknowledged it.
-func requireCallback(t *testing.T, s *shop, orderID string, status paygate.CallbackStatus) paygatetest.Delivery {
+func requireCallback(t *testing.T, s *shop, orderID string, status callback.Status) paygatetest.Delivery {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

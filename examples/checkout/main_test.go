@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/cmdtest"
 	"github.com/paygate/paygate-go/paygatetest"
 )
@@ -82,7 +83,7 @@ func TestCallback_ForAnotherPaymentOfTheOrderIsAcknowledgedAndIgnored(t *testing
 		return true
 	})
 	signer := paygatetest.NewCallbackSigner(paygatetest.DefaultPrivateKey, paygate.FormExtended)
-	res := serve(h, signer.Request("/callback", paygate.CallbackCompleted, url.Values{
+	res := serve(h, signer.Request("/callback", callback.Completed, url.Values{
 		"order_id": {o.ID}, "id": {"1000000000000000002"}, "price": {"12.5000"}, "amount": {"12.50"}, "currency": {"EUR"},
 	}))
 
@@ -132,7 +133,7 @@ func TestCallback_WithWrongSignatureIsRefused(t *testing.T) {
 	s, h := newTestApp(t)
 	o := s.orders.create(catalog[0], "")
 	signer := paygatetest.NewCallbackSigner("not-the-key", paygate.FormExtended)
-	res := serve(h, signer.Request("/callback", paygate.CallbackCompleted, url.Values{"order_id": {o.ID}}))
+	res := serve(h, signer.Request("/callback", callback.Completed, url.Values{"order_id": {o.ID}}))
 
 	assert.Equal(t, http.StatusForbidden, res.Code)
 	got, _ := s.orders.get(o.ID)

@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 )
 
 // product is something the shop sells.
@@ -90,7 +91,7 @@ type moneyEvent struct {
 	At time.Time
 	// Kind is the callback status that reported it, for example
 	// refund_completed.
-	Kind          paygate.CallbackStatus
+	Kind          callback.Status
 	TransactionID paygate.ID
 	Amount        decimal.Decimal
 	Currency      string
@@ -99,13 +100,13 @@ type moneyEvent struct {
 // Label is the kind as the order page shows it.
 func (m moneyEvent) Label() string {
 	switch m.Kind {
-	case paygate.CallbackRefundCompleted, paygate.CallbackReversed:
+	case callback.RefundCompleted, callback.Reversed:
 		return "Refund"
-	case paygate.CallbackChargebackCompleted:
+	case callback.ChargebackCompleted:
 		return "Chargeback"
-	case paygate.CallbackRetrievalCompleted:
+	case callback.RetrievalCompleted:
 		return "Dispute won"
-	case paygate.CallbackPenaltyCompleted:
+	case callback.PenaltyCompleted:
 		return "Penalty"
 	}
 	return string(m.Kind)

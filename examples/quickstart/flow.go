@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -306,7 +307,7 @@ func (f *flow) callback(ctx context.Context) (string, error) {
 	if f.gw.sandbox == nil {
 		return "", fmt.Errorf("%w: payment %s is %s; the gateway posts its callback to the project's callback URL", errSkipped, payment.ID, payment.Status)
 	}
-	cb, err := f.gw.waitForCallback(ctx, payment.ID, paygate.CallbackCompleted)
+	cb, err := f.gw.waitForCallback(ctx, payment.ID, callback.Completed)
 	if err != nil {
 		return "", err
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -26,13 +27,13 @@ type gateway struct {
 	merchant *httptest.Server
 	// callbacks receives every verified callback the merchant endpoint
 	// accepted.
-	callbacks chan *paygate.Callback
+	callbacks chan *callback.Callback
 }
 
 // openGateway connects to the gateway the PAYGATE_* variables name, or
 // starts the sandbox when none is set.
 func openGateway(getenv func(string) string) (*gateway, error) {
-	gw := &gateway{callbacks: make(chan *paygate.Callback, 64)}
+	gw := &gateway{callbacks: make(chan *callback.Callback, 64)}
 	base, project, secret := getenv("PAYGATE_BASE_URL"), getenv("PAYGATE_PROJECT"), getenv("PAYGATE_SECRET")
 	if base == "" && project == "" && secret == "" {
 		gw.merchant = httptest.NewServer(nil) // handler set below, once the keys are known
@@ -82,7 +83,7 @@ func openGateway(getenv func(string) string) (*gateway, error) {
 // merchantHandler is the merchant side: what a real integration mounts on
 // its own server.
 func (gw *gateway) merchantHandler(secret string) (http.Handler, error) {
-	callbacks, err := paygate.NewCallbackHandler([]string{secret}, func(_ context.Context, cb *paygate.Callback) error {
+	callbacks, err := callback.NewHandler([]string{secret}, func(_ context.Context, cb *callback.Callback) error {
 		select {
 		case gw.callbacks <- cb:
 		default: // nobody is waiting for more; the callback is still acknowledged
@@ -118,7 +119,7 @@ func (gw *gateway) merchantHandler(secret string) (http.Handler, error) {
 }
 
 // waitForCallback returns the first verified callback for id with status.
-func (gw *gateway) waitForCallback(ctx context.Context, id paygate.ID, status paygate.CallbackStatus) (*paygate.Callback, error) {
+func (gw *gateway) waitForCallback(ctx context.Context, id paygate.ID, status callback.Status) (*callback.Callback, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	for {

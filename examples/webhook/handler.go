@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 )
 
 // newHandler returns the callback handler: it verifies each callback with
@@ -21,7 +22,7 @@ import (
 func newHandler(secret string, client *paygate.Client, out, diag io.Writer) (http.Handler, error) {
 	var mu sync.Mutex // keeps concurrent lines whole
 	logger := slog.New(slog.NewTextHandler(diag, nil))
-	return paygate.NewCallbackHandler([]string{secret}, func(ctx context.Context, cb *paygate.Callback) error {
+	return callback.NewHandler([]string{secret}, func(ctx context.Context, cb *callback.Callback) error {
 		_, err := client.ConfirmCallback(ctx, cb)
 		var mismatch *paygate.CallbackMismatchError
 		switch {
@@ -37,5 +38,5 @@ func newHandler(secret string, client *paygate.Client, out, diag io.Writer) (htt
 		defer mu.Unlock()
 		_, err = fmt.Fprintf(out, "callback id=%s status=%s\n", cb.ID, cb.Status)
 		return err
-	}, paygate.WithCallbackLogger(logger))
+	}, callback.WithLogger(logger))
 }

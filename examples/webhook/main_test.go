@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/cmdtest"
 	"github.com/paygate/paygate-go/paygatetest"
 )
@@ -54,7 +55,7 @@ func refund(t *testing.T, client *paygate.Client, id paygate.ID, price string) {
 
 // delivered returns the sandbox's callback with status about id (its id,
 // or for a refund or a dispute its reference_id).
-func delivered(t *testing.T, srv *paygatetest.Server, id paygate.ID, status paygate.CallbackStatus) url.Values {
+func delivered(t *testing.T, srv *paygatetest.Server, id paygate.ID, status callback.Status) url.Values {
 	t.Helper()
 	for _, d := range srv.Deliveries() {
 		v := d.Values
@@ -93,7 +94,7 @@ func TestHandler_Contract(t *testing.T) {
 	disputed := charge(t, client, "ord-disputed", "40.00")
 	chargeback, err := srv.Chargeback(disputed)
 	require.NoError(t, err)
-	refundCB := delivered(t, srv, refunded, paygate.CallbackRefundCompleted)
+	refundCB := delivered(t, srv, refunded, callback.RefundCompleted)
 
 	steps := []struct {
 		name     string
@@ -102,22 +103,22 @@ func TestHandler_Contract(t *testing.T) {
 		wantBody string
 		wantLine string // printed by this step, if any
 	}{
-		{"confirmed callback", post(delivered(t, srv, paid, paygate.CallbackCompleted)), 200, "OK", "callback id=" + paid.String() + " status=completed"},
-		{"repeat is acknowledged, not processed", post(delivered(t, srv, paid, paygate.CallbackCompleted)), 200, "OK", ""},
+		{"confirmed callback", post(delivered(t, srv, paid, callback.Completed)), 200, "OK", "callback id=" + paid.String() + " status=completed"},
+		{"repeat is acknowledged, not processed", post(delivered(t, srv, paid, callback.Completed)), 200, "OK", ""},
 		{"id and reference_id swapped is refused", post(swapped(refundCB, "id", "reference_id")), 500, "", ""},
 		{"the genuine refund after it is processed", post(refundCB), 200, "OK", "callback id=" + refundCB.Get("id") + " status=refund_completed"},
-		{"a later status of a transaction", post(delivered(t, srv, stale, paygate.CallbackRefundCompleted)), 200, "OK",
-			"callback id=" + delivered(t, srv, stale, paygate.CallbackRefundCompleted).Get("id") + " status=refund_completed"},
-		{"an earlier one after it is stale: acknowledged, not processed", post(delivered(t, srv, stale, paygate.CallbackCompleted)), 200, "OK", ""},
-		{"chargeback", post(delivered(t, srv, chargeback, paygate.CallbackChargebackCompleted)), 200, "OK", "callback id=" + chargeback.String() + " status=chargeback_completed"},
-		{"signed, but no such transaction", signer.Request("/", paygate.CallbackCompleted, nil), 500, "", ""},
-		{"missing signature", unsigned(signer.Values(paygate.CallbackFailed, nil)), 403, "", ""},
-		{"wrong signature", paygatetest.NewCallbackSigner("sk_other", paygate.FormExtended).Request("/", paygate.CallbackFailed, nil), 403, "", ""},
+		{"a later status of a transaction", post(delivered(t, srv, stale, callback.RefundCompleted)), 200, "OK",
+			"callback id=" + delivered(t, srv, stale, callback.RefundCompleted).Get("id") + " status=refund_completed"},
+		{"an earlier one after it is stale: acknowledged, not processed", post(delivered(t, srv, stale, callback.Completed)), 200, "OK", ""},
+		{"chargeback", post(delivered(t, srv, chargeback, callback.ChargebackCompleted)), 200, "OK", "callback id=" + chargeback.String() + " status=chargeback_completed"},
+		{"signed, but no such transaction", signer.Request("/", callback.Completed, nil), 500, "", ""},
+		{"missing signature", unsigned(signer.Values(callback.Failed, nil)), 403, "", ""},
+		{"wrong signature", paygatetest.NewCallbackSigner("sk_other", paygate.FormExtended).Request("/", callback.Failed, nil), 403, "", ""},
 		{"empty body", postBody(""), 403, "", ""},
-		{"id not numeric", signer.Request("/", paygate.CallbackFailed, url.Values{"id": {"abc"}}), 400, "", ""},
-		{"id twice", signer.Request("/", paygate.CallbackFailed, url.Values{"id": {"1", "2"}}), 400, "", ""},
+		{"id not numeric", signer.Request("/", callback.Failed, url.Values{"id": {"abc"}}), 400, "", ""},
+		{"id twice", signer.Request("/", callback.Failed, url.Values{"id": {"1", "2"}}), 400, "", ""},
 		{"GET", httptest.NewRequest(http.MethodGet, "/", nil), 405, "", ""},
-		{"body over 64 KiB", signer.Request("/", paygate.CallbackFailed, url.Values{"attr_pad": {strings.Repeat("x", paygate.MaxCallbackBytes)}}), 413, "", ""},
+		{"body over 64 KiB", signer.Request("/", callback.Failed, url.Values{"attr_pad": {strings.Repeat("x", callback.MaxBytes)}}), 413, "", ""},
 	}
 	var wantOut strings.Builder
 	for _, st := range steps {
@@ -142,7 +143,7 @@ func TestHandler_Contract(t *testing.T) {
 // processed.
 func TestHandler_GatewayUnreachableIs500(t *testing.T) {
 	srv, client := gateway(t, paygate.FormExtended)
-	values := delivered(t, srv, charge(t, client, "ord-1", "10.00"), paygate.CallbackCompleted)
+	values := delivered(t, srv, charge(t, client, "ord-1", "10.00"), callback.Completed)
 	srv.Close()
 	var out, diag bytes.Buffer
 	h, err := newHandler(srv.PrivateKey, client, &out, &diag)
@@ -190,27 +191,27 @@ func TestRun_ConfirmsTheSandboxsCallbacksUntilCancelled(t *testing.T) {
 			next := &deliveryCursor{srv: srv}
 			// Each callback is awaited before the next change, so that
 			// none is stale when it arrives.
-			expect := func(status paygate.CallbackStatus) {
+			expect := func(status callback.Status) {
 				d := next.delivered(t)
 				require.Equal(t, string(status), d.Values.Get("status"))
 				want.WriteString("callback id=" + d.Values.Get("id") + " status=" + string(status) + "\n")
 			}
 			pay := charge(t, client, "ord-run", "25.00")
-			expect(paygate.CallbackCompleted)
+			expect(callback.Completed)
 			refund(t, client, pay, "25.00")
 			if form == paygate.FormBasic {
-				expect(paygate.CallbackReversed)
+				expect(callback.Reversed)
 			} else {
-				expect(paygate.CallbackRefundCompleted)
+				expect(callback.RefundCompleted)
 			}
 			disputed := charge(t, client, "ord-run-disputed", "40.00")
-			expect(paygate.CallbackCompleted)
+			expect(callback.Completed)
 			chargeback, err := srv.Chargeback(disputed)
 			require.NoError(t, err)
-			expect(paygate.CallbackChargebackCompleted)
+			expect(callback.ChargebackCompleted)
 			_, err = srv.Retrieve(chargeback)
 			require.NoError(t, err)
-			expect(paygate.CallbackRetrievalCompleted)
+			expect(callback.RetrievalCompleted)
 
 			require.NoError(t, srv.Redeliver(1), "a repeat")
 			_, err = srv.WaitForDelivery(context.Background(), func(d paygatetest.Delivery) bool { return d.Seq == 1 && d.Attempts == 2 })

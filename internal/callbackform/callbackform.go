@@ -4,8 +4,9 @@
 // callbacks it delivers with it, and paygatetest.CallbackSigner builds the
 // callbacks of merchants' tests with it, so that both always agree.
 //
-// It does not import package paygate, whose own tests use it: signing is
-// passed in as a function.
+// It signs with internal/signing, as the client and package callback do.
+// It does not import package callback, whose own tests use it; so the
+// status type is the caller's (callback.Status), a type parameter.
 package callbackform
 
 import (
@@ -17,11 +18,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/paygate/paygate-go/internal/signing"
 	"github.com/shopspring/decimal"
 )
 
 // SignatureParam is the field that carries the signature.
-const SignatureParam = "signature"
+const SignatureParam = signing.Param
 
 // DefaultID is the transaction id of the callbacks a Signer builds unless
 // told otherwise: 2^53 + 1, which a float64 cannot hold, so a handler that
@@ -121,18 +123,17 @@ func Encode(v url.Values) string {
 
 // Signer builds signed callbacks of one form under one private key, with
 // the values of a 10 EUR payment. S is the status type of the caller
-// (paygate.CallbackStatus), which this package cannot import.
+// (callback.Status), which this package cannot import.
 type Signer[S ~string] struct {
-	key   string
-	basic bool
-	sign  func(url.Values, string) string
-	name  string
+	signer *signing.Signer
+	basic  bool
+	name   string
 }
 
-// NewSigner returns a Signer of basic or extended callbacks signed with
-// sign under privateKey; name is what String prints in place of the key.
-func NewSigner[S ~string](name, privateKey string, basic bool, sign func(url.Values, string) string) *Signer[S] {
-	return &Signer[S]{key: privateKey, basic: basic, sign: sign, name: name}
+// NewSigner returns a Signer of basic or extended callbacks signed under
+// privateKey; name is what String prints in place of the key.
+func NewSigner[S ~string](name, privateKey string, basic bool) *Signer[S] {
+	return &Signer[S]{signer: signing.New(privateKey), basic: basic, name: name}
 }
 
 // Values returns the signed fields of a callback reporting status; fields
@@ -142,7 +143,9 @@ func (s *Signer[S]) Values(status S, fields url.Values) url.Values {
 	for k, vs := range fields {
 		v[k] = append([]string(nil), vs...)
 	}
-	v.Set(SignatureParam, s.sign(v, s.key))
+	var sig [signing.Len]byte
+	s.signer.SumValues(&sig, v)
+	v.Set(SignatureParam, string(sig[:]))
 	return v
 }
 

@@ -1,4 +1,4 @@
-// Package dedupsuite holds the behaviour every shared CallbackDedupStore
+// Package dedupsuite holds the behaviour every shared callback.Store
 // must show, run by the tests of each store against a real engine: many
 // replicas processing each callback exactly once, a crashed replica's claim
 // expiring after the lease, and order kept per transaction; and FaultRuns,
@@ -23,14 +23,14 @@ import (
 	"testing"
 	"time"
 
-	paygate "github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/dedupstore"
-	"github.com/paygate/paygate-go/paygatetest"
+	"github.com/paygate/paygate-go/internal/signing"
 )
 
 // Factory returns a store with its own connection to the shared engine,
 // whose claims last lease.
-type Factory func(t testing.TB, lease time.Duration) paygate.CallbackDedupStore
+type Factory func(t testing.TB, lease time.Duration) callback.Store
 
 // secret signs the suite's callbacks.
 const secret = "dedupsuite-private-key"
@@ -66,9 +66,9 @@ func Run(t *testing.T, stores func(testing.TB) Factory) {
 // merchant function fails the first attempt of every failEvery-th
 // callback. Every callback must be processed successfully exactly once.
 func Replicas(t *testing.T, newStore Factory) {
-	const firstID = paygate.ID(7_000_000_000_000_000_001)
+	const firstID = callback.ID(7_000_000_000_000_000_001)
 	var attempts, successes [callbacks]atomic.Int32
-	fn := func(_ context.Context, cb *paygate.Callback) error {
+	fn := func(_ context.Context, cb *callback.Callback) error {
 		i := int(cb.ID - firstID)
 		if i < 0 || i >= callbacks {
 			return fmt.Errorf("unexpected callback id %s", cb.ID)
@@ -83,11 +83,11 @@ func Replicas(t *testing.T, newStore Factory) {
 	for r := range urls {
 		urls[r] = serve(t, fn, newStore(t, time.Minute))
 	}
-	signer := paygatetest.NewCallbackSigner(secret, paygate.FormExtended)
+	signer := newSigner(secret)
 	bodies := make([]string, callbacks)
 	for i := range bodies {
-		bodies[i] = signer.Body(paygate.CallbackCompleted, url.Values{
-			"id":       {(firstID + paygate.ID(i)).String()},
+		bodies[i] = signer.Body(callback.Completed, url.Values{
+			"id":       {(firstID + callback.ID(i)).String()},
 			"order_id": {fmt.Sprintf("order-%d", i)},
 		})
 	}
@@ -146,19 +146,19 @@ func Replicas(t *testing.T, newStore Factory) {
 // ended, and never again.
 func Crash(t *testing.T, newStore Factory, lease time.Duration) {
 	ctx := context.Background()
-	signer := paygatetest.NewCallbackSigner(secret, paygate.FormExtended)
-	body := signer.Body(paygate.CallbackCompleted, nil)
-	cb := parse(t, signer.Values(paygate.CallbackCompleted, nil))
+	signer := newSigner(secret)
+	body := signer.Body(callback.Completed, nil)
+	cb := parse(t, signer.Values(callback.Completed, nil))
 
 	dead := newStore(t, lease)
 	claimed := time.Now()
-	if c, err := dead.Claim(ctx, cb.DedupKey()); err != nil || c != paygate.DedupAcquired {
+	if c, err := dead.Claim(ctx, cb.Key()); err != nil || c != callback.Acquired {
 		t.Fatalf("first replica's claim = %v, %v; want acquired", c, err)
 	}
 
 	var calls atomic.Int32
 	var processedAt atomic.Int64
-	live := serve(t, func(context.Context, *paygate.Callback) error {
+	live := serve(t, func(context.Context, *callback.Callback) error {
 		calls.Add(1)
 		processedAt.Store(time.Now().UnixNano())
 		return nil
@@ -193,29 +193,29 @@ func Crash(t *testing.T, newStore Factory, lease time.Duration) {
 // another payment and a recurring charge naming the refunded payment as its
 // reference are not stale.
 func Ordering(t *testing.T, newStore Factory) {
-	if _, ok := newStore(t, time.Minute).(paygate.CallbackOrderStore); !ok {
-		t.Fatal("the store does not keep order: it is no paygate.CallbackOrderStore")
+	if _, ok := newStore(t, time.Minute).(callback.OrderStore); !ok {
+		t.Fatal("the store does not keep order: it is no callback.OrderStore")
 	}
 	ctx := context.Background()
-	seen := make(chan *paygate.Callback, 16)
-	fn := func(_ context.Context, cb *paygate.Callback) error { seen <- cb; return nil }
+	seen := make(chan *callback.Callback, 16)
+	fn := func(_ context.Context, cb *callback.Callback) error { seen <- cb; return nil }
 	a, b := serve(t, fn, newStore(t, time.Minute)), serve(t, fn, newStore(t, time.Minute))
-	signer := paygatetest.NewCallbackSigner(secret, paygate.FormExtended)
-	payment, refund, other, recurring := paygate.ID(8_100_000_000_000_000_001), paygate.ID(8_100_000_000_000_000_002),
-		paygate.ID(8_100_000_000_000_000_003), paygate.ID(8_100_000_000_000_000_004)
+	signer := newSigner(secret)
+	payment, refund, other, recurring := callback.ID(8_100_000_000_000_000_001), callback.ID(8_100_000_000_000_000_002),
+		callback.ID(8_100_000_000_000_000_003), callback.ID(8_100_000_000_000_000_004)
 	steps := []struct {
 		replica   string
-		status    paygate.CallbackStatus
-		id, ref   paygate.ID
+		status    callback.Status
+		id, ref   callback.ID
 		wantStale bool
 	}{
-		{a, paygate.CallbackProcessing, other, 0, false},
-		{b, paygate.CallbackCompleted, other, 0, false},
-		{a, paygate.CallbackRefundCompleted, refund, payment, false},
-		{b, paygate.CallbackCompleted, payment, 0, true},
-		{a, paygate.CallbackProcessing, payment, 0, true},
-		{b, paygate.CallbackCompleted, recurring, payment, false},
-		{a, paygate.CallbackRefundCompleted, refund + 10, other, false},
+		{a, callback.Processing, other, 0, false},
+		{b, callback.Completed, other, 0, false},
+		{a, callback.RefundCompleted, refund, payment, false},
+		{b, callback.Completed, payment, 0, true},
+		{a, callback.Processing, payment, 0, true},
+		{b, callback.Completed, recurring, payment, false},
+		{a, callback.RefundCompleted, refund + 10, other, false},
 	}
 	for _, s := range steps {
 		fields := url.Values{"id": {s.id.String()}, "reference_id": {""}}
@@ -235,10 +235,10 @@ func Ordering(t *testing.T, newStore Factory) {
 			t.Fatalf("%s of %s did not reach the function", s.status, s.id)
 		}
 	}
-	order := newStore(t, time.Minute).(paygate.CallbackOrderStore)
-	for id, want := range map[paygate.ID]paygate.CallbackStatus{
-		payment: paygate.CallbackRefundCompleted, other: paygate.CallbackRefundCompleted,
-		recurring: paygate.CallbackCompleted, refund: "",
+	order := newStore(t, time.Minute).(callback.OrderStore)
+	for id, want := range map[callback.ID]callback.Status{
+		payment: callback.RefundCompleted, other: callback.RefundCompleted,
+		recurring: callback.Completed, refund: "",
 	} {
 		if got, err := order.LatestStatus(ctx, id); err != nil || got != want {
 			t.Errorf("LatestStatus(%s) = %q, %v; want %q", id, got, err, want)
@@ -270,16 +270,16 @@ func FailedCallsLeaveNoClaimBehind(t *testing.T, newStore Factory) {
 	s := newStore(t, lease)
 	ended, cancel := context.WithCancel(context.Background())
 	cancel()
-	for name, end := range map[string]func(paygate.DedupKey) error{
-		"Complete": func(k paygate.DedupKey) error { return s.Complete(ended, k) },
-		"Release":  func(k paygate.DedupKey) error { return s.Release(ended, k) },
+	for name, end := range map[string]func(callback.Key) error{
+		"Complete": func(k callback.Key) error { return s.Complete(ended, k) },
+		"Release":  func(k callback.Key) error { return s.Release(ended, k) },
 	} {
 		k := key(rand.Uint64())
-		RequireClaim(t, s, k, paygate.DedupAcquired)
+		RequireClaim(t, s, k, callback.Acquired)
 		if err := end(k); err == nil {
 			t.Fatalf("%s with an ended context succeeded", name)
 		}
-		if c := claimOnceLapsed(t, s, k); c != paygate.DedupAcquired {
+		if c := claimOnceLapsed(t, s, k); c != callback.Acquired {
 			t.Fatalf("after a failed %s and the lease, Claim = %v; want acquired", name, c)
 		}
 	}
@@ -287,14 +287,14 @@ func FailedCallsLeaveNoClaimBehind(t *testing.T, newStore Factory) {
 
 // claimOnceLapsed claims k on s until the answer is not busy, for at most
 // 5 s, and returns the last answer.
-func claimOnceLapsed(t *testing.T, s paygate.CallbackDedupStore, k paygate.DedupKey) paygate.DedupClaim {
+func claimOnceLapsed(t *testing.T, s callback.Store, k callback.Key) callback.Claim {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		c, err := s.Claim(context.Background(), k)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c != paygate.DedupBusy || time.Now().After(deadline) {
+		if c != callback.Busy || time.Now().After(deadline) {
 			return c
 		}
 	}
@@ -308,10 +308,10 @@ func claimOnceLapsed(t *testing.T, s paygate.CallbackDedupStore, k paygate.Dedup
 func Swapped(t *testing.T, newStore Factory) {
 	ctx := context.Background()
 	var calls atomic.Int32
-	fn := func(context.Context, *paygate.Callback) error { calls.Add(1); return nil }
+	fn := func(context.Context, *callback.Callback) error { calls.Add(1); return nil }
 	a, b := serve(t, fn, newStore(t, time.Minute)), serve(t, fn, newStore(t, time.Minute))
-	signer := paygatetest.NewCallbackSigner(secret, paygate.FormExtended)
-	genuine := signer.Values(paygate.CallbackRefundCompleted, url.Values{
+	signer := newSigner(secret)
+	genuine := signer.Values(callback.RefundCompleted, url.Values{
 		"id": {"8200000000000000002"}, "reference_id": {"8200000000000000001"}, "attr_note": {"zz|zzz"},
 	})
 	variant := func(change func(url.Values)) url.Values {
@@ -320,7 +320,7 @@ func Swapped(t *testing.T, newStore Factory) {
 			v[k] = vs
 		}
 		change(v)
-		if err := paygate.VerifySignature(v, secret); err != nil {
+		if err := signing.New(secret).Verify(v); err != nil {
 			t.Fatalf("the variant does not verify: %v", err)
 		}
 		return v
@@ -349,7 +349,7 @@ func Swapped(t *testing.T, newStore Factory) {
 func ContextEndsTheCall(t *testing.T, newStore Factory) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	s := newStore(t, time.Minute).(paygate.CallbackOrderStore)
+	s := newStore(t, time.Minute).(callback.OrderStore)
 	k := key(rand.Uint64())
 	if _, err := s.Claim(ctx, k); !errors.Is(err, context.Canceled) {
 		t.Errorf("Claim = %v, want context.Canceled", err)
@@ -363,7 +363,7 @@ func ContextEndsTheCall(t *testing.T, newStore Factory) {
 	if _, err := s.LatestStatus(ctx, k.Transaction); !errors.Is(err, context.Canceled) {
 		t.Errorf("LatestStatus = %v, want context.Canceled", err)
 	}
-	if c, err := s.Claim(context.Background(), k); err != nil || c != paygate.DedupAcquired {
+	if c, err := s.Claim(context.Background(), k); err != nil || c != callback.Acquired {
 		t.Fatalf("Claim after the ended calls = %v, %v; want acquired: they changed nothing", c, err)
 	}
 }
@@ -377,7 +377,7 @@ func ReleaseKeepsATakenOverClaim(t *testing.T, newStore Factory) {
 	if err := late.Release(ctx, k); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := newStore(t, time.Minute).Claim(ctx, k); err != nil || c != paygate.DedupBusy {
+	if c, err := newStore(t, time.Minute).Claim(ctx, k); err != nil || c != callback.Busy {
 		t.Fatalf("after the late Release, Claim = %v, %v; want busy: the other claim stands", c, err)
 	}
 }
@@ -392,7 +392,7 @@ func CompleteAfterATakeOverReportsTheLostLease(t *testing.T, newStore Factory) {
 	if err := late.Complete(ctx, k); !errors.Is(err, dedupstore.ErrLeaseLost) {
 		t.Fatalf("late Complete = %v, want ErrLeaseLost", err)
 	}
-	if c, err := newStore(t, time.Minute).Claim(ctx, k); err != nil || c != paygate.DedupProcessed {
+	if c, err := newStore(t, time.Minute).Claim(ctx, k); err != nil || c != callback.Processed {
 		t.Fatalf("Claim = %v, %v; want processed: recorded all the same", c, err)
 	}
 }
@@ -407,18 +407,18 @@ func OwnClaimOutlivingItsLeaseStaysBusy(t *testing.T, newStore Factory) {
 	const lease = 20 * time.Millisecond
 	s := newStore(t, lease)
 	k := key(rand.Uint64())
-	if c, err := s.Claim(ctx, k); err != nil || c != paygate.DedupAcquired {
+	if c, err := s.Claim(ctx, k); err != nil || c != callback.Acquired {
 		t.Fatalf("first Claim = %v, %v", c, err)
 	}
 	for end := time.Now().Add(10 * lease); time.Now().Before(end); time.Sleep(lease / 4) {
-		if c, err := s.Claim(ctx, k); err != nil || c != paygate.DedupBusy {
+		if c, err := s.Claim(ctx, k); err != nil || c != callback.Busy {
 			t.Fatalf("Claim while this process holds the callback = %v, %v; want busy", c, err)
 		}
 	}
 	if err := s.Release(ctx, k); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := s.Claim(ctx, k); err != nil || c != paygate.DedupAcquired {
+	if c, err := s.Claim(ctx, k); err != nil || c != callback.Acquired {
 		t.Fatalf("Claim after Release = %v, %v; want acquired", c, err)
 	}
 }
@@ -426,11 +426,11 @@ func OwnClaimOutlivingItsLeaseStaysBusy(t *testing.T, newStore Factory) {
 // takenOver claims a new key through a store with a short lease, then,
 // once the lease lapsed, through another store; it returns the first
 // store, whose claim is no longer its own.
-func takenOver(t *testing.T, newStore Factory) (paygate.CallbackDedupStore, paygate.DedupKey) {
+func takenOver(t *testing.T, newStore Factory) (callback.Store, callback.Key) {
 	t.Helper()
 	late, other := newStore(t, 20*time.Millisecond), newStore(t, time.Minute)
 	k := key(rand.Uint64())
-	if c, err := late.Claim(context.Background(), k); err != nil || c != paygate.DedupAcquired {
+	if c, err := late.Claim(context.Background(), k); err != nil || c != callback.Acquired {
 		t.Fatalf("first Claim = %v, %v", c, err)
 	}
 	deadline := time.Now().Add(10 * time.Second)
@@ -439,10 +439,10 @@ func takenOver(t *testing.T, newStore Factory) (paygate.CallbackDedupStore, payg
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c == paygate.DedupAcquired {
+		if c == callback.Acquired {
 			return late, k
 		}
-		if c != paygate.DedupBusy || time.Now().After(deadline) {
+		if c != callback.Busy || time.Now().After(deadline) {
 			t.Fatalf("Claim = %v; the first claim never lapsed", c)
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -451,14 +451,14 @@ func takenOver(t *testing.T, newStore Factory) (paygate.CallbackDedupStore, payg
 
 // ClaimComplete measures one callback's claim and completion, a new
 // callback each iteration, as a replica processing fresh callbacks does.
-func ClaimComplete(b *testing.B, store paygate.CallbackDedupStore) {
+func ClaimComplete(b *testing.B, store callback.Store) {
 	ctx := context.Background()
 	base := rand.Uint64()
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
 		k := key(base + uint64(i))
-		if c, err := store.Claim(ctx, k); err != nil || c != paygate.DedupAcquired {
+		if c, err := store.Claim(ctx, k); err != nil || c != callback.Acquired {
 			b.Fatalf("claim = %v, %v", c, err)
 		}
 		if err := store.Complete(ctx, k); err != nil {
@@ -468,18 +468,18 @@ func ClaimComplete(b *testing.B, store paygate.CallbackDedupStore) {
 }
 
 // key is the key of a distinct completed callback numbered n.
-func key(n uint64) paygate.DedupKey {
-	id := paygate.ID(n>>2 + 1)
+func key(n uint64) callback.Key {
+	id := callback.ID(n>>2 + 1)
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], n)
-	return paygate.DedupKey{ID: id, Status: paygate.CallbackCompleted, Transaction: id, Digest: sha256.Sum256(b[:])}
+	return callback.Key{ID: id, Status: callback.Completed, Transaction: id, Digest: sha256.Sum256(b[:])}
 }
 
-// serve runs a CallbackHandler on store (and opts) behind a loopback
+// serve runs a callback.Handler on store (and opts) behind a loopback
 // server and returns its URL.
-func serve(t *testing.T, fn paygate.CallbackFunc, store paygate.CallbackDedupStore, opts ...paygate.CallbackHandlerOption) string {
+func serve(t *testing.T, fn callback.Func, store callback.Store, opts ...callback.Option) string {
 	t.Helper()
-	h, err := paygate.NewCallbackHandler([]string{secret}, fn, append(opts, paygate.WithDedupStore(store))...)
+	h, err := callback.NewHandler([]string{secret}, fn, append(opts, callback.WithStore(store))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -489,9 +489,9 @@ func serve(t *testing.T, fn paygate.CallbackFunc, store paygate.CallbackDedupSto
 }
 
 // parse verifies signed callback values as a handler would.
-func parse(t *testing.T, v url.Values) *paygate.Callback {
+func parse(t *testing.T, v url.Values) *callback.Callback {
 	t.Helper()
-	verifier, err := paygate.NewCallbackVerifier([]string{secret})
+	verifier, err := callback.NewVerifier([]string{secret})
 	if err != nil {
 		t.Fatal(err)
 	}

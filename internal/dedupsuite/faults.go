@@ -11,8 +11,7 @@ import (
 	"testing"
 	"time"
 
-	paygate "github.com/paygate/paygate-go"
-	"github.com/paygate/paygate-go/paygatetest"
+	"github.com/paygate/paygate-go/callback"
 )
 
 // The fault tests of each store (beside the store: what fails is
@@ -53,19 +52,19 @@ const NotRecorded = "paygate callback processed, but recording it failed"
 // until a delivery is acknowledged, as the gateway does, and once more,
 // which must be acknowledged without running the function. It fails the
 // test unless what happened is want.
-func FaultRuns(t *testing.T, store paygate.CallbackDedupStore, logs *Logs, f Fault, want Want) {
+func FaultRuns(t *testing.T, store callback.Store, logs *Logs, f Fault, want Want) {
 	t.Helper()
 	var runs atomic.Int32
 	during := f.During
-	fn := func(context.Context, *paygate.Callback) error {
+	fn := func(context.Context, *callback.Callback) error {
 		if runs.Add(1) == 1 && during != nil {
 			during(t)
 		}
 		return nil
 	}
-	url := serve(t, fn, store, paygate.WithCallbackLogger(logs.Logger()))
-	signer := paygatetest.NewCallbackSigner(secret, paygate.FormExtended)
-	body := signer.Body(paygate.CallbackCompleted, map[string][]string{"id": {paygate.ID(rand.Int64N(1<<62) + 1).String()}})
+	url := serve(t, fn, store, callback.WithLogger(logs.Logger()))
+	signer := newSigner(secret)
+	body := signer.Body(callback.Completed, map[string][]string{"id": {callback.ID(rand.Int64N(1<<62) + 1).String()}})
 
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/chromium"
 	"github.com/paygate/paygate-go/paygatetest"
 )
@@ -101,7 +102,7 @@ func TestDashboard_ChargebackFromTheBrowser(t *testing.T) {
 		chromedp.WaitVisible(chromedp.ID("note")))
 	cb := "#txn-" + strconv.FormatInt(int64(pay)+1, 10)
 	_, err := srv.WaitForDelivery(ctx, func(d paygatetest.Delivery) bool {
-		return d.Delivered && d.Values.Get("status") == string(paygate.CallbackChargebackCompleted)
+		return d.Delivered && d.Values.Get("status") == string(callback.ChargebackCompleted)
 	})
 	require.NoError(t, err)
 	do(t, ctx, chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS(cb)))

@@ -14,12 +14,12 @@ func TestCommittedNetworkIsGenerated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := os.ReadFile(filepath.Join("..", "..", "..", "signature_sortnet.go"))
+	got, err := os.ReadFile(filepath.Join("..", "..", "signing", "sortnet.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if string(got) != string(want) {
-		t.Fatal("signature_sortnet.go differs from what gensortnet writes: run go generate in the repository root")
+		t.Fatal("internal/signing/sortnet.go differs from what gensortnet writes: run go generate in internal/signing")
 	}
 }
 

@@ -30,6 +30,7 @@ var imports = map[string]string{
 	"url":         "net/url",
 	"decimal":     "github.com/shopspring/decimal",
 	"paygate":     "github.com/paygate/paygate-go",
+	"callback":    "github.com/paygate/paygate-go/callback",
 	"paygatetest": "github.com/paygate/paygate-go/paygatetest",
 	"redisdedup":  "github.com/paygate/paygate-go/dedup/redisdedup",
 	"pgdedup":     "github.com/paygate/paygate-go/dedup/pgdedup",

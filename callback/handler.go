@@ -1,4 +1,4 @@
-package paygate
+package callback
 
 import (
 	"context"
@@ -11,24 +11,24 @@ import (
 	"time"
 )
 
-// CallbackFunc processes one verified callback: fulfil the order, record a
+// Func processes one verified callback: fulfil the order, record a
 // refund, and so on. Return nil only once the callback is durably handled;
 // an error makes the handler answer 500 so that the gateway delivers the
 // callback again.
-type CallbackFunc func(ctx context.Context, cb *Callback) error
+type Func func(ctx context.Context, cb *Callback) error
 
-// CallbackHandler is an http.Handler for the endpoint the gateway POSTs
+// Handler is an http.Handler for the endpoint the gateway POSTs
 // callbacks to. It answers:
 //
 //   - 200 with body "OK" when fn returned nil, or when the callback (the
-//     same set of signed values: see [DedupKey]) was already processed;
+//     same set of signed values: see [Key]) was already processed;
 //   - 403 for a missing or wrong signature, an empty body included;
 //   - 400 for a correctly signed callback that cannot be read: see
-//     [CallbackVerifier.ParseValues] (a field sent twice is one such);
+//     [Verifier.ParseValues] (a field sent twice is one such);
 //   - 405 for a method other than POST;
-//   - 413 for a body over MaxCallbackBytes (64 KiB);
+//   - 413 for a body over MaxBytes (64 KiB);
 //   - 500 when fn failed or the de-duplication store failed or did not
-//     answer within the store timeout (see [WithDedupTimeout]), so that the
+//     answer within the store timeout (see [WithStoreTimeout]), so that the
 //     gateway delivers again (a panic in fn releases the claim and goes on
 //     to net/http, which drops the connection: delivered again too); this
 //     includes a callback fn processed but the store could not record;
@@ -37,74 +37,74 @@ type CallbackFunc func(ctx context.Context, cb *Callback) error
 //
 // Nothing of a callback that failed verification reaches fn, and answers
 // never echo what was received. When the store keeps order (a
-// [CallbackOrderStore], as the default MemoryDedupStore does), fn sees
+// [OrderStore], as the default MemoryStore does), fn sees
 // [Callback.Stale] set on a callback older than one already processed for
 // the same transaction.
-type CallbackHandler struct {
-	verifier        *CallbackVerifier
-	fn              CallbackFunc
-	dedup           CallbackDedupStore
+type Handler struct {
+	verifier        *Verifier
+	fn              Func
+	dedup           Store
 	dedupOff        bool
 	dedupTimeout    time.Duration // of each store call
 	dedupTimeoutSet bool
 	logger          *slog.Logger
-	observer        CallbackObserver
+	observer        Observer
 }
 
-// CallbackHandlerOption configures NewCallbackHandler.
-type CallbackHandlerOption func(*CallbackHandler)
+// Option configures NewHandler.
+type Option func(*Handler)
 
-// WithDedupStore sets where the handler records processed callbacks. The
-// default is a [MemoryDedupStore] of DefaultDedupCapacity entries, which
+// WithStore sets where the handler records processed callbacks. The
+// default is a [MemoryStore] of DefaultCapacity entries, which
 // forgets on restart and is not shared between processes; when the
 // endpoint runs on several replicas, pass a shared store: the modules
 // github.com/paygate/paygate-go/dedup/redisdedup and .../dedup/pgdedup
 // provide one on Redis and on PostgreSQL. A nil store is an error from
-// NewCallbackHandler, so that a store left unset by mistake cannot turn
+// NewHandler, so that a store left unset by mistake cannot turn
 // de-duplication off: [WithoutDedup] says so explicitly.
-func WithDedupStore(s CallbackDedupStore) CallbackHandlerOption {
-	return func(h *CallbackHandler) { h.dedup, h.dedupOff = s, false }
+func WithStore(s Store) Option {
+	return func(h *Handler) { h.dedup, h.dedupOff = s, false }
 }
 
 // WithoutDedup turns de-duplication (and Callback.Stale) off: every
 // delivery runs fn, for a fn that is idempotent by itself.
-func WithoutDedup() CallbackHandlerOption {
-	return func(h *CallbackHandler) { h.dedup, h.dedupOff = nil, true }
+func WithoutDedup() Option {
+	return func(h *Handler) { h.dedup, h.dedupOff = nil, true }
 }
 
-// WithDedupTimeout sets the deadline of each call the handler makes to its
+// WithStoreTimeout sets the deadline of each call the handler makes to its
 // de-duplication store (Claim, LatestStatus, Complete, Release), so that a
 // stalled store makes the handler answer 500 in bounded time instead of
 // holding the delivery until the claim's lease ends and another replica
 // runs fn again. The default is a quarter of the store's lease for a
-// [LeasedDedupStore] (15 s for the shared stores' default lease of 60 s),
-// DefaultDedupTimeout otherwise. NewCallbackHandler refuses a timeout of
+// [LeasedStore] (15 s for the shared stores' default lease of 60 s),
+// DefaultStoreTimeout otherwise. NewHandler refuses a timeout of
 // zero or less, or one not shorter than the store's lease: a call still
 // running when its claim lapsed could record a callback another replica
 // is processing.
-func WithDedupTimeout(d time.Duration) CallbackHandlerOption {
-	return func(h *CallbackHandler) { h.dedupTimeout = d; h.dedupTimeoutSet = true }
+func WithStoreTimeout(d time.Duration) Option {
+	return func(h *Handler) { h.dedupTimeout = d; h.dedupTimeoutSet = true }
 }
 
-// WithCallbackLogger logs rejected callbacks at warn level and failures of
+// WithLogger logs rejected callbacks at warn level and failures of
 // fn or of the store at error level: the reason and the transaction id
 // when verified, never the body or a key. By default nothing is logged.
-func WithCallbackLogger(l *slog.Logger) CallbackHandlerOption {
-	return func(h *CallbackHandler) { h.logger = l }
+func WithLogger(l *slog.Logger) Option {
+	return func(h *Handler) { h.logger = l }
 }
 
-// NewCallbackHandler returns a handler that verifies callbacks with any of
+// NewHandler returns a handler that verifies callbacks with any of
 // privateKeys (more than one during a key rotation) and passes each one
 // once to fn.
-func NewCallbackHandler(privateKeys []string, fn CallbackFunc, opts ...CallbackHandlerOption) (*CallbackHandler, error) {
-	v, err := NewCallbackVerifier(privateKeys)
+func NewHandler(privateKeys []string, fn Func, opts ...Option) (*Handler, error) {
+	v, err := NewVerifier(privateKeys)
 	if err != nil {
 		return nil, err
 	}
 	if fn == nil {
-		return nil, errors.New("paygate: nil CallbackFunc")
+		return nil, errors.New("paygate: nil callback.Func")
 	}
-	h := &CallbackHandler{verifier: v, fn: fn, dedup: NewMemoryDedupStore(DefaultDedupCapacity)}
+	h := &Handler{verifier: v, fn: fn, dedup: NewMemoryStore(DefaultCapacity)}
 	for _, o := range opts {
 		o(h)
 	}
@@ -116,16 +116,16 @@ func NewCallbackHandler(privateKeys []string, fn CallbackFunc, opts ...CallbackH
 
 // checkDedup refuses a nil store and a store timeout that does not fit the
 // store's lease, and sets the default timeout.
-func (h *CallbackHandler) checkDedup() error {
+func (h *Handler) checkDedup() error {
 	if h.dedupOff {
 		return nil
 	}
 	if isNil(h.dedup) {
-		return errors.New("paygate: WithDedupStore(nil): pass a store, or WithoutDedup to turn de-duplication off")
+		return errors.New("paygate: callback.WithStore(nil): pass a store, or callback.WithoutDedup to turn de-duplication off")
 	}
-	leased, ok := h.dedup.(LeasedDedupStore)
+	leased, ok := h.dedup.(LeasedStore)
 	if !h.dedupTimeoutSet {
-		h.dedupTimeout = DefaultDedupTimeout
+		h.dedupTimeout = DefaultStoreTimeout
 		if ok {
 			h.dedupTimeout = leased.Lease() / 4
 		}
@@ -140,7 +140,7 @@ func (h *CallbackHandler) checkDedup() error {
 }
 
 // ServeHTTP verifies, de-duplicates and processes one callback delivery.
-func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if h.observer != nil {
 		h.serveObserved(w, r)
 		return
@@ -150,7 +150,7 @@ func (h *CallbackHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // serve is ServeHTTP; it returns the callback (nil when refused), the
 // status answered and the error behind any answer but 200.
-func (h *CallbackHandler) serve(w http.ResponseWriter, r *http.Request) (*Callback, int, error) {
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request) (*Callback, int, error) {
 	cb, err := h.verifier.ParseRequest(r)
 	if err != nil {
 		code := callbackErrorStatus(err)
@@ -181,23 +181,23 @@ func (h *CallbackHandler) serve(w http.ResponseWriter, r *http.Request) (*Callba
 }
 
 // String describes the handler without its keys.
-func (h *CallbackHandler) String() string {
-	return fmt.Sprintf("paygate.CallbackHandler{keys: %d}", len(h.verifier.signers))
+func (h *Handler) String() string {
+	return fmt.Sprintf("callback.Handler{keys: %d}", len(h.verifier.signers))
 }
 
 // GoString is String, so that %#v never prints a private key.
-func (h *CallbackHandler) GoString() string { return h.String() }
+func (h *Handler) GoString() string { return h.String() }
 
 // Format prints String for every verb, so that %v, %+v and %#v never print
 // a private key.
-func (h *CallbackHandler) Format(f fmt.State, _ rune) { io.WriteString(f, h.String()) }
+func (h *Handler) Format(f fmt.State, _ rune) { io.WriteString(f, h.String()) }
 
 var errDedupBusy = errors.New("paygate: the same callback is being processed")
 
 // isNil reports whether s is nil, or a nil pointer (or map, ...) in the
 // interface: a store variable left unset by mistake, which would panic on
 // the first callback.
-func isNil(s CallbackDedupStore) bool {
+func isNil(s Store) bool {
 	if s == nil {
 		return true
 	}
@@ -208,25 +208,25 @@ func isNil(s CallbackDedupStore) bool {
 	return false
 }
 
-// process runs fn once per callback (see DedupKey): a claim is taken
+// process runs fn once per callback (see Key): a claim is taken
 // before fn runs, marked done only when fn returned nil, and released
 // otherwise so that a later delivery runs fn again. Each store call has
 // its own deadline, dedupTimeout.
-func (h *CallbackHandler) process(ctx context.Context, cb *Callback) error {
+func (h *Handler) process(ctx context.Context, cb *Callback) error {
 	if h.dedup == nil {
 		return h.call(ctx, cb)
 	}
-	key := cb.DedupKey()
-	claim, err := storeCall(ctx, h.dedupTimeout, func(ctx context.Context) (DedupClaim, error) {
+	key := cb.Key()
+	claim, err := storeCall(ctx, h.dedupTimeout, func(ctx context.Context) (Claim, error) {
 		return h.dedup.Claim(ctx, key)
 	})
 	if err != nil {
 		return fmt.Errorf("de-duplication store: %w", err)
 	}
 	switch claim {
-	case DedupProcessed:
+	case Processed:
 		return nil
-	case DedupBusy:
+	case Busy:
 		return errDedupBusy
 	}
 	// The store must hear how the claim ended even if the request's
@@ -241,8 +241,8 @@ func (h *CallbackHandler) process(ctx context.Context, cb *Callback) error {
 			}
 		}
 	}()
-	if order, ok := h.dedup.(CallbackOrderStore); ok {
-		latest, err := storeCall(ctx, h.dedupTimeout, func(ctx context.Context) (CallbackStatus, error) {
+	if order, ok := h.dedup.(OrderStore); ok {
+		latest, err := storeCall(ctx, h.dedupTimeout, func(ctx context.Context) (Status, error) {
 			return order.LatestStatus(ctx, key.Transaction)
 		})
 		if err != nil {
@@ -281,7 +281,7 @@ func storeErr(ctx context.Context, timeout time.Duration, f func(context.Context
 	return err
 }
 
-func (h *CallbackHandler) call(ctx context.Context, cb *Callback) error {
+func (h *Handler) call(ctx context.Context, cb *Callback) error {
 	cb.passed = true
 	if err := h.fn(ctx, cb); err != nil {
 		return fmt.Errorf("callback function: %w", err)
@@ -289,7 +289,7 @@ func (h *CallbackHandler) call(ctx context.Context, cb *Callback) error {
 	return nil
 }
 
-func (h *CallbackHandler) log(ctx context.Context, level slog.Level, msg string, cb *Callback, err error, extra ...slog.Attr) {
+func (h *Handler) log(ctx context.Context, level slog.Level, msg string, cb *Callback, err error, extra ...slog.Attr) {
 	if h.logger == nil || !h.logger.Enabled(ctx, level) {
 		return
 	}
@@ -305,9 +305,9 @@ func (h *CallbackHandler) log(ctx context.Context, level slog.Level, msg string,
 // handler answers with.
 func callbackErrorStatus(err error) int {
 	switch {
-	case errors.Is(err, ErrCallbackMethod):
+	case errors.Is(err, ErrMethod):
 		return http.StatusMethodNotAllowed
-	case errors.Is(err, ErrCallbackTooLarge):
+	case errors.Is(err, ErrTooLarge):
 		return http.StatusRequestEntityTooLarge
 	case errors.Is(err, ErrSignatureMissing), errors.Is(err, ErrSignatureInvalid):
 		return http.StatusForbidden

@@ -1,4 +1,4 @@
-package paygate
+package callback
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paygate/paygate-go/internal/signing"
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -27,15 +28,15 @@ func TestParseRequest_EveryRepeatedFieldIsMalformed(t *testing.T) {
 				extra[k] = vs
 			}
 			extra[name] = []string{"1", "2"}
-			cb, err := testVerifier(t).ParseRequest(s.Request("/cb", CallbackCompleted, extra))
-			require.ErrorIs(t, err, ErrCallbackMalformed)
+			cb, err := testVerifier(t).ParseRequest(s.Request("/cb", Completed, extra))
+			require.ErrorIs(t, err, ErrMalformed)
 			assert.Nil(t, cb)
 			assert.Contains(t, err.Error(), fmt.Sprintf("%q is sent more than once", name))
 		})
 	}
-	body := s.Body(CallbackCompleted, nil)
-	cb, err := testVerifier(t).ParseRequest(callbackRequest(body + "&" + SignatureParam + "=" + strings.Repeat("0", 64)))
-	require.ErrorIs(t, err, ErrCallbackMalformed, "a second signature, after the one checked")
+	body := s.Body(Completed, nil)
+	cb, err := testVerifier(t).ParseRequest(callbackRequest(body + "&" + signing.Param + "=" + strings.Repeat("0", 64)))
+	require.ErrorIs(t, err, ErrMalformed, "a second signature, after the one checked")
 	assert.Nil(t, cb)
 }
 
@@ -63,7 +64,7 @@ func TestCallbackFields_Lookup(t *testing.T) {
 // The digest is the SHA-256 of what the signature covers, whatever the
 // order the fields came in.
 func TestCallbackFields_DigestIsTheCanonicalString(t *testing.T) {
-	f := callbackFields{{"b", "y"}, {SignatureParam, "s"}, {"a", "x"}, {"c", ""}}
+	f := callbackFields{{"b", "y"}, {signing.Param, "s"}, {"a", "x"}, {"c", ""}}
 	want := valuesDigest(url.Values{"a": {"x"}, "b": {"y"}, "c": {""}})
 	assert.Equal(t, want, f.digest())
 	assert.Equal(t, want, callbackFields{{"c", ""}, {"a", "x"}, {"b", "y"}}.digest())
@@ -85,7 +86,7 @@ func TestCallbackMoney_AsNewFromString(t *testing.T) {
 	}
 	for _, s := range []string{".5", "5.", "-", "+1", "1e3", "1.2.3", " 1", "1,5", "0x10", "--1"} {
 		_, err := callbackMoney("price", s)
-		assert.ErrorIs(t, err, ErrCallbackMalformed, s)
+		assert.ErrorIs(t, err, ErrMalformed, s)
 	}
 }
 
@@ -121,10 +122,10 @@ func FuzzCallbackMoney(f *testing.F) {
 	})
 }
 
-// A verifier not made by NewCallbackVerifier holds no key: it accepts
+// A verifier not made by NewVerifier holds no key: it accepts
 // nothing, and does not panic.
 func TestCallbackVerifier_ZeroValueAcceptsNothing(t *testing.T) {
-	var v CallbackVerifier
+	var v Verifier
 	cb, err := v.ParseRequest(callbackRequest(callbackFixture(t, "extended_completed.txt")))
 	require.ErrorIs(t, err, ErrSignatureInvalid)
 	assert.Nil(t, cb)

@@ -1,10 +1,10 @@
-package paygate_test
+package callback_test
 
 import (
 	"testing"
 	"time"
 
-	paygate "github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/dedupsuite"
 )
 
@@ -12,13 +12,13 @@ import (
 // callback with swapped fields on the default store, shared by the handlers
 // of one process.
 func TestMemoryDedupStore_SwappedCallbackIsNotProcessedAgain(t *testing.T) {
-	shared := paygate.NewMemoryDedupStore(0)
-	dedupsuite.Swapped(t, func(testing.TB, time.Duration) paygate.CallbackDedupStore { return shared })
+	shared := callback.NewMemoryStore(0)
+	dedupsuite.Swapped(t, func(testing.TB, time.Duration) callback.Store { return shared })
 }
 
 // TestMemoryDedupStore_Ordering runs the ordering every store keeps on the
 // default store, shared by the handlers of one process.
 func TestMemoryDedupStore_Ordering(t *testing.T) {
-	shared := paygate.NewMemoryDedupStore(0)
-	dedupsuite.Ordering(t, func(testing.TB, time.Duration) paygate.CallbackDedupStore { return shared })
+	shared := callback.NewMemoryStore(0)
+	dedupsuite.Ordering(t, func(testing.TB, time.Duration) callback.Store { return shared })
 }

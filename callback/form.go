@@ -1,4 +1,4 @@
-package paygate
+package callback
 
 import (
 	"crypto/sha256"
@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/paygate/paygate-go/internal/signing"
 )
 
 // formField is one field of a callback form, unescaped.
@@ -71,7 +73,7 @@ func fieldsOf(v url.Values) callbackFields {
 // field but the signature, empty ones included.
 func appendSignedFields(dst []string, f callbackFields) []string {
 	for _, x := range f {
-		if x.name != SignatureParam {
+		if x.name != signing.Param {
 			dst = append(dst, x.value)
 		}
 	}
@@ -81,10 +83,10 @@ func appendSignedFields(dst []string, f callbackFields) []string {
 // digest is the SHA-256 of the canonical string of the fields: what the
 // signature covers, without the key.
 func (f callbackFields) digest() [32]byte {
-	var arr [stackValues]string
+	var arr [signing.StackValues]string
 	values := appendSignedFields(arr[:0], f)
 	var buf []byte
-	for i, k := range sortedOrder(values, nil) {
+	for i, k := range signing.SortedOrder(values, nil) {
 		if i > 0 {
 			buf = append(buf, '|')
 		}
@@ -179,8 +181,8 @@ const maxPooledBody = 16 << 10
 
 // readCallbackBody reads the body through the callback size limit.
 func readCallbackBody(r *http.Request) (string, error) {
-	if r.ContentLength > MaxCallbackBytes {
-		return "", ErrCallbackTooLarge
+	if r.ContentLength > MaxBytes {
+		return "", ErrTooLarge
 	}
 	if r.Body == nil {
 		return "", nil
@@ -198,11 +200,11 @@ func readCallbackBody(r *http.Request) (string, error) {
 		if len(buf) == cap(buf) {
 			buf = slices.Grow(buf, len(buf))
 		}
-		n, err := r.Body.Read(buf[len(buf):min(cap(buf), MaxCallbackBytes+1)])
+		n, err := r.Body.Read(buf[len(buf):min(cap(buf), MaxBytes+1)])
 		buf = buf[:len(buf)+n]
 		switch {
-		case len(buf) > MaxCallbackBytes:
-			return "", ErrCallbackTooLarge
+		case len(buf) > MaxBytes:
+			return "", ErrTooLarge
 		case err == io.EOF:
 			return string(buf), nil
 		case err != nil:
@@ -215,7 +217,7 @@ func readCallbackBody(r *http.Request) (string, error) {
 func bodyError(err error) error {
 	var mbe *http.MaxBytesError // a tighter limit set by the merchant's middleware
 	if errors.As(err, &mbe) {
-		return ErrCallbackTooLarge
+		return ErrTooLarge
 	}
-	return fmt.Errorf("%w: reading the body: %v", ErrCallbackMalformed, err)
+	return fmt.Errorf("%w: reading the body: %v", ErrMalformed, err)
 }

@@ -1,4 +1,4 @@
-package paygate
+package callback
 
 import (
 	"errors"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/paygate/paygate-go/internal/signing"
 	"github.com/shopspring/decimal"
 )
 
@@ -25,7 +26,7 @@ func FuzzParseCallbackRequest(f *testing.F) {
 		cb, err := v.ParseRequest(callbackRequest(string(body)))
 		if err == nil {
 			values, perr := url.ParseQuery(string(body))
-			if perr != nil || VerifySignature(values, testSecret) != nil {
+			if perr != nil || signing.New(testSecret).Verify(values) != nil {
 				t.Fatalf("accepted a body whose signature does not verify: %q", body)
 			}
 			checkDecoded(t, cb, values)
@@ -37,15 +38,15 @@ func FuzzParseCallbackRequest(f *testing.F) {
 		if err != nil {
 			return
 		}
-		values.Del(SignatureParam)
-		values.Set(SignatureParam, Sign(values, testSecret))
+		values.Del(signing.Param)
+		values.Set(signing.Param, sign(values, testSecret))
 		cb, err = v.ParseRequest(callbackRequest(values.Encode()))
 		switch {
 		case err == nil:
 			checkDecoded(t, cb, values)
 		case errors.Is(err, ErrSignatureMissing), errors.Is(err, ErrSignatureInvalid):
 			t.Fatalf("rejected a correctly signed body: %v", err)
-		case !errors.Is(err, ErrCallbackMalformed) && !errors.Is(err, ErrCallbackTooLarge):
+		case !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrTooLarge):
 			t.Fatalf("unexpected error: %v", err)
 		}
 	})
@@ -72,7 +73,7 @@ func FuzzCallbackTamper(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if field == SignatureParam {
+		if field == signing.Param {
 			return
 		}
 		old, present := values[field]

@@ -1,4 +1,4 @@
-package paygate
+package callback
 
 import (
 	"context"
@@ -22,9 +22,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go/internal/callbackform"
+	"github.com/paygate/paygate-go/internal/deadline"
+	"github.com/paygate/paygate-go/internal/signing"
+	"github.com/paygate/paygate-go/internal/wire"
 )
 
-var updateCallbackFixtures = flag.Bool("update-callbacks", false, "re-sign testdata/callbacks/*.txt with the test key")
+var updateCallbackFixtures = flag.Bool("update-callbacks", false, "re-sign ../testdata/callbacks/*.txt with the test key")
 
 // callbackFixtureNames are the callback bodies in testdata/callbacks, as the
 // gateway sends them, signed with testSecret.
@@ -37,18 +40,18 @@ var callbackFixtureNames = []string{
 // with -update-callbacks after editing one to sign it again.
 func TestCallbackFixtures_AreSignedWithTestKey(t *testing.T) {
 	for _, name := range callbackFixtureNames {
-		path := filepath.Join("testdata", "callbacks", name)
+		path := filepath.Join("..", "testdata", "callbacks", name)
 		if *updateCallbackFixtures {
 			raw, err := os.ReadFile(path)
 			require.NoError(t, err)
 			unsigned, _, _ := strings.Cut(string(raw), "&signature=")
 			values, err := url.ParseQuery(unsigned)
 			require.NoError(t, err)
-			require.NoError(t, os.WriteFile(path, []byte(unsigned+"&signature="+Sign(values, testSecret)), 0o644))
+			require.NoError(t, os.WriteFile(path, []byte(unsigned+"&signature="+sign(values, testSecret)), 0o644))
 		}
 		values, err := url.ParseQuery(callbackFixture(t, name))
 		require.NoError(t, err, name)
-		require.NoError(t, VerifySignature(values, testSecret), name)
+		require.NoError(t, signing.New(testSecret).Verify(values), name)
 	}
 }
 
@@ -61,30 +64,30 @@ func TestParseRequest_FixturesDecodeIntoTypedFields(t *testing.T) {
 		{"extended_completed.txt", Callback{
 			Project: "10042", User: "7301", ID: 9007199254740993, OrderID: "order-1001",
 			Amount: d("10.00"), Price: d("10.0000"), Deposit: d("0"), Earned: d("9.71"), VATRate: d("0.2"), VATAmount: d("1.6667"),
-			Currency: "EUR", Type: CallbackTypeTransaction, Status: CallbackCompleted, Sandbox: true,
+			Currency: "EUR", Type: TypeTransaction, Status: Completed, Sandbox: true,
 			Attrs: map[string]string{"plan": "gold", "realm": "eu-west"}, Form: FormExtended,
 		}},
 		{"extended_refund_completed.txt", Callback{
 			Project: "10042", User: "7301", ID: 9007199254740994, ReferenceID: 9007199254740993, OrderID: "order-1001",
 			Amount: d("10"), Price: d("10"), Deposit: d("0"), Earned: d("-10"), VATRate: d("0.2"), VATAmount: d("1.6667"),
-			Currency: "EUR", Type: CallbackTypeTransaction, Status: CallbackRefundCompleted, Reason: "Requested by customer",
+			Currency: "EUR", Type: TypeTransaction, Status: RefundCompleted, Reason: "Requested by customer",
 			Sandbox: true, Form: FormExtended,
 		}},
 		{"extended_payout_failed.txt", Callback{
 			Project: "10042", User: "7301", ID: 1234567890123456789, OrderID: "payout-77",
-			Price: d("250.5"), Currency: "USD", Type: CallbackTypeTransaction, Status: CallbackPayoutFailed,
+			Price: d("250.5"), Currency: "USD", Type: TypeTransaction, Status: PayoutFailed,
 			Reason: "Beneficiary account closed", Form: FormExtended,
 		}},
 		{"extended_empty_fields.txt", Callback{
-			Project: "10042", ID: 9007199254740995, Type: CallbackTypeTransaction, Status: CallbackProcessing, Form: FormExtended,
+			Project: "10042", ID: 9007199254740995, Type: TypeTransaction, Status: Processing, Form: FormExtended,
 		}},
 		{"basic_completed.txt", Callback{
 			Project: "10042", User: "7301", ID: 9007199254740993, OrderID: "order-1001",
-			Amount: d("10"), Price: d("10"), Earned: d("9.71"), Currency: "EUR", Status: CallbackCompleted, Sandbox: true, Form: FormBasic,
+			Amount: d("10"), Price: d("10"), Earned: d("9.71"), Currency: "EUR", Status: Completed, Sandbox: true, Form: FormBasic,
 		}},
 		{"basic_reversed.txt", Callback{
 			Project: "10042", User: "7301", ID: 9007199254740996, ReferenceID: 9007199254740993, OrderID: "order-1001",
-			Amount: d("10"), Price: d("10.5"), Earned: d("-10.5"), Currency: "EUR", Status: CallbackReversed, Form: FormBasic,
+			Amount: d("10"), Price: d("10.5"), Earned: d("-10.5"), Currency: "EUR", Status: Reversed, Form: FormBasic,
 		}},
 	}
 	v := testVerifier(t)
@@ -94,7 +97,7 @@ func TestParseRequest_FixturesDecodeIntoTypedFields(t *testing.T) {
 			require.NoError(t, err)
 			assertCallback(t, tt.want, cb)
 			assert.Equal(t, tt.want.Status.Known(), cb.Status.Known())
-			assert.Len(t, cb.Values().Get(SignatureParam), 64, "raw values keep the signature")
+			assert.Len(t, cb.Values().Get(signing.Param), 64, "raw values keep the signature")
 		})
 	}
 }
@@ -114,7 +117,7 @@ func TestCallbackHandler_StatusCodes(t *testing.T) {
 	other := newTestCallbackSigner("sk_someone_else", FormExtended)
 	// signedOver signs exactly the given fields, whatever they are.
 	signedOver := func(v url.Values) string {
-		v.Set(SignatureParam, Sign(v, testSecret))
+		v.Set(signing.Param, sign(v, testSecret))
 		return v.Encode()
 	}
 	tests := []struct {
@@ -123,95 +126,95 @@ func TestCallbackHandler_StatusCodes(t *testing.T) {
 		wantCode  int
 		wantCalls int
 	}{
-		{"extended completed", func() *http.Request { return ext.Request("/cb", CallbackCompleted, nil) }, 200, 1},
-		{"basic completed", func() *http.Request { return basic.Request("/cb", CallbackCompleted, nil) }, 200, 1},
+		{"extended completed", func() *http.Request { return ext.Request("/cb", Completed, nil) }, 200, 1},
+		{"basic completed", func() *http.Request { return basic.Request("/cb", Completed, nil) }, 200, 1},
 		{"extended fixture", func() *http.Request { return callbackRequest(callbackFixture(t, "extended_completed.txt")) }, 200, 1},
 		{"basic fixture", func() *http.Request { return callbackRequest(callbackFixture(t, "basic_reversed.txt")) }, 200, 1},
 		{"unknown status is kept", func() *http.Request { return ext.Request("/cb", "on_hold", nil) }, 200, 1},
 		{"fields with empty values", func() *http.Request { return callbackRequest(callbackFixture(t, "extended_empty_fields.txt")) }, 200, 1},
 		{"missing signature", func() *http.Request {
-			v := ext.Values(CallbackCompleted, nil)
-			v.Del(SignatureParam)
+			v := ext.Values(Completed, nil)
+			v.Del(signing.Param)
 			return callbackRequest(v.Encode())
 		}, 403, 0},
 		{"empty signature", func() *http.Request {
-			v := ext.Values(CallbackCompleted, nil)
-			v.Set(SignatureParam, "")
+			v := ext.Values(Completed, nil)
+			v.Set(signing.Param, "")
 			return callbackRequest(v.Encode())
 		}, 403, 0},
 		{"signature of other values", func() *http.Request {
-			v := ext.Values(CallbackCompleted, nil)
+			v := ext.Values(Completed, nil)
 			v.Set("price", "10000.0000")
 			return callbackRequest(v.Encode())
 		}, 403, 0},
-		{"signed with another key", func() *http.Request { return other.Request("/cb", CallbackCompleted, nil) }, 403, 0},
+		{"signed with another key", func() *http.Request { return other.Request("/cb", Completed, nil) }, 403, 0},
 		{"empty body", func() *http.Request { return callbackRequest("") }, 403, 0},
 		{"no body", func() *http.Request { return httptest.NewRequest(http.MethodPost, "/cb", nil) }, 403, 0},
 		{"signature in the query only", func() *http.Request {
-			v := ext.Values(CallbackCompleted, nil)
-			sig := v.Get(SignatureParam)
-			v.Del(SignatureParam)
+			v := ext.Values(Completed, nil)
+			sig := v.Get(signing.Param)
+			v.Del(signing.Param)
 			r := callbackRequest(v.Encode())
 			r.URL.RawQuery = "signature=" + sig
 			return r
 		}, 403, 0},
 		{"GET", func() *http.Request {
-			return httptest.NewRequest(http.MethodGet, "/cb?"+ext.Body(CallbackCompleted, nil), nil)
+			return httptest.NewRequest(http.MethodGet, "/cb?"+ext.Body(Completed, nil), nil)
 		}, 405, 0},
 		{"PUT", func() *http.Request {
-			r := ext.Request("/cb", CallbackCompleted, nil)
+			r := ext.Request("/cb", Completed, nil)
 			r.Method = http.MethodPut
 			return r
 		}, 405, 0},
-		{"body of exactly 64 KiB", func() *http.Request { return callbackRequest(bodyOfSize(t, ext, MaxCallbackBytes)) }, 200, 1},
-		{"body one byte over 64 KiB", func() *http.Request { return callbackRequest(bodyOfSize(t, ext, MaxCallbackBytes+1)) }, 413, 0},
+		{"body of exactly 64 KiB", func() *http.Request { return callbackRequest(bodyOfSize(t, ext, MaxBytes)) }, 200, 1},
+		{"body one byte over 64 KiB", func() *http.Request { return callbackRequest(bodyOfSize(t, ext, MaxBytes+1)) }, 413, 0},
 		{"body over 64 KiB without Content-Length", func() *http.Request {
-			r := callbackRequest(bodyOfSize(t, ext, MaxCallbackBytes+1))
+			r := callbackRequest(bodyOfSize(t, ext, MaxBytes+1))
 			r.ContentLength = -1
 			return r
 		}, 413, 0},
 		{"body over a limit set by middleware", func() *http.Request {
-			r := ext.Request("/cb", CallbackCompleted, nil)
+			r := ext.Request("/cb", Completed, nil)
 			r.Body = http.MaxBytesReader(nil, r.Body, 100)
 			return r
 		}, 413, 0},
 		{"id missing", func() *http.Request {
-			v := ext.Values(CallbackCompleted, nil)
+			v := ext.Values(Completed, nil)
 			v.Del("id")
 			return callbackRequest(signedOver(v))
 		}, 400, 0},
-		{"id empty", func() *http.Request { return ext.Request("/cb", CallbackCompleted, url.Values{"id": {""}}) }, 200, 1}, // present but empty: valid
-		{"id not numeric", func() *http.Request { return ext.Request("/cb", CallbackCompleted, url.Values{"id": {"12ab"}}) }, 400, 0},
-		{"id negative", func() *http.Request { return ext.Request("/cb", CallbackCompleted, url.Values{"id": {"-5"}}) }, 400, 0},
-		{"id zero", func() *http.Request { return ext.Request("/cb", CallbackCompleted, url.Values{"id": {"0"}}) }, 200, 1}, // 0 is a value
+		{"id empty", func() *http.Request { return ext.Request("/cb", Completed, url.Values{"id": {""}}) }, 200, 1}, // present but empty: valid
+		{"id not numeric", func() *http.Request { return ext.Request("/cb", Completed, url.Values{"id": {"12ab"}}) }, 400, 0},
+		{"id negative", func() *http.Request { return ext.Request("/cb", Completed, url.Values{"id": {"-5"}}) }, 400, 0},
+		{"id zero", func() *http.Request { return ext.Request("/cb", Completed, url.Values{"id": {"0"}}) }, 200, 1}, // 0 is a value
 		{"id beyond 64 bits", func() *http.Request {
-			return ext.Request("/cb", CallbackCompleted, url.Values{"id": {"92233720368547758070"}})
+			return ext.Request("/cb", Completed, url.Values{"id": {"92233720368547758070"}})
 		}, 400, 0},
 		{"id twice", func() *http.Request {
-			return ext.Request("/cb", CallbackCompleted, url.Values{"id": {"9007199254740993", "1"}})
+			return ext.Request("/cb", Completed, url.Values{"id": {"9007199254740993", "1"}})
 		}, 400, 0},
 		{"status twice", func() *http.Request {
-			return ext.Request("/cb", CallbackCompleted, url.Values{"status": {"failed", "completed"}})
+			return ext.Request("/cb", Completed, url.Values{"status": {"failed", "completed"}})
 		}, 400, 0},
 		{"status empty", func() *http.Request { return ext.Request("/cb", "", nil) }, 200, 1}, // present but empty: valid
 		{"status missing", func() *http.Request {
-			v := ext.Values(CallbackCompleted, nil)
+			v := ext.Values(Completed, nil)
 			v.Del("status")
 			return callbackRequest(signedOver(v))
 		}, 400, 0},
 		{"reference_id not numeric", func() *http.Request {
-			return ext.Request("/cb", CallbackRefundCompleted, url.Values{"reference_id": {"x1"}})
+			return ext.Request("/cb", RefundCompleted, url.Values{"reference_id": {"x1"}})
 		}, 400, 0},
-		{"price with an exponent", func() *http.Request { return ext.Request("/cb", CallbackCompleted, url.Values{"price": {"1e3"}}) }, 400, 0},
-		{"price not a number", func() *http.Request { return basic.Request("/cb", CallbackCompleted, url.Values{"price": {"ten"}}) }, 400, 0},
-		{"sandbox not 0 or 1", func() *http.Request { return ext.Request("/cb", CallbackCompleted, url.Values{"sandbox": {"yes"}}) }, 400, 0},
+		{"price with an exponent", func() *http.Request { return ext.Request("/cb", Completed, url.Values{"price": {"1e3"}}) }, 400, 0},
+		{"price not a number", func() *http.Request { return basic.Request("/cb", Completed, url.Values{"price": {"ten"}}) }, 400, 0},
+		{"sandbox not 0 or 1", func() *http.Request { return ext.Request("/cb", Completed, url.Values{"sandbox": {"yes"}}) }, 400, 0},
 		{"body not a form", func() *http.Request { return callbackRequest("id=%zz&signature=abc") }, 400, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var calls atomic.Int32
 			h := newTestCallbackHandler(t, func(context.Context, *Callback) error { calls.Add(1); return nil })
-			w := serve(t, h, tt.req())
+			w := deadline.Serve(t, h, tt.req())
 			assert.Equal(t, tt.wantCode, w.Code, w.Body.String())
 			assert.Equal(t, int32(tt.wantCalls), calls.Load(), "calls of the callback function")
 			if tt.wantCode == 200 {
@@ -234,11 +237,11 @@ func TestCallbackHandler_FunctionErrorIs500AndRedeliveryRunsAgain(t *testing.T) 
 	})
 	s := newTestCallbackSigner(testSecret, FormExtended)
 
-	w := serve(t, h, s.Request("/cb", CallbackCompleted, nil))
+	w := deadline.Serve(t, h, s.Request("/cb", Completed, nil))
 	assert.Equal(t, http.StatusInternalServerError, w.Code)
 	assert.NotContains(t, w.Body.String(), "database", "internal errors are not echoed")
 
-	w = serve(t, h, s.Request("/cb", CallbackCompleted, nil))
+	w = deadline.Serve(t, h, s.Request("/cb", Completed, nil))
 	assert.Equal(t, http.StatusOK, w.Code)
 	assert.Equal(t, int32(2), calls.Load())
 }
@@ -252,9 +255,9 @@ func TestCallbackHandler_PanicReleasesTheClaim(t *testing.T) {
 		return nil
 	})
 	s := newTestCallbackSigner(testSecret, FormExtended)
-	assert.Panics(t, func() { serve(t, h, s.Request("/cb", CallbackCompleted, nil)) })
+	assert.Panics(t, func() { deadline.Serve(t, h, s.Request("/cb", Completed, nil)) })
 
-	w := serve(t, h, s.Request("/cb", CallbackCompleted, nil))
+	w := deadline.Serve(t, h, s.Request("/cb", Completed, nil))
 	assert.Equal(t, http.StatusOK, w.Code)
 	assert.Equal(t, int32(2), calls.Load())
 }
@@ -268,8 +271,8 @@ func TestCallbackHandler_RepeatedDeliveryIsAcknowledgedButProcessedOnce(t *testi
 				return nil
 			})
 			s := newTestCallbackSigner(testSecret, f)
-			for _, status := range []CallbackStatus{CallbackCompleted, CallbackCompleted, CallbackReversed, CallbackCompleted, CallbackReversed} {
-				w := serve(t, h, s.Request("/cb", status, nil))
+			for _, status := range []Status{Completed, Completed, Reversed, Completed, Reversed} {
+				w := deadline.Serve(t, h, s.Request("/cb", status, nil))
 				require.Equal(t, http.StatusOK, w.Code)
 				require.Equal(t, "OK", w.Body.String())
 			}
@@ -296,13 +299,13 @@ func TestCallbackHandler_ConcurrentDuplicatesRunTheFunctionOnce(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			w := httptest.NewRecorder()
-			h.ServeHTTP(w, s.Request("/cb", CallbackCompleted, nil))
+			h.ServeHTTP(w, s.Request("/cb", Completed, nil))
 			codes[i] = w.Code
 		}()
 	}
 	require.Eventually(t, func() bool { return calls.Load() == 1 }, 5*time.Second, time.Millisecond)
 	close(release)
-	WaitWithin(t, "the duplicate deliveries", &wg)
+	deadline.WaitWithin(t, "the duplicate deliveries", &wg)
 	assert.Equal(t, int32(1), calls.Load())
 	for _, c := range codes {
 		assert.Equal(t, http.StatusOK, c, "a duplicate is acknowledged once the first delivery succeeded")
@@ -323,14 +326,14 @@ func TestCallbackHandler_ConcurrentDuplicateOfAFailedDeliveryRunsAgain(t *testin
 	results := make(chan int, 2)
 	deliver := func() {
 		w := httptest.NewRecorder()
-		h.ServeHTTP(w, s.Request("/cb", CallbackCompleted, nil))
+		h.ServeHTTP(w, s.Request("/cb", Completed, nil))
 		results <- w.Code
 	}
 	go deliver()
 	require.Eventually(t, func() bool { return calls.Load() == 1 }, 5*time.Second, time.Millisecond)
 	go deliver()
 	close(first)
-	got := []int{Receive(t, "answer to the first delivery", results), Receive(t, "answer to the second delivery", results)}
+	got := []int{deadline.Receive(t, "answer to the first delivery", results), deadline.Receive(t, "answer to the second delivery", results)}
 	assert.ElementsMatch(t, []int{http.StatusInternalServerError, http.StatusOK}, got)
 	assert.Equal(t, int32(2), calls.Load())
 }
@@ -340,7 +343,7 @@ func TestCallbackHandler_WithoutDedupRunsEveryDelivery(t *testing.T) {
 	h := newTestCallbackHandler(t, func(context.Context, *Callback) error { calls.Add(1); return nil }, WithoutDedup())
 	s := newTestCallbackSigner(testSecret, FormExtended)
 	for range 2 {
-		w := serve(t, h, s.Request("/cb", CallbackCompleted, nil))
+		w := deadline.Serve(t, h, s.Request("/cb", Completed, nil))
 		require.Equal(t, http.StatusOK, w.Code)
 	}
 	assert.Equal(t, int32(2), calls.Load())
@@ -350,21 +353,21 @@ func TestCallbackHandler_WithoutDedupRunsEveryDelivery(t *testing.T) {
 // another process's claim.
 type busyStore struct{}
 
-func (busyStore) Claim(context.Context, DedupKey) (DedupClaim, error) { return DedupBusy, nil }
-func (busyStore) Complete(context.Context, DedupKey) error            { return nil }
-func (busyStore) Release(context.Context, DedupKey) error             { return nil }
+func (busyStore) Claim(context.Context, Key) (Claim, error) { return Busy, nil }
+func (busyStore) Complete(context.Context, Key) error       { return nil }
+func (busyStore) Release(context.Context, Key) error        { return nil }
 
 // failingStore is a store whose backend is down.
 type failingStore struct{ busyStore }
 
-func (failingStore) Claim(context.Context, DedupKey) (DedupClaim, error) {
+func (failingStore) Claim(context.Context, Key) (Claim, error) {
 	return 0, errors.New("connection refused")
 }
 
 func TestCallbackHandler_StoreAnswers(t *testing.T) {
 	tests := []struct {
 		name       string
-		store      CallbackDedupStore
+		store      Store
 		wantCode   int
 		wantHeader string
 	}{
@@ -374,8 +377,8 @@ func TestCallbackHandler_StoreAnswers(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var calls atomic.Int32
-			h := newTestCallbackHandler(t, func(context.Context, *Callback) error { calls.Add(1); return nil }, WithDedupStore(tt.store))
-			w := serve(t, h, newTestCallbackSigner(testSecret, FormExtended).Request("/cb", CallbackCompleted, nil))
+			h := newTestCallbackHandler(t, func(context.Context, *Callback) error { calls.Add(1); return nil }, WithStore(tt.store))
+			w := deadline.Serve(t, h, newTestCallbackSigner(testSecret, FormExtended).Request("/cb", Completed, nil))
 			assert.Equal(t, tt.wantCode, w.Code)
 			assert.Equal(t, tt.wantHeader, w.Header().Get("Retry-After"))
 			assert.Zero(t, calls.Load())
@@ -386,13 +389,13 @@ func TestCallbackHandler_StoreAnswers(t *testing.T) {
 func TestCallbackHandler_LogsRejectionsWithoutValues(t *testing.T) {
 	var logs strings.Builder
 	logger := slog.New(slog.NewTextHandler(&logs, nil))
-	h := newTestCallbackHandler(t, func(context.Context, *Callback) error { return errors.New("ledger down") }, WithCallbackLogger(logger))
+	h := newTestCallbackHandler(t, func(context.Context, *Callback) error { return errors.New("ledger down") }, WithLogger(logger))
 	s := newTestCallbackSigner(testSecret, FormExtended)
-	tampered := s.Values(CallbackCompleted, url.Values{"order_id": {"order-secret-77"}})
+	tampered := s.Values(Completed, url.Values{"order_id": {"order-secret-77"}})
 	tampered.Set("price", "99999.0000")
 
-	serve(t, h, callbackRequest(tampered.Encode()))
-	serve(t, h, s.Request("/cb", CallbackCompleted, nil))
+	deadline.Serve(t, h, callbackRequest(tampered.Encode()))
+	deadline.Serve(t, h, s.Request("/cb", Completed, nil))
 
 	out := logs.String()
 	assert.Contains(t, out, "paygate callback rejected")
@@ -400,61 +403,61 @@ func TestCallbackHandler_LogsRejectionsWithoutValues(t *testing.T) {
 	assert.Contains(t, out, "paygate callback not processed")
 	assert.Contains(t, out, "id="+testCallbackID.String())
 	assert.Contains(t, out, "ledger down")
-	for _, secret := range []string{"order-secret-77", "99999", tampered.Get(SignatureParam), testSecret} {
+	for _, secret := range []string{"order-secret-77", "99999", tampered.Get(signing.Param), testSecret} {
 		assert.NotContains(t, out, secret)
 	}
 }
 
 func TestMemoryDedupStore_ForgetsTheOldestBeyondCapacity(t *testing.T) {
 	ctx := context.Background()
-	s := NewMemoryDedupStore(3)
-	process := func(id ID) DedupClaim {
-		k := DedupKey{ID: id, Status: CallbackCompleted}
+	s := NewMemoryStore(3)
+	process := func(id ID) Claim {
+		k := Key{ID: id, Status: Completed}
 		c, err := s.Claim(ctx, k)
 		require.NoError(t, err)
-		if c == DedupAcquired {
+		if c == Acquired {
 			require.NoError(t, s.Complete(ctx, k))
 		}
 		return c
 	}
 	for id := ID(1); id <= 5; id++ {
-		require.Equal(t, DedupAcquired, process(id))
+		require.Equal(t, Acquired, process(id))
 	}
 	assert.Equal(t, 3, s.remembered())
-	assert.Equal(t, DedupProcessed, process(5))
-	assert.Equal(t, DedupProcessed, process(3))
-	assert.Equal(t, DedupAcquired, process(1), "the oldest was forgotten")
+	assert.Equal(t, Processed, process(5))
+	assert.Equal(t, Processed, process(3))
+	assert.Equal(t, Acquired, process(1), "the oldest was forgotten")
 	assert.Equal(t, 3, s.remembered())
 }
 
 func TestMemoryDedupStore_ClaimWaitsUntilContextEnds(t *testing.T) {
-	s := NewMemoryDedupStore(0)
-	k := DedupKey{ID: 1, Status: CallbackCompleted}
+	s := NewMemoryStore(0)
+	k := Key{ID: 1, Status: Completed}
 	c, err := s.Claim(context.Background(), k)
 	require.NoError(t, err)
-	require.Equal(t, DedupAcquired, c)
+	require.Equal(t, Acquired, c)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	c, err = s.Claim(ctx, k)
 	assert.ErrorIs(t, err, context.Canceled)
-	assert.Equal(t, DedupBusy, c)
+	assert.Equal(t, Busy, c)
 }
 
 func TestCallbackVerifier_KeyRotation(t *testing.T) {
 	const oldKey, newKey = "sk_test_old_1f2e", "sk_test_new_9a8b"
-	both, err := NewCallbackVerifier([]string{newKey, oldKey})
+	both, err := NewVerifier([]string{newKey, oldKey})
 	require.NoError(t, err)
-	onlyNew, err := NewCallbackVerifier([]string{newKey})
+	onlyNew, err := NewVerifier([]string{newKey})
 	require.NoError(t, err)
 	for _, f := range []Form{FormExtended, FormBasic} {
 		t.Run(f.String(), func(t *testing.T) {
 			for _, key := range []string{oldKey, newKey} {
-				_, err := both.ParseValues(newTestCallbackSigner(key, f).Values(CallbackCompleted, nil))
+				_, err := both.ParseValues(newTestCallbackSigner(key, f).Values(Completed, nil))
 				assert.NoError(t, err, "either key verifies during a rotation")
 			}
-			_, err := onlyNew.ParseValues(newTestCallbackSigner(oldKey, f).Values(CallbackCompleted, nil))
+			_, err := onlyNew.ParseValues(newTestCallbackSigner(oldKey, f).Values(Completed, nil))
 			assert.ErrorIs(t, err, ErrSignatureInvalid, "the old key no longer verifies once dropped")
-			_, err = both.ParseValues(newTestCallbackSigner("sk_unrelated", f).Values(CallbackCompleted, nil))
+			_, err = both.ParseValues(newTestCallbackSigner("sk_unrelated", f).Values(Completed, nil))
 			assert.ErrorIs(t, err, ErrSignatureInvalid)
 		})
 	}
@@ -462,11 +465,11 @@ func TestCallbackVerifier_KeyRotation(t *testing.T) {
 
 func TestNewCallbackVerifier_RequiresKeys(t *testing.T) {
 	for _, keys := range [][]string{nil, {""}, {"sk_a", ""}} {
-		_, err := NewCallbackVerifier(keys)
-		var ve *ValidationError
+		_, err := NewVerifier(keys)
+		var ve *wire.ValidationError
 		assert.ErrorAs(t, err, &ve, "%q", keys)
 	}
-	_, err := NewCallbackHandler([]string{testSecret}, nil)
+	_, err := NewHandler([]string{testSecret}, nil)
 	assert.Error(t, err)
 }
 
@@ -478,11 +481,11 @@ func TestParseRequest_ErrorsMatchSentinels(t *testing.T) {
 		req  *http.Request
 		want error
 	}{
-		{"method", httptest.NewRequest(http.MethodGet, "/cb", nil), ErrCallbackMethod},
+		{"method", httptest.NewRequest(http.MethodGet, "/cb", nil), ErrMethod},
 		{"empty body", callbackRequest(""), ErrSignatureMissing},
-		{"tampered", callbackRequest(strings.Replace(s.Body(CallbackFailed, nil), "failed", "completed", 1)), ErrSignatureInvalid},
-		{"too large", callbackRequest(bodyOfSize(t, s, MaxCallbackBytes+1)), ErrCallbackTooLarge},
-		{"id twice", s.Request("/cb", CallbackCompleted, url.Values{"id": {"1", "2"}}), ErrCallbackMalformed},
+		{"tampered", callbackRequest(strings.Replace(s.Body(Failed, nil), "failed", "completed", 1)), ErrSignatureInvalid},
+		{"too large", callbackRequest(bodyOfSize(t, s, MaxBytes+1)), ErrTooLarge},
+		{"id twice", s.Request("/cb", Completed, url.Values{"id": {"1", "2"}}), ErrMalformed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -494,8 +497,8 @@ func TestParseRequest_ErrorsMatchSentinels(t *testing.T) {
 }
 
 func TestParseValues_MalformedNamesTheFieldNotTheValue(t *testing.T) {
-	_, err := testVerifier(t).ParseValues(newTestCallbackSigner(testSecret, FormExtended).Values(CallbackCompleted, url.Values{"price": {"12,50"}}))
-	require.ErrorIs(t, err, ErrCallbackMalformed)
+	_, err := testVerifier(t).ParseValues(newTestCallbackSigner(testSecret, FormExtended).Values(Completed, url.Values{"price": {"12,50"}}))
+	require.ErrorIs(t, err, ErrMalformed)
 	assert.Contains(t, err.Error(), `"price"`)
 	assert.NotContains(t, err.Error(), "12,50")
 }
@@ -503,7 +506,7 @@ func TestParseValues_MalformedNamesTheFieldNotTheValue(t *testing.T) {
 func TestCallback_AttrsAreAMapWithoutThePrefix(t *testing.T) {
 	for _, f := range []Form{FormExtended, FormBasic} {
 		t.Run(f.String(), func(t *testing.T) {
-			v := newTestCallbackSigner(testSecret, f).Values(CallbackCompleted, url.Values{
+			v := newTestCallbackSigner(testSecret, f).Values(Completed, url.Values{
 				"attr_realm": {"eu-west"}, "attr_empty": {""}, "attr_note": {"a|b & c"},
 			})
 			cb, err := testVerifier(t).ParseValues(v)
@@ -533,23 +536,6 @@ func TestCallback_ValuesAreACopy(t *testing.T) {
 	assert.Equal(t, "completed", cb.Value("status"))
 }
 
-// TestCallback_SwappedValuesStillVerify records the scheme's known
-// weakness: only values are signed, so moving them between fields goes
-// unnoticed by the signature. ConfirmCallback is what catches it.
-func TestCallback_SwappedValuesStillVerify(t *testing.T) {
-	values := newTestCallbackSigner(testSecret, FormExtended).Values(CallbackCompleted, url.Values{"attr_ref": {"order-2002"}})
-	values["order_id"], values["attr_ref"] = values["attr_ref"], values["order_id"]
-	cb, err := testVerifier(t).ParseValues(values)
-	require.NoError(t, err)
-	assert.Equal(t, "order-2002", cb.OrderID)
-
-	c, _ := stubFixture(t, http.MethodGet, "transactions/"+cb.ID.String(), 200, "callbacks/transaction_completed.json")
-	conf, err := c.ConfirmCallback(context.Background(), cb)
-	require.ErrorIs(t, err, ErrCallbackNotConfirmed)
-	assert.False(t, conf.Confirmed())
-	assert.Equal(t, []string{"order_id"}, conf.Mismatches())
-}
-
 func TestCallbackSecrets_NeverPrinted(t *testing.T) {
 	v := testVerifier(t)
 	h := newTestCallbackHandler(t, func(context.Context, *Callback) error { return nil })
@@ -561,16 +547,16 @@ func TestCallbackSecrets_NeverPrinted(t *testing.T) {
 	}
 }
 
-func testVerifier(t testing.TB) *CallbackVerifier {
+func testVerifier(t testing.TB) *Verifier {
 	t.Helper()
-	v, err := NewCallbackVerifier([]string{testSecret})
+	v, err := NewVerifier([]string{testSecret})
 	require.NoError(t, err)
 	return v
 }
 
-func newTestCallbackHandler(t testing.TB, fn CallbackFunc, opts ...CallbackHandlerOption) *CallbackHandler {
+func newTestCallbackHandler(t testing.TB, fn Func, opts ...Option) *Handler {
 	t.Helper()
-	h, err := NewCallbackHandler([]string{testSecret}, fn, opts...)
+	h, err := NewHandler([]string{testSecret}, fn, opts...)
 	require.NoError(t, err)
 	return h
 }
@@ -588,11 +574,11 @@ func callbackRequest(body string) *http.Request {
 
 // bodyOfSize returns a signed callback body of exactly n bytes, padded with
 // an attribute.
-func bodyOfSize(t testing.TB, s *callbackform.Signer[CallbackStatus], n int) string {
+func bodyOfSize(t testing.TB, s *callbackform.Signer[Status], n int) string {
 	t.Helper()
-	base := len(s.Body(CallbackCompleted, url.Values{"attr_pad": {""}}))
+	base := len(s.Body(Completed, url.Values{"attr_pad": {""}}))
 	require.Less(t, base, n)
-	body := s.Body(CallbackCompleted, url.Values{"attr_pad": {strings.Repeat("x", n-base)}})
+	body := s.Body(Completed, url.Values{"attr_pad": {strings.Repeat("x", n-base)}})
 	require.Len(t, body, n)
 	return body
 }
@@ -615,25 +601,25 @@ func assertCallback(t *testing.T, want Callback, got *Callback) {
 }
 
 func TestCallbackHandler_AcceptsEveryStatusInBothForms(t *testing.T) {
-	statuses := []CallbackStatus{
-		CallbackCompleted, CallbackWaitingApproval, CallbackProcessing, CallbackFailed, CallbackVerified,
-		CallbackReversed, CallbackRefundCompleted, CallbackChargebackCompleted, CallbackRetrievalCompleted,
-		CallbackPenaltyCompleted, CallbackPayoutCompleted, CallbackPayoutFailed, CallbackPayoutCancelled,
-		CallbackPayoutAbandoned,
+	statuses := []Status{
+		Completed, WaitingApproval, Processing, Failed, Verified,
+		Reversed, RefundCompleted, ChargebackCompleted, RetrievalCompleted,
+		PenaltyCompleted, PayoutCompleted, PayoutFailed, PayoutCancelled,
+		PayoutAbandoned,
 	}
 	for _, f := range []Form{FormExtended, FormBasic} {
 		for _, status := range statuses {
 			t.Run(f.String()+"/"+string(status), func(t *testing.T) {
 				var got *Callback
 				h := newTestCallbackHandler(t, func(_ context.Context, cb *Callback) error { got = cb; return nil })
-				w := serve(t, h, newTestCallbackSigner(testSecret, f).Request("/cb", status, nil))
+				w := deadline.Serve(t, h, newTestCallbackSigner(testSecret, f).Request("/cb", status, nil))
 				require.Equal(t, http.StatusOK, w.Code)
 				require.NotNil(t, got)
 				assert.Equal(t, status, got.Status)
 				assert.True(t, got.Status.Known())
 				assert.Equal(t, f, got.Form)
 				if f == FormExtended {
-					assert.Equal(t, CallbackTypeTransaction, got.Type)
+					assert.Equal(t, TypeTransaction, got.Type)
 				} else {
 					assert.Empty(t, got.Type)
 				}

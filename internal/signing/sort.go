@@ -1,19 +1,19 @@
-package paygate
+package signing
 
 import (
 	"slices"
 	"strings"
 )
 
-//go:generate go run ./internal/cmd/gensortnet -out signature_sortnet.go
+//go:generate go run ../cmd/gensortnet -out sortnet.go
 
-// smallSortMax is the largest number of values sortedOrder orders by
+// smallSortMax is the largest number of values SortedOrder orders by
 // integer keys; above it, an O(n log n) sort wins over inserting the keys
 // beyond the first sixteen. A request or a callback signs 10 to 25 values.
 // It must stay below 256, the number of indexes a key's low byte holds.
 const smallSortMax = 64
 
-// sortedOrder returns the indexes of values in the order the values sort
+// SortedOrder returns the indexes of values in the order the values sort
 // as byte strings, ascending, exactly as slices.Sort (and sort.Strings)
 // would order them. keys is scratch space, returned grown if needed and
 // holding the indexes.
@@ -26,7 +26,7 @@ const smallSortMax = 64
 // go through a sorting network, which does not branch on the values; the
 // others (a callback's last few) are inserted. The values stay where they are, so that
 // callers can keep them in an array on the stack.
-func sortedOrder(values []string, keys []uint64) []uint64 {
+func SortedOrder(values []string, keys []uint64) []uint64 {
 	keys = keys[:0]
 	if len(values) > smallSortMax {
 		for i := range values {
@@ -71,7 +71,7 @@ func sortedOrder(values []string, keys []uint64) []uint64 {
 
 // sortTies sorts by the whole strings each run of keys that are equal but
 // for their indexes: long values sharing their first six bytes, which
-// sortedOrder left in index order.
+// SortedOrder left in index order.
 func sortTies(values []string, keys []uint64) {
 	for lo := 0; lo < len(keys); {
 		hi := lo + 1

@@ -1,4 +1,4 @@
-package paygate
+package callback
 
 import (
 	"context"
@@ -10,33 +10,35 @@ import (
 	"testing"
 	"time"
 
+	"github.com/paygate/paygate-go/internal/deadline"
+	"github.com/paygate/paygate-go/internal/signing"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
 func TestNewCallbackHandler_NilDedupStoreIsAnError(t *testing.T) {
 	fn := func(context.Context, *Callback) error { return nil }
-	_, err := NewCallbackHandler([]string{testSecret}, fn, WithDedupStore(nil))
+	_, err := NewHandler([]string{testSecret}, fn, WithStore(nil))
 	require.Error(t, err, "a nil store must not turn de-duplication off silently")
 	assert.Contains(t, err.Error(), "WithoutDedup")
 
-	var unset *MemoryDedupStore // a store variable never assigned
-	_, err = NewCallbackHandler([]string{testSecret}, fn, WithDedupStore(unset))
+	var unset *MemoryStore // a store variable never assigned
+	_, err = NewHandler([]string{testSecret}, fn, WithStore(unset))
 	assert.Error(t, err, "a nil pointer is no store either")
 }
 
-// leasedStore is a MemoryDedupStore that reports a lease, and records
+// leasedStore is a MemoryStore that reports a lease, and records
 // the deadline of each call and stalls the calls named in stall until
 // their context ends, as a store behind a stalled connection does.
 type leasedStore struct {
-	*MemoryDedupStore
+	*MemoryStore
 	lease     time.Duration
 	stall     map[string]bool
 	deadlines chan time.Duration // time left on each call's context
 }
 
 func newLeasedStore(lease time.Duration, stall ...string) *leasedStore {
-	s := &leasedStore{MemoryDedupStore: NewMemoryDedupStore(0), lease: lease, stall: map[string]bool{}, deadlines: make(chan time.Duration, 8)}
+	s := &leasedStore{MemoryStore: NewMemoryStore(0), lease: lease, stall: map[string]bool{}, deadlines: make(chan time.Duration, 8)}
 	for _, m := range stall {
 		s.stall[m] = true
 	}
@@ -59,28 +61,28 @@ func (s *leasedStore) enter(ctx context.Context, method string) error {
 	return nil
 }
 
-func (s *leasedStore) Claim(ctx context.Context, k DedupKey) (DedupClaim, error) {
+func (s *leasedStore) Claim(ctx context.Context, k Key) (Claim, error) {
 	if err := s.enter(ctx, "Claim"); err != nil {
-		return DedupBusy, err
+		return Busy, err
 	}
-	return s.MemoryDedupStore.Claim(ctx, k)
+	return s.MemoryStore.Claim(ctx, k)
 }
 
-func (s *leasedStore) Complete(ctx context.Context, k DedupKey) error {
+func (s *leasedStore) Complete(ctx context.Context, k Key) error {
 	if err := s.enter(ctx, "Complete"); err != nil {
 		return err
 	}
-	return s.MemoryDedupStore.Complete(ctx, k)
+	return s.MemoryStore.Complete(ctx, k)
 }
 
 func TestCallbackHandler_EachStoreCallHasAQuarterOfTheLease(t *testing.T) {
 	const lease = 8 * time.Second
 	store := newLeasedStore(lease)
-	h := newTestCallbackHandler(t, func(context.Context, *Callback) error { return nil }, WithDedupStore(store))
-	w := serve(t, h, newTestCallbackSigner(testSecret, FormExtended).Request("/cb", CallbackCompleted, nil))
+	h := newTestCallbackHandler(t, func(context.Context, *Callback) error { return nil }, WithStore(store))
+	w := deadline.Serve(t, h, newTestCallbackSigner(testSecret, FormExtended).Request("/cb", Completed, nil))
 	require.Equal(t, http.StatusOK, w.Code)
 	for _, call := range []string{"Claim", "Complete"} {
-		left := Receive(t, call+"'s deadline", store.deadlines)
+		left := deadline.Receive(t, call+"'s deadline", store.deadlines)
 		assert.Greater(t, left, time.Duration(0), "%s has a deadline", call)
 		assert.LessOrEqual(t, left, lease/4, "%s's deadline is at most a quarter of the lease", call)
 	}
@@ -94,18 +96,18 @@ func TestCallbackHandler_StalledStoreIsAbandonedAtTheDeadline(t *testing.T) {
 			var logs strings.Builder
 			store := newLeasedStore(time.Hour, stalled)
 			h := newTestCallbackHandler(t, func(context.Context, *Callback) error { calls.Add(1); return nil },
-				WithDedupStore(store), WithDedupTimeout(20*time.Millisecond), WithCallbackLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+				WithStore(store), WithStoreTimeout(20*time.Millisecond), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 			s := newTestCallbackSigner(testSecret, FormExtended)
 			// serve fails the test unless the handler answers: it must not
 			// wait for the store past the timeout (an hour's lease here).
-			w := serve(t, h, s.Request("/cb", CallbackCompleted, nil))
+			w := deadline.Serve(t, h, s.Request("/cb", Completed, nil))
 			assert.Equal(t, http.StatusInternalServerError, w.Code, "the gateway must deliver again")
 			out := logs.String()
 			assert.Contains(t, out, "level=ERROR")
 			assert.Contains(t, out, "id="+testCallbackID.String())
 			assert.Contains(t, out, "callback_status=completed")
 			assert.Contains(t, out, context.DeadlineExceeded.Error())
-			assert.NotContains(t, out, s.Values(CallbackCompleted, nil).Get(SignatureParam), "never the body")
+			assert.NotContains(t, out, s.Values(Completed, nil).Get(signing.Param), "never the body")
 			if stalled == "Complete" {
 				assert.Contains(t, out, "recording it failed")
 				assert.Equal(t, int32(1), calls.Load())
@@ -116,15 +118,15 @@ func TestCallbackHandler_StalledStoreIsAbandonedAtTheDeadline(t *testing.T) {
 	}
 }
 
-// recordedStore is a MemoryDedupStore whose first Complete records the
+// recordedStore is a MemoryStore whose first Complete records the
 // callback but fails, as one whose answer was lost on the way back.
 type recordedStore struct {
-	*MemoryDedupStore
+	*MemoryStore
 	failed atomic.Bool
 }
 
-func (s *recordedStore) Complete(ctx context.Context, k DedupKey) error {
-	err := s.MemoryDedupStore.Complete(ctx, k)
+func (s *recordedStore) Complete(ctx context.Context, k Key) error {
+	err := s.MemoryStore.Complete(ctx, k)
 	if s.failed.CompareAndSwap(false, true) {
 		return errors.New("connection reset after the commit")
 	}
@@ -134,11 +136,11 @@ func (s *recordedStore) Complete(ctx context.Context, k DedupKey) error {
 func TestCallbackHandler_CompleteFailureIsDeliveredAgainAndThenAcknowledged(t *testing.T) {
 	var calls atomic.Int32
 	h := newTestCallbackHandler(t, func(context.Context, *Callback) error { calls.Add(1); return nil },
-		WithDedupStore(&recordedStore{MemoryDedupStore: NewMemoryDedupStore(0)}))
+		WithStore(&recordedStore{MemoryStore: NewMemoryStore(0)}))
 	s := newTestCallbackSigner(testSecret, FormExtended)
-	assert.Equal(t, http.StatusInternalServerError, serve(t, h, s.Request("/cb", CallbackCompleted, nil)).Code,
+	assert.Equal(t, http.StatusInternalServerError, deadline.Serve(t, h, s.Request("/cb", Completed, nil)).Code,
 		"not known to be recorded: the gateway must deliver again")
-	assert.Equal(t, http.StatusOK, serve(t, h, s.Request("/cb", CallbackCompleted, nil)).Code)
+	assert.Equal(t, http.StatusOK, deadline.Serve(t, h, s.Request("/cb", Completed, nil)).Code)
 	assert.Equal(t, int32(1), calls.Load(), "the record was written: the next delivery is acknowledged without fn")
 }
 
@@ -146,11 +148,11 @@ func TestNewCallbackHandler_DedupTimeoutMustFitTheLease(t *testing.T) {
 	fn := func(context.Context, *Callback) error { return nil }
 	store := newLeasedStore(time.Second)
 	for _, d := range []time.Duration{0, -time.Second, time.Second, time.Minute} {
-		_, err := NewCallbackHandler([]string{testSecret}, fn, WithDedupStore(store), WithDedupTimeout(d))
+		_, err := NewHandler([]string{testSecret}, fn, WithStore(store), WithStoreTimeout(d))
 		assert.Error(t, err, "timeout %v with a lease of 1s", d)
 	}
-	_, err := NewCallbackHandler([]string{testSecret}, fn, WithDedupStore(store), WithDedupTimeout(999*time.Millisecond))
+	_, err := NewHandler([]string{testSecret}, fn, WithStore(store), WithStoreTimeout(999*time.Millisecond))
 	assert.NoError(t, err)
-	_, err = NewCallbackHandler([]string{testSecret}, fn, WithDedupTimeout(time.Hour))
+	_, err = NewHandler([]string{testSecret}, fn, WithStoreTimeout(time.Hour))
 	assert.NoError(t, err, "the memory store has no lease to fit")
 }

@@ -1,4 +1,4 @@
-package paygate
+package callback
 
 import (
 	"context"
@@ -15,23 +15,26 @@ import (
 	"github.com/paygate/paygate-go/internal/callbackform"
 )
 
-// fakeCallbackObserver records the end of every delivery.
-type fakeCallbackObserver struct {
+// traceKey marks the context a fakeObserver returns.
+type traceKey struct{}
+
+// fakeObserver records the end of every delivery.
+type fakeObserver struct {
 	mu      sync.Mutex
-	results []CallbackResult
+	results []Result
 }
 
-func (o *fakeCallbackObserver) StartCallback(ctx context.Context, d CallbackDelivery) (context.Context, CallbackTrace) {
+func (o *fakeObserver) StartCallback(ctx context.Context, d Delivery) (context.Context, Trace) {
 	return context.WithValue(ctx, traceKey{}, "callback "+d.Method), o
 }
 
-func (o *fakeCallbackObserver) End(r CallbackResult) {
+func (o *fakeObserver) End(r Result) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.results = append(o.results, r)
 }
 
-func (o *fakeCallbackObserver) last(t *testing.T) CallbackResult {
+func (o *fakeObserver) last(t *testing.T) Result {
 	t.Helper()
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -39,9 +42,9 @@ func (o *fakeCallbackObserver) last(t *testing.T) CallbackResult {
 	return o.results[len(o.results)-1]
 }
 
-func TestCallbackObserver_Verdicts(t *testing.T) {
+func TestObserver_Verdicts(t *testing.T) {
 	s := newTestCallbackSigner(testSecret, FormExtended)
-	o := &fakeCallbackObserver{}
+	o := &fakeObserver{}
 	var sawTrace any
 	fail := false
 	h := newTestCallbackHandler(t, func(ctx context.Context, _ *Callback) error {
@@ -50,17 +53,17 @@ func TestCallbackObserver_Verdicts(t *testing.T) {
 			return errors.New("database down")
 		}
 		return nil
-	}, WithCallbackObserver(o))
-	deliver := func(r *http.Request) CallbackResult {
+	}, WithObserver(o))
+	deliver := func(r *http.Request) Result {
 		t.Helper()
 		h.ServeHTTP(httptest.NewRecorder(), r)
 		return o.last(t)
 	}
-	completed := callbackform.Encode(s.Values(CallbackCompleted, url.Values{"order_id": {"ord-1"}}))
+	completed := callbackform.Encode(s.Values(Completed, url.Values{"order_id": {"ord-1"}}))
 
 	r := deliver(callbackRequest(completed))
 	assert.Equal(t, VerdictProcessed, r.Verdict)
-	assert.Equal(t, CallbackCompleted, r.Status)
+	assert.Equal(t, Completed, r.Status)
 	assert.Equal(t, http.StatusOK, r.HTTPStatus)
 	assert.Equal(t, testCallbackID, r.TransactionID)
 	assert.Equal(t, "ord-1", r.OrderID)
@@ -71,12 +74,12 @@ func TestCallbackObserver_Verdicts(t *testing.T) {
 	assert.Equal(t, VerdictDuplicate, r.Verdict)
 	assert.Equal(t, http.StatusOK, r.HTTPStatus)
 
-	r = deliver(callbackRequest(callbackform.Encode(s.Values(CallbackProcessing, nil))))
+	r = deliver(callbackRequest(callbackform.Encode(s.Values(Processing, nil))))
 	assert.Equal(t, VerdictStale, r.Verdict, "processing after completed")
 
-	forged := newTestCallbackSigner("sk_someone_else", FormExtended).Values(CallbackRefundCompleted, nil)
+	forged := newTestCallbackSigner("sk_someone_else", FormExtended).Values(RefundCompleted, nil)
 	r = deliver(callbackRequest(callbackform.Encode(forged)))
-	assert.Equal(t, CallbackResult{Verdict: VerdictRefused, Refusal: RefusedSignatureInvalid, HTTPStatus: 403, Duration: r.Duration}, r,
+	assert.Equal(t, Result{Verdict: VerdictRefused, Refusal: RefusedSignatureInvalid, HTTPStatus: 403, Duration: r.Duration}, r,
 		"nothing of a forged callback is given")
 
 	r = deliver(httptest.NewRequest(http.MethodGet, "/cb", nil))
@@ -85,7 +88,7 @@ func TestCallbackObserver_Verdicts(t *testing.T) {
 	assert.Equal(t, RefusedSignatureMissing, r.Refusal)
 
 	fail = true
-	r = deliver(callbackRequest(callbackform.Encode(s.Values(CallbackFailed, url.Values{"id": {"77"}}))))
+	r = deliver(callbackRequest(callbackform.Encode(s.Values(Failed, url.Values{"id": {"77"}}))))
 	assert.Equal(t, VerdictFailed, r.Verdict)
 	assert.Equal(t, http.StatusInternalServerError, r.HTTPStatus)
 }

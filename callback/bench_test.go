@@ -1,10 +1,13 @@
-package paygate
+package callback
 
 import (
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/paygate/paygate-go/internal/hmacbench"
+	"github.com/paygate/paygate-go/internal/signing"
 )
 
 // rewindBody is a request body that can be read again, so that the
@@ -19,7 +22,7 @@ func (*rewindBody) Close() error { return nil }
 // decoded. Its baseline is BenchmarkVerifyCallbackHMACBaseline.
 func BenchmarkVerifyCallback(b *testing.B) {
 	raw := callbackFixture(b, "extended_completed.txt")
-	v, err := NewCallbackVerifier([]string{testSecret})
+	v, err := NewVerifier([]string{testSecret})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -50,9 +53,9 @@ func BenchmarkVerifyCallbackHMACBaseline(b *testing.B) {
 	}
 	var fields []string
 	for k, vs := range values {
-		if k != SignatureParam {
+		if k != signing.Param {
 			fields = append(fields, vs...)
 		}
 	}
-	benchmarkHMAC(b, testSecret, canonicalString(fields), values.Get(SignatureParam))
+	hmacbench.Baseline(b, testSecret, canonicalString(fields), values.Get(signing.Param))
 }

@@ -1,4 +1,4 @@
-package paygate
+package signing
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// inOrder returns values in the order sortedOrder gives.
+// inOrder returns values in the order SortedOrder gives.
 func inOrder(values []string, order []uint64) []string {
 	var out []string
 	for _, i := range order {
@@ -19,13 +19,13 @@ func inOrder(values []string, order []uint64) []string {
 	return out
 }
 
-// checkSortedOrder requires sortedOrder to order values exactly as
+// checkSortedOrder requires SortedOrder to order values exactly as
 // sort.Strings does, and to use every value once.
 func checkSortedOrder(t *testing.T, values []string) {
 	t.Helper()
 	want := append([]string(nil), values...)
 	sort.Strings(want)
-	order := sortedOrder(values, nil)
+	order := SortedOrder(values, nil)
 	require.Equal(t, want, inOrder(values, order), "input %q", values)
 	seen := make([]bool, len(values))
 	for _, i := range order {
@@ -69,7 +69,7 @@ func TestSortedOrder_RandomInputs(t *testing.T) {
 	}
 }
 
-// FuzzSortedOrder compares sortedOrder with sort.Strings on any values: a
+// FuzzSortedOrder compares SortedOrder with sort.Strings on any values: a
 // NUL-separated list, so that the fuzzer reaches empty values, shared
 // prefixes and any byte.
 func FuzzSortedOrder(f *testing.F) {

@@ -1,4 +1,4 @@
-package paygate
+package callback
 
 import (
 	"testing"
@@ -8,12 +8,12 @@ import (
 
 func TestCallbackStatuses_AreTheKnownOnes(t *testing.T) {
 	t.Parallel()
-	all := CallbackStatuses()
+	all := Statuses()
 	assert.Len(t, all, 14)
 	for _, s := range all {
 		assert.True(t, s.Known(), s)
 	}
 	all[0] = "changed"
-	assert.Equal(t, CallbackCompleted, CallbackStatuses()[0], "each call returns a new slice")
-	assert.False(t, CallbackStatus("refunded").Known())
+	assert.Equal(t, Completed, Statuses()[0], "each call returns a new slice")
+	assert.False(t, Status("refunded").Known())
 }

@@ -1,4 +1,4 @@
-package paygate
+package callback
 
 import (
 	"bytes"
@@ -24,31 +24,31 @@ func parsedByMiddleware(t *testing.T, body, query string) *http.Request {
 }
 
 func TestParseRequest_VerifiesAFormMiddlewareAlreadyParsed(t *testing.T) {
-	body := newTestCallbackSigner(testSecret, FormExtended).Body(CallbackCompleted, nil)
+	body := newTestCallbackSigner(testSecret, FormExtended).Body(Completed, nil)
 	cb, err := testVerifier(t).ParseRequest(parsedByMiddleware(t, body, ""))
 	require.NoError(t, err)
 	assert.Equal(t, testCallbackID, cb.ID)
 }
 
 func TestParseRequest_ParsedFormIgnoresTheQueryString(t *testing.T) {
-	body := newTestCallbackSigner(testSecret, FormExtended).Body(CallbackCompleted, nil)
+	body := newTestCallbackSigner(testSecret, FormExtended).Body(Completed, nil)
 	cb, err := testVerifier(t).ParseRequest(parsedByMiddleware(t, body, "order_id=order-9999&extra=1"))
 	require.NoError(t, err, "only the POSTed fields are verified")
 	assert.Equal(t, "order-1001", cb.OrderID)
 }
 
 func TestParseRequest_ParsedFormHeldToTheSizeLimit(t *testing.T) {
-	body := newTestCallbackSigner(testSecret, FormExtended).Body(CallbackCompleted, nil) +
-		"&attr_pad=" + strings.Repeat("x", MaxCallbackBytes)
+	body := newTestCallbackSigner(testSecret, FormExtended).Body(Completed, nil) +
+		"&attr_pad=" + strings.Repeat("x", MaxBytes)
 	r := callbackRequest(body)
 	r.ContentLength = -1 // as a chunked request, which the size check of the header misses
 	require.NoError(t, r.ParseForm())
 	_, err := testVerifier(t).ParseRequest(r)
-	require.ErrorIs(t, err, ErrCallbackTooLarge)
+	require.ErrorIs(t, err, ErrTooLarge)
 }
 
 func TestParseRequest_ParsedFormWithAWrongSignatureIsRejected(t *testing.T) {
-	body := newTestCallbackSigner("another-key", FormExtended).Body(CallbackCompleted, nil)
+	body := newTestCallbackSigner("another-key", FormExtended).Body(Completed, nil)
 	_, err := testVerifier(t).ParseRequest(parsedByMiddleware(t, body, ""))
 	require.ErrorIs(t, err, ErrSignatureInvalid)
 }
@@ -57,7 +57,7 @@ func TestParseRequest_ParsedFormWithAWrongSignatureIsRejected(t *testing.T) {
 // back, and the callback verifies, or leaves it consumed without parsing a
 // form, and there is nothing left to verify: refused, never processed.
 func TestCallbackHandler_BodyReadByMiddlewareWithoutParseForm(t *testing.T) {
-	body := newTestCallbackSigner(testSecret, FormExtended).Body(CallbackCompleted, nil)
+	body := newTestCallbackSigner(testSecret, FormExtended).Body(Completed, nil)
 	for _, tc := range []struct {
 		name    string
 		putBack bool

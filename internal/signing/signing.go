@@ -1,0 +1,190 @@
+// Package signing computes and checks the gateway's signatures: the values
+// of every field but the signature, sorted as byte strings, joined with
+// "|", HMAC-SHA256 under the project's private key, in lowercase hex. The
+// client signs its requests and package callback verifies callbacks with
+// it, so that both share one implementation of the canonical string.
+package signing
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"hash"
+	"net/url"
+	"sync"
+
+	"github.com/paygate/paygate-go/internal/formenc"
+)
+
+// Param is the name of the field that carries the signature.
+const Param = "signature"
+
+// Len is the length of a signature: SHA-256 in hex.
+const Len = 2 * sha256.Size
+
+// StackValues is how many values the signing functions keep in an array
+// on their stack: more than a request or a callback carries. Strings
+// copied to the stack cost no write barriers, and nothing needs clearing
+// after.
+const StackValues = 32
+
+// Signer computes signatures under one private key, reusing HMAC states
+// and buffers across calls so that signing a request allocates little.
+// Clients and callback verifiers keep one per key. It is safe for
+// concurrent use: each call takes a state of its own from the pool.
+type Signer struct {
+	// key is held behind a pointer: fmt, reporting a wrong verb for a
+	// struct holding a client or a verifier, prints what a *Signer points
+	// to, and prints a pointer found there as an address.
+	key  *string
+	pool sync.Pool // of *State
+}
+
+// State is one signature's working space: the keyed HMAC and the scratch
+// of the canonical string.
+type State struct {
+	mac  hash.Hash
+	keys []uint64 // the sorted order of the values (SortedOrder)
+	buf  []byte   // their canonical string, in buf[:used]
+	used int
+	raw  [sha256.Size]byte
+}
+
+// New returns a signer under privateKey.
+func New(privateKey string) *Signer {
+	s := &Signer{key: &privateKey}
+	s.pool.New = func() any {
+		// Sized for a typical request, so that they do not grow step by
+		// step.
+		return &State{
+			mac:  hmac.New(sha256.New, []byte(*s.key)),
+			keys: make([]uint64, 0, StackValues),
+			buf:  make([]byte, 0, 512),
+		}
+	}
+	return s
+}
+
+// Get takes a state from the pool; Put gives it back.
+func (s *Signer) Get() *State { return s.pool.Get().(*State) }
+
+// Put returns st to the pool once it has forgotten what it signed.
+func (s *Signer) Put(st *State) {
+	st.forget()
+	s.pool.Put(st)
+}
+
+// SignPairs returns the signature of the values of pairs.
+func (s *Signer) SignPairs(pairs formenc.Pairs) string {
+	var arr [StackValues]string
+	var values []string
+	if len(pairs) <= len(arr) {
+		values = arr[:len(pairs)]
+	} else {
+		values = make([]string, len(pairs))
+	}
+	for i := range values {
+		values[i] = pairs[i].Value
+	}
+	st := s.Get()
+	var sig [Len]byte
+	st.HMACHex(&sig, st.Canonical(values))
+	s.Put(st)
+	return string(sig[:])
+}
+
+// Verify checks the signature field of params against the other values. It
+// returns nil, ErrMissing or ErrInvalid.
+func (s *Signer) Verify(params url.Values) error {
+	got := params[Param]
+	if len(got) == 0 || got[0] == "" {
+		return ErrMissing
+	}
+	var arr [StackValues]string
+	values := appendSigned(arr[:0], params)
+	st := s.Get()
+	defer s.Put(st)
+	return st.Check(got[0], st.Canonical(values))
+}
+
+// SumValues writes to sig the signature of every value of params except
+// the signature's.
+func (s *Signer) SumValues(sig *[Len]byte, params url.Values) {
+	var arr [StackValues]string
+	values := appendSigned(arr[:0], params)
+	st := s.Get()
+	st.HMACHex(sig, st.Canonical(values))
+	s.Put(st)
+}
+
+// CanonicalString returns the canonical string of params, for people to
+// read: the signer's own code, outside its pool.
+func CanonicalString(params url.Values) string {
+	var st State
+	return string(st.Canonical(appendSigned(nil, params)))
+}
+
+// appendSigned appends to dst the values of params the signature covers:
+// every value of every field but the signature's.
+func appendSigned(dst []string, params url.Values) []string {
+	for k, vs := range params {
+		if k != Param {
+			dst = append(dst, vs...)
+		}
+	}
+	return dst
+}
+
+// Canonical returns the canonical string of values, in st's buffer: the
+// values sorted as byte strings and joined with "|". It is valid until st
+// goes back to the pool.
+func (st *State) Canonical(values []string) []byte {
+	keys := SortedOrder(values, st.keys)
+	buf := st.buf[:0]
+	for i, k := range keys {
+		if i > 0 {
+			buf = append(buf, '|')
+		}
+		buf = append(buf, values[k]...)
+	}
+	// Stored back only when grown: storing a pointer into the pooled
+	// state costs a write barrier whenever the GC runs.
+	if cap(keys) != cap(st.keys) {
+		st.keys = keys
+	}
+	if cap(buf) != cap(st.buf) {
+		st.buf = buf
+	}
+	st.used = len(buf)
+	return buf
+}
+
+// HMACHex writes to sig the lowercase hex HMAC-SHA256 of msg.
+func (st *State) HMACHex(sig *[Len]byte, msg []byte) {
+	st.mac.Reset()
+	st.mac.Write(msg)
+	hex.Encode(sig[:], st.mac.Sum(st.raw[:0]))
+}
+
+// Check compares sent, a signature as received, with the signature of msg,
+// in constant time. sent must not be empty.
+func (st *State) Check(sent string, msg []byte) error {
+	var want, got [Len]byte
+	if len(sent) != len(got) {
+		return ErrInvalid
+	}
+	st.HMACHex(&want, msg)
+	copy(got[:], sent) // compared as arrays, so that nothing is allocated
+	if !hmac.Equal(want[:], got[:]) {
+		return ErrInvalid
+	}
+	return nil
+}
+
+// forget clears the canonical string, so that a pooled state keeps no
+// request data (card numbers among it) reachable. (The keys are indexes
+// only.)
+func (st *State) forget() {
+	clear(st.buf[:st.used])
+	st.used = 0
+}
