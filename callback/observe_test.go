@@ -86,6 +86,11 @@ func TestObserver_Verdicts(t *testing.T) {
 	assert.Equal(t, RefusedMethod, r.Refusal)
 	r = deliver(callbackRequest(""))
 	assert.Equal(t, RefusedSignatureMissing, r.Refusal)
+	r = deliver(callbackRequest("id=%zz&signature=abc"))
+	assert.Equal(t, RefusedMalformed, r.Refusal)
+	r = deliver(callbackRequest(bodyOfSize(t, s, MaxBytes+1)))
+	assert.Equal(t, RefusedTooLarge, r.Refusal)
+	assert.Equal(t, http.StatusRequestEntityTooLarge, r.HTTPStatus)
 
 	fail = true
 	r = deliver(callbackRequest(callbackform.Encode(s.Values(Failed, url.Values{"id": {"77"}}))))
