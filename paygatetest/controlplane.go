@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -88,12 +89,18 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 		writeError(w, "", perr)
 		return
 	}
-	in, perr := readControlInput(w, r)
-	if perr != nil {
-		writeError(w, "", perr)
-		return
+	var out any
+	if document := controlDocuments[strings.Trim(path, "/")]; document != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, maxFixtureBody)
+		out, perr = document(s, auth.project, r.Body)
+	} else {
+		var in url.Values
+		if in, perr = readControlInput(w, r); perr != nil {
+			writeError(w, "", perr)
+			return
+		}
+		out, perr = op.run(s, auth.project, in, id)
 	}
-	out, perr := op.run(s, auth.project, in, id)
 	if browser && r.Method == http.MethodPost {
 		// The dashboard's buttons come back to the dashboard, saying how
 		// it went.
@@ -127,6 +134,9 @@ func matchControl(path, method string) (controlOp, string, *apiError) {
 		op, ok = controlOps[parts[0]+"/{id}/"+parts[2]]
 	default:
 		op, ok = controlOps[path]
+		if read, found := controlOpsMore[path]; found && (method == http.MethodGet || !ok) {
+			op, ok = read, true
+		}
 	}
 	if !ok {
 		return controlOp{}, "", newError(codeMethodNotFound, "no control operation at /sandbox/"+path)
@@ -147,7 +157,9 @@ func readControlInput(w http.ResponseWriter, r *http.Request) (url.Values, *apiE
 		var obj map[string]any
 		dec := json.NewDecoder(r.Body)
 		dec.UseNumber()
-		if err := dec.Decode(&obj); err != nil {
+		// An empty body is no input, as an empty form is: a GET from a
+		// client that names JSON on every request reads the query.
+		if err := dec.Decode(&obj); err != nil && !errors.Is(err, io.EOF) {
 			return nil, bodyError(err, "the body is not a JSON object")
 		}
 		for k, v := range obj {
@@ -221,9 +233,9 @@ func (s *Server) controlEvent(p *Project, _ url.Values, idEvent string) (any, *a
 	t, err := s.triggerLocked(id, Event(event))
 	switch {
 	case errors.Is(err, ErrUnknownEvent):
-		return nil, newError(codeMethodNotFound, "unknown event "+strconv.Quote(event))
+		return nil, newError(codeMethodNotFound, "unknown event "+strconv.Quote(event)+s.validEventsNote(id))
 	case err != nil:
-		return nil, newError(codeEventNotApplies, strings.TrimPrefix(err.Error(), "paygatetest: "))
+		return nil, newError(codeEventNotApplies, strings.TrimPrefix(err.Error(), "paygatetest: ")+s.validEventsNote(id))
 	}
 	return transactionFields(t, true), nil
 }
@@ -246,22 +258,10 @@ func (s *Server) controlFault(p *Project, in url.Values, _ string) (any, *apiErr
 	return map[string]any{"method": method, "fault": f, "count": count}, nil
 }
 
-// controlDeliveries serves GET deliveries: every callback of project p,
-// oldest first.
-func (s *Server) controlDeliveries(p *Project, _ url.Values, _ string) (any, *apiError) {
-	out := []deliveryJSON{}
-	for _, d := range s.Deliveries() {
-		if d.project == p.Key {
-			out = append(out, newDeliveryJSON(d))
-		}
-	}
-	return out, nil
-}
-
 // controlRedeliver serves POST deliveries/{id}/redeliver: 40400 for an
 // unknown delivery (or another project's), 40900 when it cannot be sent
-// (no URL, queue full). It answers the delivery as it stands; the attempt
-// follows at once.
+// (no URL, queue full). It answers the delivery after the new attempt, or
+// as it stands when the attempt takes longer than redeliverWait.
 func (s *Server) controlRedeliver(p *Project, _ url.Values, id string) (any, *apiError) {
 	seq, err := strconv.Atoi(id)
 	d, ok := s.delivery(seq)
@@ -271,7 +271,7 @@ func (s *Server) controlRedeliver(p *Project, _ url.Values, id string) (any, *ap
 	if err := s.Redeliver(seq); err != nil {
 		return nil, newError(codeEventNotApplies, strings.TrimPrefix(err.Error(), "paygatetest: "))
 	}
-	return newDeliveryJSON(d), nil
+	return newDeliveryJSON(s.awaitAttempt(d)), nil
 }
 
 // delivery finds callback seq in the delivery log.
@@ -302,6 +302,9 @@ type deliveryJSON struct {
 	Attempts  []attemptJSON     `json:"attempts"`
 	Delivered bool              `json:"delivered"`
 	Done      bool              `json:"done"`
+	// NextAttempt is when the retry schedule sends it next, on the
+	// sandbox's clock; empty when no attempt is scheduled.
+	NextAttempt string `json:"next_attempt,omitempty"`
 }
 
 type attemptJSON struct {
@@ -320,7 +323,11 @@ func newDeliveryJSON(d Delivery) deliveryJSON {
 	for i, a := range d.History {
 		attempts[i] = attemptJSON{Time: a.At.Format(time.RFC3339Nano), Status: a.Status, Error: a.Error, Manual: a.Manual}
 	}
-	return deliveryJSON{ID: d.Seq, URL: d.URL, Fields: fields, Attempts: attempts, Delivered: d.Delivered, Done: d.Done}
+	out := deliveryJSON{ID: d.Seq, URL: d.URL, Fields: fields, Attempts: attempts, Delivered: d.Delivered, Done: d.Done}
+	if !d.NextAttempt.IsZero() {
+		out.NextAttempt = d.NextAttempt.Format(time.RFC3339Nano)
+	}
+	return out
 }
 
 // ErrInvalidCallbackURL reports a callback URL SetCallbackURL refuses.

@@ -65,7 +65,8 @@ func TestControlPlane_UnknownOperationAndWrongMethod(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
 	s.controlFails(http.MethodPost, "/sandbox/nothing", nil, 40400)
-	s.controlFails(http.MethodGet, "/sandbox/clock", nil, 40500)
+	s.controlFails(http.MethodGet, "/sandbox/reset", nil, 40500)
+	s.controlFails(http.MethodPost, "/sandbox/transactions", nil, 40500)
 	s.controlFails(http.MethodPost, "/sandbox/deliveries", nil, 40500)
 	s.controlFails(http.MethodGet, "/sandbox/transactions/1000000000000000001/chargeback", nil, 40500)
 }

@@ -43,6 +43,10 @@ func (s *Server) serveDashboard(w http.ResponseWriter, r *http.Request) {
 // goes to the dashboard. Wrong keys count against the client's guess
 // budget (see guessLimiter).
 func (s *Server) serveLogin(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodGet && r.URL.Query().Has("token") {
+		s.serveLoginLink(w, r)
+		return
+	}
 	if r.Method != http.MethodPost {
 		writeError(w, "", newError(codeNotAllowed, "use POST"))
 		return
@@ -63,6 +67,12 @@ func (s *Server) serveLogin(w http.ResponseWriter, r *http.Request) {
 		s.renderLogin(w, 0, "wrong key")
 		return
 	}
+	s.startSession(w, r, p)
+}
+
+// startSession starts a new session of project p in the browser (see
+// sessions) and goes to the dashboard.
+func (s *Server) startSession(w http.ResponseWriter, r *http.Request, p *Project) {
 	http.SetCookie(w, &http.Cookie{
 		Name: sessionCookie, Value: s.sessions.start(p), Path: dashboardPath,
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,

@@ -646,7 +646,7 @@ func (d *delivery) public() Delivery {
 		project: d.txn.project.Key,
 	}
 	for i, a := range d.history {
-		out.History[i] = DeliveryAttempt{At: a.at(), Status: int(a.status), Error: a.err, Manual: a.manual}
+		out.History[i] = a.public()
 	}
 	if n := len(d.history); n > 0 {
 		out.LastStatus, out.LastError = int(d.history[n-1].status), d.history[n-1].err

@@ -62,13 +62,19 @@
 // values of at most 2048 bytes), output is JSON, errors are the gateway's
 // error object:
 //
+//	GET  /sandbox/clock                           Server.Clock().Now(): {"now": "<RFC 3339>"}; any key
 //	POST /sandbox/clock advance=<Go duration>     Server.Advance: {"now": "<RFC 3339>"}; 0 to 10 years;
 //	                                               only the server's own project moves it
+//	GET  /sandbox/transactions                    the project's transactions, newest first, filtered
+//	                                               and paged (see The control plane below)
 //	POST /sandbox/transactions/{id}/{event}       Server.Trigger: the by-id JSON of the transaction
 //	                                               made (or changed); 409 when it does not apply
 //	POST /sandbox/faults method= fault= count=    Server.InjectFault: count 1 to 1000, 0 removes
-//	GET  /sandbox/deliveries                      Server.Deliveries: id, url, fields, attempts
-//	POST /sandbox/deliveries/{id}/redeliver       Server.Redeliver
+//	GET  /sandbox/deliveries                      Server.Deliveries: id, url, fields, attempts,
+//	                                               next_attempt; paged
+//	POST /sandbox/deliveries/{id}/redeliver       Server.Redeliver; answers after the new attempt
+//	POST /sandbox/fixtures (a JSON document)      Server.LoadFixtures: see Fixtures below
+//	POST /sandbox/login-url                       Server.LoginURL: {"url": "...", "expires_in": 300}
 //	POST /sandbox/callback-url url=               Server.SetCallbackURL; empty records callbacks only
 //	POST /sandbox/reset                           Server.Reset: forgets the project's users, tokens,
 //	                                               transactions, subscriptions, balance and faults
@@ -93,6 +99,85 @@
 // bound to the session, a request whose Origin or Referer is another site
 // is refused, and the pages refuse to be framed. The module
 // paygatetest/dashboardtest tests it in headless Chromium.
+//
+// # The control plane
+//
+// ControlPlaneHelp describes every operation above, for a command's help.
+//
+// GET /sandbox/transactions answers the project's transactions newest
+// first, each as GET transactions/{id} shows it, in
+// {"transactions":[...],"total":N,"page":P,"per_page":N,"next_cursor":ID}:
+// status (with later effects, as the API's list), type, order_id and
+// from/to (the creation time, inclusive) select them; a page holds
+// per_page (100 unless given, at most 1000); page counts from 1, or
+// cursor takes the next_cursor of the previous answer, absent on the last
+// page. GET /sandbox/deliveries answers a JSON array, oldest first, paged
+// the same way (its cursor is the id of the last delivery of the previous
+// page); each delivery carries next_attempt, when the retry schedule sends
+// it next (absent when none is due). Redeliver answers the delivery after
+// its new attempt, or as it stands when the attempt takes over 5 seconds.
+// An event that is unknown (40400) or does not apply now (40900) is
+// refused with a message listing the events that apply to the
+// transaction now.
+//
+// Server.LoginURL (POST /sandbox/login-url for the project of the key)
+// makes a link, {URL}/sandbox/login?token=..., that opens the dashboard
+// in a browser without the key: once, within 5 minutes; then the browser
+// holds the usual session cookie. A used or expired link shows the key
+// form, and a wrong token counts as a wrong key. cmd/paygate-sandbox
+// prints one at start.
+//
+// # Fixtures
+//
+// Server.LoadFixtures, WithFixtures, POST /sandbox/fixtures and
+// paygate-sandbox -fixtures FILE make a scenario in one call, so that a
+// test in any language starts from a known state. The file is a JSON
+// object (testdata/fixtures/example.json shows every entry):
+//
+//	{
+//	  "users":    [{"name": "alice", "identifier": "...", "email": "...", "ip": "...", "phone": "..."}],
+//	  "cards":    [{"name": "alice-visa", "user": "alice", "number": "4242424242424242"}],
+//	  "payments": [{"name": "paid", "user": "alice", "card": "alice-visa", "status": "completed",
+//	                "price": "25.00", "currency": "EUR", "order_id": "order-1", "description": "...",
+//	                "remember": true, "recurring": {"interval": 30, "trial": 0}}],
+//	  "payouts":  [{"name": "payout", "type": "CREDIT_CARD", "amount": "10.00", "currency": "EUR",
+//	                "order_id": "payout-1", "account": "4242424242424242", "params": {"cardHolder": "..."}}],
+//	  "steps":    [{"event": "chargeback", "transaction": "paid", "name": "chargeback"},
+//	               {"refund": "paid", "amount": "2.00", "name": "refund"},
+//	               {"advance": "24h"}, {"settle": true}]
+//	}
+//
+// The entries are made in this order (users, cards, payments, payouts,
+// then each step), by the same signed calls, events and clock moves a
+// test would make, so they behave as such. A user's identifier is its
+// name unless given; a card is remembered by a 1.00 EUR verification with
+// remember=1; a payment's card is a number, the name of a remembered card,
+// or, without one, the test card of its status (completed, failed,
+// processing, authenticating); recurring subscribes the user. Every field
+// but the names that refer to earlier entries has a default. The answer
+// gives the ids made by name: {"users":{...},"transactions":{...},
+// "cards":{...}} (permanent tokens, of the cards and of payments with
+// remember). The first entry the sandbox refuses stops the load with an
+// error naming it (ErrFixtures; 40900 on the control plane); the entries
+// before it stay made. A file is at most 1 MiB and 1000 entries.
+//
+// # State across restarts
+//
+// WithStateFile (paygate-sandbox -state FILE) keeps the sandbox's state in
+// a file: users, tokens, transactions, balances, subscriptions, callbacks
+// with their attempts and next attempt, the clock's advance and the id
+// counters. It is read at start and written at most every 200 ms after a
+// change, and at Close, to a temporary file renamed over it: the file is
+// always one whole state, and a process killed with SIGKILL loses at most
+// the last 200 ms. After a restart, processing payments settle, callbacks
+// that were queued are sent and retries keep their schedule. The file
+// carries a format version; a file that is corrupt, of a newer version,
+// or of a project the sandbox does not serve stops the start with an
+// error naming the file (ErrStateFile): the sandbox never starts empty in
+// its place. The file holds the sandbox's (test) card numbers and no key,
+// readable by its owner only. Faults, dashboard sessions and login links
+// are not kept, and projects with their settings (a callback URL set
+// through the control plane included) come from the options at each start.
 //
 // # Time
 //
@@ -179,7 +264,9 @@
 //     last 50 attempts.
 //   - GET transactions answers at most 1000 transactions a page.
 //   - The control plane: a body of 64 KiB, values of 2 KiB, a clock
-//     advance of at most 10 years, faults for at most 1000 calls.
+//     advance of at most 10 years, faults for at most 1000 calls; a
+//     fixture file of 1 MiB and 1000 entries; lists of 1000 a page; 100
+//     login links not used yet (beyond, the oldest stops working).
 //
 // Look-ups by id, token, order id and 3-D Secure merchant data are
 // indexed. Users and permanent tokens come only from signed requests and

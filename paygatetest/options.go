@@ -3,6 +3,7 @@ package paygatetest
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"strings"
 	"time"
@@ -46,6 +47,8 @@ type config struct {
 	retention       int
 	publicURL       string
 	callbackQueue   int
+	stateFile       string    // see WithStateFile
+	fixtures        io.Reader // see WithFixtures
 }
 
 // WithProject sets the public and private key of the server's project

@@ -53,6 +53,7 @@ type Server struct {
 	faults    faultTable // see InjectFault
 	guesses   *guessLimiter
 	sessions  *sessions
+	logins    *loginLinks // see LoginURL
 
 	hs              *httptest.Server
 	clock           *Clock
@@ -66,6 +67,7 @@ type Server struct {
 	closed     chan struct{}
 	closeOnce  sync.Once
 	deliveries *deliverer
+	persist    *persister // nil without WithStateFile
 }
 
 // serverTimeouts bound how long a client may hold a connection: a client
@@ -154,6 +156,9 @@ func (s *Server) Close() {
 		}
 		s.mu.Unlock()
 		s.hs.Close()
+		if s.persist != nil {
+			s.persist.finish(s)
+		}
 		s.deliveries.close()
 	})
 }
@@ -205,11 +210,19 @@ func start(addr string, opts []Option) (*Server, error) {
 		// Real time: the sandbox's clock may stand still or jump.
 		guesses:  newGuessLimiter(time.Now),
 		sessions: newSessions(time.Now),
+		logins:   newLoginLinks(time.Now),
 	}
 	s.st = newState(cfg.retention, s.deliveries.log)
 	p := cfg.project
 	s.st.addProject(p)
 	s.st.maxTokens = cfg.maxTokens
+	restored := false // from the state file: then the fixtures are in it
+	if cfg.stateFile != "" {
+		var err error
+		if restored, err = s.loadStateFile(cfg.stateFile); err != nil {
+			return nil, err
+		}
+	}
 	s.hs = httptest.NewUnstartedServer(s)
 	cfg.timeouts.apply(s.hs.Config)
 	if addr != "" {
@@ -225,9 +238,26 @@ func start(addr string, opts []Option) (*Server, error) {
 	// URL is set before the first request can arrive: handlers read it.
 	s.URL = "http://" + s.hs.Listener.Addr().String()
 	s.publicURL = cmp.Or(cfg.publicURL, s.URL)
+	if cfg.stateFile != "" {
+		h, err := s.startPersisting(cfg.stateFile, s)
+		if err != nil {
+			s.hs.Listener.Close()
+			return nil, err
+		}
+		s.hs.Config.Handler = h
+	}
 	s.hs.Start()
 	unsubState := s.clock.subscribe(s.clockAdvanced)
 	unsubRetries := s.clock.subscribe(s.deliveries.retryDue)
 	s.unsubscribe = func() { unsubState(); unsubRetries() }
+	if s.persist != nil {
+		s.resume()
+	}
+	if cfg.fixtures != nil && !restored {
+		if _, err := s.LoadFixtures(cfg.fixtures); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
 	return s, nil
 }

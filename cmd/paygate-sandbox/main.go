@@ -3,6 +3,7 @@
 //
 //	paygate-sandbox -addr 127.0.0.1:8080 -project KEY [-secret KEY | -secret-file PATH]
 //	    [-callback-url URL] [-form extended|basic] [-public-url URL] [-retain N]
+//	    [-state FILE] [-fixtures FILE]
 //
 // It serves the API under /v1/, the 3-D Secure and confirm pages, and the
 // control plane and dashboard under /sandbox/ (authorised with
@@ -21,6 +22,11 @@
 // proxy. -retain is how many transactions it keeps (default 100,000):
 // beyond them the oldest in a final state are dropped with their
 // callbacks, so that a sandbox serving CI for weeks holds bounded memory.
+// -state keeps the sandbox's state in a file across restarts and crashes
+// (a corrupt or newer-format file stops it, naming the file); -fixtures
+// loads a scenario (paygatetest's package doc, "Fixtures") into a new
+// state. At start it prints a one-time dashboard login link to standard
+// error.
 // -h prints the usage and exits 0.
 package main
 

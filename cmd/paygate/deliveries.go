@@ -8,6 +8,7 @@ import (
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -120,11 +121,36 @@ type attempt struct {
 	Manual bool   `json:"manual,omitempty"`
 }
 
-// deliveries reads every delivery. The answer is a JSON array, or an
-// object holding one under "deliveries" (a paged answer's first page).
+// deliveriesPage is how many deliveries deliveries asks for at once, the
+// most the sandbox answers in one page.
+const deliveriesPage = 1000
+
+// deliveries reads every delivery, a page at a time: the sandbox answers
+// at most per_page of them, oldest first, and the next page starts after
+// the last id (cursor).
 func (p *controlPlane) deliveries(ctx context.Context) ([]delivery, error) {
+	out := []delivery{}
+	for {
+		q := url.Values{"per_page": {strconv.Itoa(deliveriesPage)}}
+		if n := len(out); n > 0 {
+			q.Set("cursor", strconv.Itoa(out[n-1].ID))
+		}
+		page, err := p.deliveriesAt(ctx, "deliveries?"+q.Encode())
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page...)
+		if len(page) < deliveriesPage {
+			return out, nil
+		}
+	}
+}
+
+// deliveriesAt reads one page of deliveries. The answer is a JSON array,
+// or an object holding one under "deliveries".
+func (p *controlPlane) deliveriesAt(ctx context.Context, path string) ([]delivery, error) {
 	var raw json.RawMessage
-	if err := p.do(ctx, http.MethodGet, "deliveries", nil, &raw); err != nil {
+	if err := p.do(ctx, http.MethodGet, path, nil, &raw); err != nil {
 		return nil, err
 	}
 	if trimmed := bytes.TrimSpace(raw); len(trimmed) > 0 && trimmed[0] == '{' {

@@ -7,9 +7,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paygate/paygate-go/internal/sandboxcmd"
+	"github.com/paygate/paygate-go/paygatetest"
 )
 
-const sandboxLong = `Serve the sandbox: a stateful fake gateway (package paygatetest) for tests in
+// sandboxLong is the help of paygate sandbox: its flags, then every
+// operation of the control plane as the sandbox itself describes them.
+var sandboxLong = `Serve the sandbox: a stateful fake gateway (package paygatetest) for tests in
 any language, with the API under /v1/, the 3-D Secure and confirm pages, and
 the control plane and dashboard under /sandbox/ (Authorization: Bearer
 <private key>). It takes the flags paygate-sandbox takes; "paygate sandbox -h"
@@ -23,20 +26,15 @@ lists them all:
   --form extended|basic
   --public-url URL      the address browsers reach it at
   --retain N            how many transactions it keeps
+  --state FILE          keep the state in FILE across restarts and crashes
+  --fixtures FILE       load a scenario (JSON) into a new state at start
 
 It prints "listening on http://ADDR" on standard output once it accepts
-connections, the project key and where the private key came from on standard
-error, and stops on SIGINT or SIGTERM.
+connections; the project key, where the private key came from and a one-time
+dashboard login link (valid 5 minutes) on standard error; and stops on SIGINT
+or SIGTERM.
 
-Control plane (JSON, every request with Authorization: Bearer <private key>):
-  POST /sandbox/clock                          advance=<Go duration>
-  POST /sandbox/transactions/{id}/{event}      see "paygate trigger --list"
-  POST /sandbox/faults                         method=, fault=, count=
-  GET  /sandbox/deliveries                     see "paygate deliveries"
-  POST /sandbox/deliveries/{id}/redeliver      see "paygate redeliver"
-  POST /sandbox/callback-url                   url=
-  POST /sandbox/reset
-  GET  /sandbox/                               the dashboard`
+` + paygatetest.ControlPlaneHelp
 
 func newSandboxCmd(cfg *config) *cobra.Command {
 	return &cobra.Command{

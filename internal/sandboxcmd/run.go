@@ -56,6 +56,8 @@ func Run(ctx context.Context, name string, args []string, getenv func(string) st
 	callbackURL := fs.String("callback-url", "", "URL that receives the signed callbacks")
 	formName := fs.String("form", "extended", "form of the interface: extended or basic")
 	publicURL := fs.String("public-url", "", "address browsers reach the sandbox at, written into acs.url (default: the listening address)")
+	stateFile := fs.String("state", "", "file that keeps the sandbox's state across restarts, read at start and written after changes (made when missing)")
+	fixtures := fs.String("fixtures", "", "JSON scenario to load at start (see paygatetest's package doc); with -state, only into a new state file")
 	retain := fs.Int("retain", paygatetest.DefaultRetention, "how many transactions to keep; beyond them the oldest in a final state are dropped with their callbacks")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -81,17 +83,25 @@ func Run(ctx context.Context, name string, args []string, getenv func(string) st
 		return err
 	}
 	defer key.discard()
+	seed, err := readFixtures(*fixtures, *stateFile)
+	if err != nil {
+		return err
+	}
 	srv, err := paygatetest.Listen(*addr,
 		paygatetest.WithProject(projectKey, key.value),
 		paygatetest.WithCallbackURL(*callbackURL),
 		paygatetest.WithForm(form),
 		paygatetest.WithPublicURL(*publicURL),
 		paygatetest.WithRetention(*retain),
+		paygatetest.WithStateFile(*stateFile),
 	)
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
+	if err := loadFixtures(srv, *fixtures, seed, stderr); err != nil {
+		return err
+	}
 	// The private key is never printed: developers do pass real-looking
 	// keys, and CI logs are read by many.
 	fmt.Fprintf(stderr, "project %s, %s form (private key %s)\n", projectKey, form, key.origin)
@@ -99,6 +109,7 @@ func Run(ctx context.Context, name string, args []string, getenv func(string) st
 		fmt.Fprintln(stderr, "warning: the private key is the published "+paygatetest.DefaultPrivateKey+": anyone who reaches this sandbox can drive it")
 	}
 	fmt.Fprintf(stderr, "control plane and dashboard at %s/sandbox/ (Authorization: Bearer <private key>)\n", srv.URL)
+	fmt.Fprintf(stderr, "dashboard login link (single use, valid 5 minutes): %s\n", srv.LoginURL())
 	fmt.Fprintf(stdout, "listening on %s\n", srv.URL)
 	<-ctx.Done()
 	return nil

@@ -67,9 +67,9 @@ func charge(t *testing.T, c *paygate.Client, card string, order string) paygate.
 	return p.ID
 }
 
-// TestDashboard_ChargebackFromTheBrowser opens the dashboard with the
-// key, sees a charge made through the SDK appear, presses Chargeback, and
-// sees the chargeback transaction, its delivered chargeback_completed
+// TestDashboard_ChargebackFromTheBrowser opens the dashboard through the
+// one-time login link, sees a charge made through the SDK appear, presses
+// Chargeback, and sees the chargeback transaction, its delivered chargeback_completed
 // callback and the balance move. It writes dashboard.png, the README's
 // screenshot.
 func TestDashboard_ChargebackFromTheBrowser(t *testing.T) {
@@ -83,9 +83,10 @@ func TestDashboard_ChargebackFromTheBrowser(t *testing.T) {
 	client := srv.Client()
 	ctx := newTab(t, 60*time.Second)
 
-	do(t, ctx, chromedp.Navigate(srv.URL+"/sandbox/"), chromedp.WaitVisible(chromedp.ID("key")))
-	do(t, ctx, chromedp.SendKeys(chromedp.ID("key"), srv.PrivateKey), chromedp.Click(chromedp.ID("open")),
-		chromedp.WaitVisible(chromedp.ID("empty")))
+	// Through the one-time login link, as a scripted browser opens it: no
+	// key typed, the session cookie set, and the link used up.
+	link := srv.LoginURL()
+	do(t, ctx, chromedp.Navigate(link), chromedp.WaitVisible(chromedp.ID("empty")))
 
 	charge(t, client, paygatetest.CardDeclined, "order-1000")
 	pay := charge(t, client, paygatetest.CardApproved, "order-1001")
@@ -119,4 +120,9 @@ func TestDashboard_ChargebackFromTheBrowser(t *testing.T) {
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	require.NoError(t, err)
 	require.NoError(t, chromium.SaveScreenshot("dashboard.png", png)) // -update-screenshots rewrites it
+
+	// A second browser gets nothing from the used link: the key form.
+	other := newTab(t, 30*time.Second)
+	do(t, other, chromedp.Navigate(link), chromedp.WaitVisible(chromedp.ID("key")))
+	assert.Contains(t, text(t, other, "#error"), "used already")
 }

@@ -1,0 +1,169 @@
+package paygatetest
+
+import (
+	"cmp"
+	"io"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// Paging of the control plane's lists: a page holds per_page items, 100
+// unless asked otherwise, at most 1000, so that one answer stays small
+// whatever the sandbox holds.
+const (
+	defaultControlPage = 100
+	maxControlPage     = 1000
+)
+
+// controlOpsMore are the control plane's operations besides controlOps:
+// the GET ones, among them one at a path that also has a POST one (clock),
+// which matchControl takes for a GET, and the fixtures.
+var controlOpsMore = map[string]controlOp{
+	"clock":        {http.MethodGet, (*Server).controlClock},
+	"transactions": {http.MethodGet, (*Server).controlTransactions},
+	"fixtures":     {http.MethodPost, nil}, // a document: see controlDocuments
+	"login-url":    {http.MethodPost, (*Server).controlLoginURL},
+}
+
+// controlDocuments are the operations that take the body as one JSON
+// document, with nested objects, which the flat values of controlOp.run
+// cannot hold.
+var controlDocuments = map[string]func(s *Server, p *Project, body io.Reader) (any, *apiError){
+	"fixtures": (*Server).controlFixtures,
+}
+
+// controlClock serves GET clock: the sandbox's time, which every project
+// reads.
+func (s *Server) controlClock(*Project, url.Values, string) (any, *apiError) {
+	return map[string]any{"now": s.clock.Now().Format(time.RFC3339Nano)}, nil
+}
+
+// controlPaging is a list's page as the query asks it: per_page, and
+// either page (from 1) or cursor (the id of the last item of the previous
+// page).
+type controlPaging struct {
+	perPage int
+	page    int
+	cursor  int64 // 0: none
+}
+
+// readControlPaging reads per_page, page and cursor: 40000 for one that is
+// no positive number, as a list that silently ignored it would answer the
+// wrong items.
+func readControlPaging(in url.Values) (controlPaging, *apiError) {
+	pg := controlPaging{perPage: defaultControlPage, page: 1}
+	read := func(name string) (int64, *apiError) {
+		v := in.Get(name)
+		if v == "" {
+			return 0, nil
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 {
+			return 0, newError(codeMalformedRequest, name+" must be a number from 1")
+		}
+		return n, nil
+	}
+	perPage, err1 := read("per_page")
+	page, err2 := read("page")
+	cursor, err3 := read("cursor")
+	if err := cmp.Or(err1, err2, err3); err != nil {
+		return pg, err
+	}
+	if page != 0 && cursor != 0 {
+		return pg, newError(codeMalformedRequest, "give page or cursor, not both")
+	}
+	if perPage != 0 {
+		pg.perPage = int(min(perPage, maxControlPage))
+	}
+	if page != 0 {
+		pg.page = int(min(page, math.MaxInt32))
+	}
+	pg.cursor = cursor
+	return pg, nil
+}
+
+// skip is how many matching items come before the page.
+func (pg controlPaging) skip() int {
+	if pg.cursor != 0 {
+		return 0
+	}
+	return (pg.page - 1) * pg.perPage
+}
+
+// transactionFilter is what GET /sandbox/transactions selects by.
+type transactionFilter struct {
+	status, typ, orderID string
+	from, to             time.Time
+}
+
+func readTransactionFilter(in url.Values) (transactionFilter, *apiError) {
+	f := transactionFilter{status: in.Get("status"), typ: in.Get("type"), orderID: in.Get("order_id")}
+	for name, dst := range map[string]*time.Time{"from": &f.from, "to": &f.to} {
+		if v := in.Get(name); v != "" {
+			t, ok := parseFilterTime(v)
+			if !ok {
+				return f, newError(codeMalformedRequest, name+" is no time (RFC 3339, a date or Unix seconds)")
+			}
+			*dst = t
+		}
+	}
+	return f, nil
+}
+
+func (f transactionFilter) matches(t *txn) bool {
+	return (f.status == "" || string(t.effectiveStatus()) == f.status) &&
+		(f.typ == "" || string(t.typ) == f.typ || string(wireType(t)) == f.typ) &&
+		(f.orderID == "" || t.orderID == f.orderID) &&
+		within(t.createdAt, f.from, f.to)
+}
+
+// controlTransactions serves GET transactions: project p's transactions,
+// newest first, filtered by status (including later effects, as GET
+// transactions of the API), type, order_id and from/to (the creation
+// time, inclusive), paged. total counts every match; next_cursor, when
+// more follow, is the cursor of the next page.
+func (s *Server) controlTransactions(p *Project, in url.Values, _ string) (any, *apiError) {
+	f, perr := readTransactionFilter(in)
+	if perr != nil {
+		return nil, perr
+	}
+	pg, perr := readControlPaging(in)
+	if perr != nil {
+		return nil, perr
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list, total, skip := []map[string]any{}, 0, pg.skip()
+	var last *txn
+	more := false
+	for i := len(s.st.order) - 1; i >= s.st.head; i-- {
+		t := s.st.order[i]
+		if t == nil || t.project != p || !f.matches(t) {
+			continue
+		}
+		total++
+		if pg.cursor != 0 && t.id >= pg.cursor {
+			continue
+		}
+		switch {
+		case skip > 0:
+			skip--
+		case len(list) < pg.perPage:
+			list = append(list, transactionFields(t, true))
+			last = t
+		default:
+			more = true
+		}
+	}
+	out := map[string]any{"transactions": list, "total": total, "per_page": pg.perPage}
+	if pg.cursor == 0 {
+		out["page"] = pg.page
+	}
+	if more && last != nil {
+		out["next_cursor"] = idString(last.id)
+	}
+	return out, nil
+}

@@ -1,0 +1,178 @@
+package paygatetest
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// saveEvery is the least time between two writes of the state file: a
+// busy sandbox writes it at most five times a second, and a process killed
+// at any moment loses at most what changed in the last 200 ms (more for a
+// state so large that writing it takes over 50 ms: see startPersisting).
+const saveEvery = 200 * time.Millisecond
+
+// WithStateFile keeps the sandbox's state (users, tokens, transactions,
+// balances, subscriptions, callbacks with their attempts, the clock, the
+// id counters) in the file at path across restarts: it is read at start
+// when it exists, and written after changes, at most every 200 ms, and at
+// Close. Each write goes to a temporary file renamed over the state file,
+// so the file is always a whole state, and a process killed (even with
+// SIGKILL) loses at most the last 200 ms. A file that cannot be read, or
+// was written by a newer sandbox, makes Listen fail (NewServer panic) with
+// an error naming it: the sandbox never starts empty in its place. The
+// file holds the sandbox's card numbers (test cards) and no key; it is
+// written readable by its owner only. Faults, dashboard sessions, login
+// links and the guess budget are not kept; projects and their settings (a
+// callback URL set through the control plane included) come from the
+// options at each start. An empty path keeps nothing.
+func WithStateFile(path string) Option {
+	return func(c *config) { c.stateFile = path }
+}
+
+// ErrStateFile reports a state file the sandbox cannot start from; the
+// error's text names the file and says why.
+var ErrStateFile = errors.New("paygatetest: unusable state file")
+
+// persister writes the state file after changes.
+type persister struct {
+	path  string
+	dirty atomic.Bool
+	stop  chan struct{}
+	done  chan struct{}
+	once  sync.Once
+}
+
+// loadStateFile reads the state file into s, when it exists: restored
+// reports whether it did.
+func (s *Server) loadStateFile(path string) (restored bool, err error) {
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("%w %s: %v", ErrStateFile, path, err)
+	}
+	var head struct {
+		Version *int `json:"version"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil || head.Version == nil {
+		return false, fmt.Errorf("%w %s: not a sandbox state file (corrupt or truncated): remove it to start empty", ErrStateFile, path)
+	}
+	if *head.Version != stateVersion {
+		return false, fmt.Errorf("%w %s: format version %d, and this sandbox reads version %d: use the sandbox that wrote it, or remove the file to start empty",
+			ErrStateFile, path, *head.Version, stateVersion)
+	}
+	var saved savedState
+	if err := json.Unmarshal(raw, &saved); err != nil {
+		return false, fmt.Errorf("%w %s: corrupt: %v", ErrStateFile, path, err)
+	}
+	if err := s.restore(saved); err != nil {
+		return false, fmt.Errorf("%w %s: %v", ErrStateFile, path, err)
+	}
+	return true, nil
+}
+
+// startPersisting writes the state file from now on: at once (so that a
+// bad path is found at start and the file exists), then after changes.
+// Changes are requests served (wrapped), callbacks recorded or attempted
+// (the delivery log's changes) and clock moves.
+func (s *Server) startPersisting(path string, next http.Handler) (http.Handler, error) {
+	p := &persister{path: path, stop: make(chan struct{}), done: make(chan struct{})}
+	if err := p.write(s.snapshot()); err != nil {
+		return nil, err
+	}
+	s.persist = p
+	unsub := s.clock.subscribe(func() { p.dirty.Store(true) })
+	go func() {
+		defer close(p.done)
+		defer unsub()
+		tick := time.NewTicker(saveEvery)
+		defer tick.Stop()
+		changed := s.deliveries.log.changedChan()
+		var lastEnd time.Time
+		var took time.Duration
+		for {
+			select {
+			case <-changed:
+				changed = s.deliveries.log.changedChan()
+				p.dirty.Store(true)
+			case <-tick.C:
+				// A large state takes a while to write: waiting four
+				// times that between writes keeps the writing to a fifth
+				// of one core at most.
+				if time.Since(lastEnd) >= 4*took && p.dirty.Swap(false) {
+					start := time.Now()
+					p.save(s)
+					lastEnd = time.Now()
+					took = lastEnd.Sub(start)
+				}
+			case <-p.stop:
+				return
+			}
+		}
+	}()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer p.dirty.Store(true)
+		next.ServeHTTP(w, r)
+	}), nil
+}
+
+// finish stops the writer and writes the state a last time; Close calls it
+// once no request is served any more and before callbacks stop, so that
+// callbacks still due are kept as due.
+func (p *persister) finish(s *Server) {
+	p.once.Do(func() {
+		close(p.stop)
+		<-p.done
+		p.save(s)
+	})
+}
+
+// save writes the state, reporting a failure on the default logger: the
+// sandbox goes on serving, and the next change tries again.
+func (p *persister) save(s *Server) {
+	if err := p.write(s.snapshot()); err != nil {
+		p.dirty.Store(true)
+		slog.Error("paygatetest: cannot write the state file", "file", p.path, "error", err)
+	}
+}
+
+// write replaces the state file by saved: a temporary file in the same
+// directory, synced, then renamed over it, so that the file is a whole
+// state at every moment, the old one or the new one. The JSON is streamed
+// to the file, never held whole in memory.
+func (p *persister) write(saved savedState) error {
+	tmp, err := os.CreateTemp(filepath.Dir(p.path), "."+filepath.Base(p.path)+".*")
+	if err != nil {
+		return fmt.Errorf("state file %s: %w", p.path, err)
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
+	buf := bufio.NewWriterSize(tmp, 64<<10)
+	err = json.NewEncoder(buf).Encode(saved)
+	if err == nil {
+		err = buf.Flush()
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), p.path)
+	}
+	if err != nil {
+		return fmt.Errorf("state file %s: %w", p.path, err)
+	}
+	return nil
+}
