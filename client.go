@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
@@ -77,6 +78,9 @@ type Client struct {
 	baseURL     string        // without credentials: safe to print
 	baseUser    *url.Userinfo // credentials the base URL carried, sent as basic auth
 	insecure    bool          // WithInsecureHTTP
+	observer    Observer      // WithObserver
+	serverHost  string        // the base URL's host, for observers
+	serverPort  int           // the base URL's port, explicit or implied
 }
 
 type service struct{ client *Client }
@@ -288,6 +292,7 @@ func NewClient(projectKey, privateKey string, opts ...Option) (*Client, error) {
 	if err := c.checkCleartext(); err != nil {
 		return nil, err
 	}
+	c.serverHost, c.serverPort = hostPort(c.baseURL)
 	c.userAgent = "paygate-go/" + Version + " go/" + runtime.Version()
 	if c.appInfo != "" {
 		c.userAgent += " " + c.appInfo
@@ -409,4 +414,21 @@ func isLoopbackHost(h string) bool {
 	}
 	ip := net.ParseIP(h)
 	return ip != nil && ip.IsLoopback()
+}
+
+// hostPort returns the host and port of an address parseHTTPURL accepted,
+// the port implied by the scheme when none is written.
+func hostPort(address string) (string, int) {
+	u, err := url.Parse(address)
+	if err != nil {
+		return "", 0
+	}
+	port, err := strconv.Atoi(u.Port())
+	if err != nil {
+		port = 443
+		if u.Scheme == "http" {
+			port = 80
+		}
+	}
+	return u.Hostname(), port
 }

@@ -71,7 +71,7 @@ func rawEndpoint(method, path string) (endpoint, error) {
 	}
 	ep, known := endpointFor(method, path)
 	if !known {
-		ep = endpoint{method: method, path: path, idempotent: method == http.MethodGet}
+		ep = endpoint{method: method, path: path, idempotent: method == http.MethodGet, template: OperationOther}
 	}
 	ep.answer, ep.maskEverySent = decodeRules{}, true
 	return ep, nil

@@ -31,6 +31,9 @@ type endpoint struct {
 	// only those of a card-bearing request: set for raw calls
 	// (Client.Call), whose parameters the SDK cannot tell apart.
 	maskEverySent bool
+	// template is the path before at filled in its {id}: the operation's
+	// name for observers, which must never carry an id.
+	template string
 }
 
 // endpointName names a row of endpoints.
@@ -137,6 +140,16 @@ func endpointFor(method, path string) (endpoint, bool) {
 
 // at returns the endpoint with the {id} of its path replaced by id.
 func (e endpoint) at(id string) endpoint {
+	e.template = e.path
 	e.path = strings.Replace(e.path, "{id}", id, 1)
 	return e
+}
+
+// operation names the endpoint as the API documentation does, for
+// observers: its path, with {id} left unfilled.
+func (e endpoint) operation() string {
+	if e.template != "" {
+		return e.template
+	}
+	return e.path
 }

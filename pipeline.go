@@ -59,8 +59,17 @@ func call[R, P any](ctx context.Context, c *Client, name endpointName, p *P, opt
 }
 
 // do is the one request pipeline: validate, encode, sign, send (with the
-// retries the policy allows), read, decode, verify.
+// retries the policy allows), read, decode, verify; told to the client's
+// observer when it has one.
 func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts []CallOption) error {
+	if c.observer != nil {
+		return c.observed(ctx, ep, params, out, opts)
+	}
+	return c.run(ctx, ep, params, out, opts, nil)
+}
+
+// run is do's pipeline; obs, when not nil, hears of each attempt.
+func (c *Client) run(ctx context.Context, ep endpoint, params any, out any, opts []CallOption, obs *callObservation) error {
 	if ep.extendedOnly && c.form == FormBasic {
 		return fmt.Errorf("%w: %s %s", ErrBasicForm, ep.method, ep.path)
 	}
@@ -85,13 +94,16 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 	if err != nil {
 		return err
 	}
+	if obs != nil {
+		obs.orderID, obs.transactionID = unknown.OrderID, unknown.TransactionID
+	}
 
 	if settings.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, settings.timeout)
 		defer cancel()
 	}
-	r := &attempt{client: c, ep: ep, encoded: encoded}
+	r := &attempt{client: c, ep: ep, encoded: encoded, obs: obs}
 	x, attempts := r.sendWithRetries(ctx, settings.retry)
 	status, body := x.status, x.body
 	if x.err != nil {
@@ -178,6 +190,8 @@ type attempt struct {
 	mayHaveReached bool
 	// location is the Location header of a redirect answer.
 	location string
+	// obs hears of each exchange when the call is observed.
+	obs *callObservation
 }
 
 // reply is what one HTTP exchange with the gateway gave.
@@ -194,28 +208,15 @@ type reply struct {
 // sendWithRetries returns the last exchange and the number of attempts.
 func (a *attempt) sendWithRetries(ctx context.Context, policy RetryPolicy) (x reply, attempts int) {
 	for attempts = 1; ; attempts++ {
+		began := a.obs.now()
 		x = a.send(ctx, attempts)
 		notSent := x.err != nil && !x.connected && isDialError(x.err)
 		if !notSent {
 			a.mayHaveReached = true
 		}
-		retryable := false
-		switch {
-		case ctx.Err() != nil:
-		case x.err != nil:
-			// Any other method is sent again only when it provably never left.
-			retryable = a.ep.idempotent || notSent
-		case a.ep.idempotent:
-			retryable = retryableStatus(x.status)
-		}
-		if !retryable || attempts >= policy.MaxAttempts {
-			return x, attempts
-		}
-		wait, ok := policy.backoff(attempts, retryAfter(x.header, time.Now()))
-		if !ok {
-			return x, attempts
-		}
-		if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
+		wait, again := a.retryWait(ctx, policy, x, attempts, notSent)
+		a.obs.attempted(attempts, x, began, again, wait)
+		if !again {
 			return x, attempts
 		}
 		a.client.log(ctx, slog.LevelInfo, "paygate retry", a.ep, x.status, 0, attempts, x.err, slog.Duration("wait", wait))
@@ -226,6 +227,31 @@ func (a *attempt) sendWithRetries(ctx context.Context, policy RetryPolicy) (x re
 			return x, attempts
 		}
 	}
+}
+
+// retryWait decides whether exchange x, the attempts-th, is followed by
+// another, and after what wait.
+func (a *attempt) retryWait(ctx context.Context, policy RetryPolicy, x reply, attempts int, notSent bool) (time.Duration, bool) {
+	retryable := false
+	switch {
+	case ctx.Err() != nil:
+	case x.err != nil:
+		// Any other method is sent again only when it provably never left.
+		retryable = a.ep.idempotent || notSent
+	case a.ep.idempotent:
+		retryable = retryableStatus(x.status)
+	}
+	if !retryable || attempts >= policy.MaxAttempts {
+		return 0, false
+	}
+	wait, ok := policy.backoff(attempts, retryAfter(x.header, time.Now()))
+	if !ok {
+		return 0, false
+	}
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < wait {
+		return 0, false
+	}
+	return wait, true
 }
 
 // send performs one HTTP exchange.

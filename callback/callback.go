@@ -111,6 +111,9 @@ type Callback struct {
 	Stale bool
 
 	raw callbackFields
+	// passed is set once Handler passed the callback to its function: one
+	// it did not pass on was a duplicate.
+	passed bool
 }
 
 // Values returns a copy of every field the callback carried, signature

@@ -48,6 +48,7 @@ type Handler struct {
 	dedupTimeout    time.Duration // of each store call
 	dedupTimeoutSet bool
 	logger          *slog.Logger
+	observer        Observer
 }
 
 // Option configures NewHandler.
@@ -140,6 +141,16 @@ func (h *Handler) checkDedup() error {
 
 // ServeHTTP verifies, de-duplicates and processes one callback delivery.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.observer != nil {
+		h.serveObserved(w, r)
+		return
+	}
+	h.serve(w, r)
+}
+
+// serve is ServeHTTP; it returns the callback (nil when refused), the
+// status answered and the error behind any answer but 200.
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request) (*Callback, int, error) {
 	cb, err := h.verifier.ParseRequest(r)
 	if err != nil {
 		code := callbackErrorStatus(err)
@@ -148,13 +159,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		h.log(r.Context(), slog.LevelWarn, "paygate callback rejected", nil, err, slog.Int("status", code))
 		http.Error(w, http.StatusText(code), code)
-		return
+		return nil, code, err
 	}
 	if err := h.process(r.Context(), cb); err != nil {
 		if errors.Is(err, errDedupBusy) {
 			w.Header().Set("Retry-After", "5")
 			http.Error(w, http.StatusText(http.StatusServiceUnavailable), http.StatusServiceUnavailable)
-			return
+			return cb, http.StatusServiceUnavailable, err
 		}
 		msg := "paygate callback not processed"
 		if errors.Is(err, errNotRecorded) {
@@ -162,10 +173,11 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		h.log(r.Context(), slog.LevelError, msg, cb, err)
 		http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
-		return
+		return cb, http.StatusInternalServerError, err
 	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	io.WriteString(w, "OK")
+	return cb, http.StatusOK, nil
 }
 
 // String describes the handler without its keys.
@@ -270,6 +282,7 @@ func storeErr(ctx context.Context, timeout time.Duration, f func(context.Context
 }
 
 func (h *Handler) call(ctx context.Context, cb *Callback) error {
+	cb.passed = true
 	if err := h.fn(ctx, cb); err != nil {
 		return fmt.Errorf("callback function: %w", err)
 	}

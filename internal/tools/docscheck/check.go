@@ -111,7 +111,7 @@ func writeModule(dir string) error {
 	if err != nil {
 		return fmt.Errorf("listing the workspace's modules: %v", err)
 	}
-	work := "go 1.25\n\nuse (\n\t.\n"
+	work := "go 1.26.0\n\nuse (\n\t.\n"
 	for _, m := range strings.Fields(string(mods)) {
 		work += fmt.Sprintf("\t%q\n", m)
 	}
@@ -119,7 +119,7 @@ func writeModule(dir string) error {
 	if err := os.WriteFile(filepath.Join(dir, "go.work"), []byte(work), 0o644); err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module docsblocks\n\ngo 1.25\n"), 0o644)
+	return os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module docsblocks\n\ngo 1.26.0\n"), 0o644)
 }
 
 // run runs a command in dir with dir's go.work and returns its output when

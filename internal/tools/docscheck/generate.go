@@ -34,6 +34,7 @@ var imports = map[string]string{
 	"paygatetest": "github.com/paygate/paygate-go/paygatetest",
 	"redisdedup":  "github.com/paygate/paygate-go/dedup/redisdedup",
 	"pgdedup":     "github.com/paygate/paygate-go/dedup/pgdedup",
+	"paygateotel": "github.com/paygate/paygate-go/paygateotel",
 	"redis":       "github.com/redis/go-redis/v9",
 	"pgxpool":     "github.com/jackc/pgx/v5/pgxpool",
 }

@@ -1,0 +1,154 @@
+package callback
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+)
+
+// Observer learns what a [Handler] did with each delivery, for tracing and
+// metrics; give it with [WithObserver]. It works as paygate.Observer does
+// for the client's calls (and paygateotel's observer is both): a
+// per-delivery [Trace] carries what the observer keeps between start and
+// end, and a handler without an observer pays one nil check.
+//
+// It receives the callback's status, the verdict, the HTTP status
+// answered, the duration and, once the signature verified, the transaction
+// id and the merchant's order id. It never receives the body, the
+// signature, the keys, or anything of a delivery that failed verification
+// beyond why it was refused. It must be safe for concurrent use.
+type Observer interface {
+	// StartCallback is called as a delivery arrives. The context it
+	// returns is the one the handler's Func receives (so a span
+	// it holds is the parent of the work done for the callback); return
+	// ctx to keep it. A nil Trace asks for nothing more.
+	StartCallback(ctx context.Context, delivery Delivery) (context.Context, Trace)
+}
+
+// Trace receives the end of one delivery.
+type Trace interface {
+	// End reports how the delivery ended; it is always called, once.
+	End(Result)
+}
+
+// Delivery describes a delivery as it arrives.
+type Delivery struct {
+	// Method is the request's HTTP method (the gateway POSTs).
+	Method string
+}
+
+// Result describes what the handler did with a delivery.
+type Result struct {
+	// Verdict classifies it; see [Verdict].
+	Verdict Verdict
+	// Refusal says why a delivery was refused; empty otherwise.
+	Refusal Refusal
+	// Status is the callback's status, once verified; empty otherwise.
+	Status Status
+	// HTTPStatus is the status the handler answered.
+	HTTPStatus int
+	// Duration is the whole delivery: reading, verification, the store
+	// and the Func.
+	Duration time.Duration
+	// TransactionID and OrderID are the verified callback's, or zero.
+	TransactionID ID
+	OrderID       string
+}
+
+// Verdict classifies what the handler did with a delivery, with
+// few enough values to be a metric's attribute.
+type Verdict string
+
+const (
+	// VerdictProcessed: the Func ran and returned nil.
+	VerdictProcessed Verdict = "processed"
+	// VerdictStale: processed, with [Callback.Stale] set: a later status
+	// of the same transaction had been processed first.
+	VerdictStale Verdict = "stale"
+	// VerdictDuplicate: already processed; acknowledged again without
+	// running the Func.
+	VerdictDuplicate Verdict = "duplicate"
+	// VerdictRefused: not verified or not readable; see [Refusal].
+	VerdictRefused Verdict = "refused"
+	// VerdictFailed: the Func or the de-duplication store
+	// failed; answered 500, so the gateway delivers again.
+	VerdictFailed Verdict = "failed"
+	// VerdictBusy: the same callback was in progress elsewhere; answered
+	// 503 with Retry-After, so the gateway delivers again.
+	VerdictBusy Verdict = "busy"
+)
+
+// Refusal says why a delivery was refused.
+type Refusal string
+
+const (
+	// RefusedMethod: not a POST (answered 405).
+	RefusedMethod Refusal = "method"
+	// RefusedTooLarge: a body over MaxBytes (413).
+	RefusedTooLarge Refusal = "too_large"
+	// RefusedSignatureMissing: an empty body or no signature (403).
+	RefusedSignatureMissing Refusal = "signature_missing"
+	// RefusedSignatureInvalid: a signature made with none of the keys, or
+	// over other values (403).
+	RefusedSignatureInvalid Refusal = "signature_invalid"
+	// RefusedMalformed: a body that is not a form, or a signed callback
+	// that cannot be read (400).
+	RefusedMalformed Refusal = "malformed"
+)
+
+// WithObserver sets the observer told about every delivery (see
+// [Observer]).
+func WithObserver(o Observer) Option {
+	return func(h *Handler) { h.observer = o }
+}
+
+// serveObserved is ServeHTTP told to h's observer.
+func (h *Handler) serveObserved(w http.ResponseWriter, r *http.Request) {
+	began := time.Now()
+	ctx, trace := h.observer.StartCallback(r.Context(), Delivery{Method: r.Method})
+	if ctx != r.Context() {
+		r = r.WithContext(ctx)
+	}
+	cb, status, err := h.serve(w, r)
+	if trace == nil {
+		return
+	}
+	res := Result{Verdict: callbackVerdict(cb, err), HTTPStatus: status, Duration: time.Since(began)}
+	if cb == nil {
+		res.Refusal = callbackRefusal(err)
+	} else {
+		res.Status, res.TransactionID, res.OrderID = cb.Status, cb.ID, cb.OrderID
+	}
+	trace.End(res)
+}
+
+func callbackVerdict(cb *Callback, err error) Verdict {
+	switch {
+	case cb == nil:
+		return VerdictRefused
+	case errors.Is(err, errDedupBusy):
+		return VerdictBusy
+	case err != nil:
+		return VerdictFailed
+	case !cb.passed:
+		return VerdictDuplicate
+	case cb.Stale:
+		return VerdictStale
+	}
+	return VerdictProcessed
+}
+
+func callbackRefusal(err error) Refusal {
+	switch {
+	case errors.Is(err, ErrMethod):
+		return RefusedMethod
+	case errors.Is(err, ErrTooLarge):
+		return RefusedTooLarge
+	case errors.Is(err, ErrSignatureMissing):
+		return RefusedSignatureMissing
+	case errors.Is(err, ErrSignatureInvalid):
+		return RefusedSignatureInvalid
+	}
+	return RefusedMalformed
+}

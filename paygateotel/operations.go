@@ -1,0 +1,78 @@
+package paygateotel
+
+import (
+	"sync"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/paygate/paygate-go"
+)
+
+// operation holds what every call of one operation, to one server,
+// records: its span's start attributes and its metrics' attribute sets.
+// There are as many as the gateway has methods times the outcomes and
+// codes seen, so the cache stays small.
+type operation struct {
+	attr attribute.KeyValue
+	// startOptions start the span: its kind and attributes.
+	startOptions []trace.SpanStartOption
+	// only is the attribute set of the metrics by operation alone.
+	only metric.MeasurementOption
+	// endings caches the sets by outcome and gateway code.
+	endings sync.Map
+}
+
+// endingKey names an ending of a call.
+type endingKey struct {
+	outcome paygate.CallOutcome
+	code    paygate.ErrorCode
+}
+
+// endingSets are the metric attribute sets of one ending.
+type endingSets struct {
+	byOutcome metric.MeasurementOption // operation, outcome
+	byCode    metric.MeasurementOption // operation, outcome, gateway code when there is one
+}
+
+// operation returns the cached operation of info.
+func (o *Observer) operation(info paygate.CallInfo) *operation {
+	if op, ok := o.operations.Load(info); ok {
+		return op.(*operation)
+	}
+	attr := OperationKey.String(info.Operation)
+	op := &operation{
+		attr: attr,
+		startOptions: []trace.SpanStartOption{
+			trace.WithSpanKind(trace.SpanKindClient),
+			trace.WithAttributes(
+				attr,
+				semconv.HTTPRequestMethodKey.String(info.Method),
+				semconv.ServerAddress(info.ServerAddress),
+				semconv.ServerPort(info.ServerPort),
+				semconv.URLTemplate("/v1/"+info.Operation),
+			),
+		},
+		only: metric.WithAttributeSet(attribute.NewSet(attr)),
+	}
+	actual, _ := o.operations.LoadOrStore(info, op)
+	return actual.(*operation)
+}
+
+// ending returns the cached attribute sets of an ending.
+func (op *operation) ending(outcome paygate.CallOutcome, code paygate.ErrorCode) *endingSets {
+	key := endingKey{outcome, code}
+	if s, ok := op.endings.Load(key); ok {
+		return s.(*endingSets)
+	}
+	byOutcome := attribute.NewSet(op.attr, OutcomeKey.String(string(outcome)))
+	byCode := byOutcome
+	if code != 0 {
+		byCode = attribute.NewSet(op.attr, OutcomeKey.String(string(outcome)), GatewayCodeKey.Int(int(code)))
+	}
+	s := &endingSets{byOutcome: metric.WithAttributeSet(byOutcome), byCode: metric.WithAttributeSet(byCode)}
+	actual, _ := op.endings.LoadOrStore(key, s)
+	return actual.(*endingSets)
+}
