@@ -52,6 +52,21 @@ func readParams(w http.ResponseWriter, r *http.Request) (url.Values, *apiError) 
 	return params.out, nil
 }
 
+// RequestParams returns the parameters the sandbox reads from r, as it
+// reads those of an API request: the body as a form or, with a JSON
+// Content-Type, as a JSON object (nested objects and arrays become bracket
+// keys such as card[number], numbers keep their literal text, true is "1",
+// false and null are ""), then the query string; within the sandbox's
+// bounds on size, names, values, nesting and count. It is what a request
+// signs: tools that show a canonical string read a body with it.
+func RequestParams(r *http.Request) (url.Values, error) {
+	params, err := readParams(nil, r)
+	if err != nil {
+		return nil, errors.New("paygatetest: " + err.message)
+	}
+	return params, nil
+}
+
 // paramReader gathers the parameters of one request and counts them against
 // maxParams across the body and the query string.
 type paramReader struct {

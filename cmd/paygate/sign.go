@@ -2,16 +2,16 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"net/url"
 	"os"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/paygatetest"
 )
 
 // maxBody bounds a body read from a file or standard input: a callback is
@@ -95,48 +95,21 @@ func (c *config) readParams(args []string, body string) (url.Values, error) {
 	return parseBody(raw)
 }
 
-// parseBody reads a form body, or a JSON object as the sandbox reads one:
-// nested objects and arrays become bracket keys, numbers keep their text,
-// true is "1", false and null are "".
+// parseBody reads a form body, or a JSON object, as the sandbox reads the
+// parameters of a request (paygatetest.RequestParams).
 func parseBody(raw []byte) (url.Values, error) {
 	trimmed := bytes.TrimSpace(raw)
-	if len(trimmed) == 0 || trimmed[0] != '{' {
-		v, err := url.ParseQuery(string(trimmed))
-		if err != nil {
-			return nil, fmt.Errorf("the body is neither a form nor a JSON object: %w", err)
-		}
-		return v, nil
+	req, err := http.NewRequest(http.MethodPost, "/", bytes.NewReader(trimmed))
+	if err != nil {
+		return nil, err
 	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.UseNumber()
-	var obj map[string]any
-	if err := dec.Decode(&obj); err != nil {
-		return nil, fmt.Errorf("the body is not a JSON object: %w", err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if len(trimmed) > 0 && trimmed[0] == '{' {
+		req.Header.Set("Content-Type", "application/json")
 	}
-	out := url.Values{}
-	for k, v := range obj {
-		flatten(out, k, v)
+	v, err := paygatetest.RequestParams(req)
+	if err != nil {
+		return nil, fmt.Errorf("the body is neither a form nor a JSON object within the sandbox's bounds: %w", err)
 	}
-	return out, nil
-}
-
-func flatten(out url.Values, key string, v any) {
-	switch v := v.(type) {
-	case map[string]any:
-		for k, x := range v {
-			flatten(out, key+"["+k+"]", x)
-		}
-	case []any:
-		for i, x := range v {
-			flatten(out, key+"["+strconv.Itoa(i)+"]", x)
-		}
-	case string:
-		out.Add(key, v)
-	case json.Number:
-		out.Add(key, v.String())
-	case bool:
-		out.Add(key, map[bool]string{true: "1", false: ""}[v])
-	default: // null
-		out.Add(key, "")
-	}
+	return v, nil
 }

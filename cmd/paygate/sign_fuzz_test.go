@@ -9,8 +9,10 @@ import (
 )
 
 // FuzzParseBody: any body read by sign and verify (pasted from a log,
-// possibly cut or mangled) is read without a panic; a form is read as
-// net/url reads it, and a JSON object keeps every top-level string value.
+// possibly cut or mangled) is read without a panic; a form that net/url
+// refuses is refused, one read is read as net/url reads it (the sandbox's
+// bounds may refuse what net/url reads), and a JSON object keeps every
+// top-level string value.
 func FuzzParseBody(f *testing.F) {
 	f.Add([]byte("project=10042&id=9007199254740993&amount=10.00&reason=&signature=ab"))
 	f.Add([]byte(`{"project":"pk","card":{"number":"4242424242424242","expiration_month":12},"price":10.00,"x":true,"y":null,"z":[1,"a"]}`))
@@ -21,7 +23,7 @@ func FuzzParseBody(f *testing.F) {
 		trimmed := bytes.TrimSpace(body)
 		if len(trimmed) == 0 || trimmed[0] != '{' {
 			want, werr := url.ParseQuery(string(trimmed))
-			if (err == nil) != (werr == nil) || (err == nil && !equalValues(got, want)) {
+			if (werr != nil && err == nil) || (err == nil && !equalValues(got, want)) {
 				t.Fatalf("form %q: got %v, %v; net/url reads %v, %v", body, got, err, want, werr)
 			}
 			return
