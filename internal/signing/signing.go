@@ -8,10 +8,10 @@ package signing
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/hex"
 	"hash"
 	"net/url"
 	"sync"
+	"unsafe"
 
 	"github.com/paygate/paygate-go/internal/formenc"
 )
@@ -47,8 +47,11 @@ type State struct {
 	keys []uint64 // the sorted order of the values (SortedOrder)
 	buf  []byte   // their canonical string, in buf[:used]
 	used int
-	raw  [sha256.Size]byte
+	raw  [sizeRaw]byte
 }
+
+// sizeRaw is the size of a digest, before hex.
+const sizeRaw = sha256.Size
 
 // New returns a signer under privateKey.
 func New(privateKey string) *Signer {
@@ -87,10 +90,12 @@ func (s *Signer) SignPairs(pairs formenc.Pairs) string {
 		values[i] = pairs[i].Value
 	}
 	st := s.Get()
-	var sig [Len]byte
-	st.HMACHex(&sig, st.Canonical(values))
+	// The hex is written into the string's own bytes: one allocation and
+	// no copy. Nothing writes to sig after unsafe.String.
+	sig := new([Len]byte)
+	st.HMACHex(sig, st.Canonical(values))
 	s.Put(st)
-	return string(sig[:])
+	return unsafe.String(&sig[0], Len)
 }
 
 // Verify checks the signature field of params against the other values. It
@@ -141,11 +146,12 @@ func appendSigned(dst []string, params url.Values) []string {
 func (st *State) Canonical(values []string) []byte {
 	keys := SortedOrder(values, st.keys)
 	buf := st.buf[:0]
-	for i, k := range keys {
-		if i > 0 {
-			buf = append(buf, '|')
-		}
+	for _, k := range keys {
 		buf = append(buf, values[k]...)
+		buf = append(buf, '|')
+	}
+	if len(buf) > 0 {
+		buf = buf[:len(buf)-1] // the last separator
 	}
 	// Stored back only when grown: storing a pointer into the pooled
 	// state costs a write barrier whenever the GC runs.
@@ -163,7 +169,8 @@ func (st *State) Canonical(values []string) []byte {
 func (st *State) HMACHex(sig *[Len]byte, msg []byte) {
 	st.mac.Reset()
 	st.mac.Write(msg)
-	hex.Encode(sig[:], st.mac.Sum(st.raw[:0]))
+	st.mac.Sum(st.raw[:0])
+	encodeHex(sig, &st.raw)
 }
 
 // Check compares sent, a signature as received, with the signature of msg,

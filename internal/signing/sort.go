@@ -59,11 +59,12 @@ func SortedOrder(values []string, keys []uint64) []uint64 {
 		keys[j] = k
 	}
 	// Equal keys are equal short values, or long values to compare.
-	ties := false
+	// Counted without a branch per key: ties are rare.
+	ties := 0
 	for i := 1; i < len(keys); i++ {
-		ties = ties || keys[i]>>8 == keys[i-1]>>8 && keys[i]&lengthField == longValue
+		ties += b2i(keys[i]>>8 == keys[i-1]>>8) & b2i(keys[i]&lengthField == longValue)
 	}
-	if ties {
+	if ties > 0 {
 		sortTies(values, keys)
 	}
 	for i := range keys {
@@ -139,4 +140,12 @@ func sortKey(s string) uint64 {
 		return k | 6<<8
 	}
 	return k | longValue
+}
+
+// b2i is 1 for true and 0 for false (the compiler makes it a SETcc).
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
