@@ -79,21 +79,32 @@ func (s *Signer) Put(st *State) {
 
 // SignPairs returns the signature of the values of pairs.
 func (s *Signer) SignPairs(pairs formenc.Pairs) string {
-	var arr [StackValues]string
-	var values []string
-	if len(pairs) <= len(arr) {
-		values = arr[:len(pairs)]
-	} else {
-		values = make([]string, len(pairs))
-	}
-	for i := range values {
-		values[i] = pairs[i].Value
-	}
 	st := s.Get()
+	var arr [StackValues]string
+	var msg []byte
+	if len(pairs) <= len(arr) { // fewer than smallSortMax: sorted by keys
+		// The values are copied and their sort keys made in one pass.
+		values := arr[:len(pairs)]
+		keys := keyArray(st.keys, len(pairs))
+		for i := range values {
+			v := pairs[i].Value
+			values[i] = v
+			if i < networkInputs {
+				keys[i] = sortKey(v) | uint64(i)
+			}
+		}
+		msg = st.join(values, sortKeyed(values, keys))
+	} else {
+		values := make([]string, len(pairs))
+		for i := range values {
+			values[i] = pairs[i].Value
+		}
+		msg = st.Canonical(values)
+	}
 	// The hex is written into the string's own bytes: one allocation and
 	// no copy. Nothing writes to sig after unsafe.String.
 	sig := new([Len]byte)
-	st.HMACHex(sig, st.Canonical(values))
+	st.HMACHex(sig, msg)
 	s.Put(st)
 	return unsafe.String(&sig[0], Len)
 }
@@ -144,7 +155,12 @@ func appendSigned(dst []string, params url.Values) []string {
 // values sorted as byte strings and joined with "|". It is valid until st
 // goes back to the pool.
 func (st *State) Canonical(values []string) []byte {
-	keys := SortedOrder(values, st.keys)
+	return st.join(values, SortedOrder(values, st.keys))
+}
+
+// join joins values in the order of keys (from SortedOrder) into st's
+// buffer, and keeps keys for the next signature if they grew.
+func (st *State) join(values []string, keys []uint64) []byte {
 	buf := st.buf[:0]
 	for _, k := range keys {
 		buf = append(buf, values[k]...)

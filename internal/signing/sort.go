@@ -27,9 +27,9 @@ const networkInputs = 16
 // comparison is one integer comparison, and only long values sharing
 // their first six bytes are compared as strings. The first sixteen keys
 // go through a sorting network for their number, which does not branch on
-// the values; the
-// others (a callback's last few) are inserted. The values stay where they are, so that
-// callers can keep them in an array on the stack.
+// the values; the others (a callback's last few) are inserted. The values
+// stay where they are, so that callers can keep them in an array on the
+// stack.
 func SortedOrder(values []string, keys []uint64) []uint64 {
 	keys = keys[:0]
 	if len(values) > smallSortMax {
@@ -39,14 +39,25 @@ func SortedOrder(values []string, keys []uint64) []uint64 {
 		slices.SortFunc(keys, func(a, b uint64) int { return strings.Compare(values[a], values[b]) })
 		return keys
 	}
-	// The network sorts keys' own array, so that nothing is copied.
-	keys = slices.Grow(keys, max(len(values), networkInputs))
-	net := (*[networkInputs]uint64)(keys[:networkInputs])
-	head := min(len(values), networkInputs)
-	for i, v := range values[:head] {
-		net[i] = sortKey(v) | uint64(i)
+	keys = keyArray(keys, len(values))
+	for i, v := range values[:min(len(values), networkInputs)] {
+		keys[i] = sortKey(v) | uint64(i)
 	}
-	sortNetwork(net, head)
+	return sortKeyed(values, keys)
+}
+
+// keyArray returns keys grown to hold n keys, of length networkInputs: the
+// array the network sorts in place, so that nothing is copied.
+func keyArray(keys []uint64, n int) []uint64 {
+	return slices.Grow(keys[:0], max(n, networkInputs))[:networkInputs]
+}
+
+// sortKeyed is SortedOrder once keys (from keyArray) holds the keys of
+// the first networkInputs values: the key of value i is sortKey(values[i])
+// with i in its low byte.
+func sortKeyed(values []string, keys []uint64) []uint64 {
+	head := min(len(values), networkInputs)
+	sortNetwork((*[networkInputs]uint64)(keys), head)
 	keys = keys[:head]
 	for i := head; i < len(values); i++ {
 		k := sortKey(values[i]) | uint64(i)
