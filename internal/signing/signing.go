@@ -28,6 +28,10 @@ const Len = 2 * sha256.Size
 // after.
 const StackValues = 32
 
+// SignPairs sorts the values that fit its stack array by their keys, which
+// needs at most smallSortMax of them: this fails to compile otherwise.
+const _ = uint(smallSortMax - StackValues)
+
 // Signer computes signatures under one private key, reusing HMAC states
 // and buffers across calls so that signing a request allocates little.
 // Clients and callback verifiers keep one per key. It is safe for
@@ -82,7 +86,7 @@ func (s *Signer) SignPairs(pairs formenc.Pairs) string {
 	st := s.Get()
 	var arr [StackValues]string
 	var msg []byte
-	if len(pairs) <= len(arr) { // fewer than smallSortMax: sorted by keys
+	if len(pairs) <= len(arr) { // at most smallSortMax: sorted by keys
 		// The values are copied and their sort keys made in one pass.
 		values := arr[:len(pairs)]
 		keys := keyArray(st.keys, len(pairs))
