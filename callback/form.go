@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/paygate/paygate-go/internal/signing"
 )
@@ -179,6 +180,12 @@ var bodyBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4<<10); return &
 // callback should not keep 64 KiB per pooled buffer alive.
 const maxPooledBody = 16 << 10
 
+// maxDirectBody is the largest declared length readCallbackBody reads
+// directly into the body's string: a gateway's callback is well below it,
+// and a request that declares more than it sends cannot make the endpoint
+// hold more.
+const maxDirectBody = 4 << 10
+
 // readCallbackBody reads the body through the callback size limit.
 func readCallbackBody(r *http.Request) (string, error) {
 	if r.ContentLength > MaxBytes {
@@ -187,8 +194,28 @@ func readCallbackBody(r *http.Request) (string, error) {
 	if r.Body == nil {
 		return "", nil
 	}
+	var read []byte
+	if r.ContentLength > 0 && r.ContentLength <= maxDirectBody {
+		// Read into the bytes the string is made of, one more than
+		// declared to see the end: nothing to copy, and no buffer of
+		// customer data to clear.
+		buf := make([]byte, r.ContentLength+1)
+		n, err := io.ReadFull(r.Body, buf)
+		switch err {
+		case io.ErrUnexpectedEOF, io.EOF: // the whole body, or less than declared
+			if n == 0 {
+				return "", nil
+			}
+			return unsafe.String(&buf[0], n), nil
+		case nil: // more than declared: read on below
+			read = buf
+		default:
+			return "", bodyError(err)
+		}
+	}
 	bp := bodyBufs.Get().(*[]byte)
-	buf := (*bp)[:0]
+	buf := append((*bp)[:0], read...)
+	clear(read)
 	defer func() {
 		if cap(buf) <= maxPooledBody {
 			clear(buf) // a callback carries customer data: keep none of it

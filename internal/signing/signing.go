@@ -8,10 +8,10 @@ package signing
 import (
 	"crypto/hmac"
 	"crypto/sha256"
-	"encoding/hex"
 	"hash"
 	"net/url"
 	"sync"
+	"unsafe"
 
 	"github.com/paygate/paygate-go/internal/formenc"
 )
@@ -27,6 +27,10 @@ const Len = 2 * sha256.Size
 // copied to the stack cost no write barriers, and nothing needs clearing
 // after.
 const StackValues = 32
+
+// SignPairs sorts the values that fit its stack array by their keys, which
+// needs at most smallSortMax of them: this fails to compile otherwise.
+const _ = uint(smallSortMax - StackValues)
 
 // Signer computes signatures under one private key, reusing HMAC states
 // and buffers across calls so that signing a request allocates little.
@@ -47,8 +51,11 @@ type State struct {
 	keys []uint64 // the sorted order of the values (SortedOrder)
 	buf  []byte   // their canonical string, in buf[:used]
 	used int
-	raw  [sha256.Size]byte
+	raw  [sizeRaw]byte
 }
+
+// sizeRaw is the size of a digest, before hex.
+const sizeRaw = sha256.Size
 
 // New returns a signer under privateKey.
 func New(privateKey string) *Signer {
@@ -76,21 +83,34 @@ func (s *Signer) Put(st *State) {
 
 // SignPairs returns the signature of the values of pairs.
 func (s *Signer) SignPairs(pairs formenc.Pairs) string {
-	var arr [StackValues]string
-	var values []string
-	if len(pairs) <= len(arr) {
-		values = arr[:len(pairs)]
-	} else {
-		values = make([]string, len(pairs))
-	}
-	for i := range values {
-		values[i] = pairs[i].Value
-	}
 	st := s.Get()
-	var sig [Len]byte
-	st.HMACHex(&sig, st.Canonical(values))
+	var arr [StackValues]string
+	var msg []byte
+	if len(pairs) <= len(arr) { // at most smallSortMax: sorted by keys
+		// The values are copied and their sort keys made in one pass.
+		values := arr[:len(pairs)]
+		keys := keyArray(st.keys, len(pairs))
+		for i := range values {
+			v := pairs[i].Value
+			values[i] = v
+			if i < networkInputs {
+				keys[i] = sortKey(v) | uint64(i)
+			}
+		}
+		msg = st.join(values, sortKeyed(values, keys))
+	} else {
+		values := make([]string, len(pairs))
+		for i := range values {
+			values[i] = pairs[i].Value
+		}
+		msg = st.Canonical(values)
+	}
+	// The hex is written into the string's own bytes: one allocation and
+	// no copy. Nothing writes to sig after unsafe.String.
+	sig := new([Len]byte)
+	st.HMACHex(sig, msg)
 	s.Put(st)
-	return string(sig[:])
+	return unsafe.String(&sig[0], Len)
 }
 
 // Verify checks the signature field of params against the other values. It
@@ -139,13 +159,19 @@ func appendSigned(dst []string, params url.Values) []string {
 // values sorted as byte strings and joined with "|". It is valid until st
 // goes back to the pool.
 func (st *State) Canonical(values []string) []byte {
-	keys := SortedOrder(values, st.keys)
+	return st.join(values, SortedOrder(values, st.keys))
+}
+
+// join joins values in the order of keys (from SortedOrder) into st's
+// buffer, and keeps keys for the next signature if they grew.
+func (st *State) join(values []string, keys []uint64) []byte {
 	buf := st.buf[:0]
-	for i, k := range keys {
-		if i > 0 {
-			buf = append(buf, '|')
-		}
+	for _, k := range keys {
 		buf = append(buf, values[k]...)
+		buf = append(buf, '|')
+	}
+	if len(buf) > 0 {
+		buf = buf[:len(buf)-1] // the last separator
 	}
 	// Stored back only when grown: storing a pointer into the pooled
 	// state costs a write barrier whenever the GC runs.
@@ -163,7 +189,8 @@ func (st *State) Canonical(values []string) []byte {
 func (st *State) HMACHex(sig *[Len]byte, msg []byte) {
 	st.mac.Reset()
 	st.mac.Write(msg)
-	hex.Encode(sig[:], st.mac.Sum(st.raw[:0]))
+	st.mac.Sum(st.raw[:0])
+	encodeHex(sig, &st.raw)
 }
 
 // Check compares sent, a signature as received, with the signature of msg,

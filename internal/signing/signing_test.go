@@ -1,9 +1,14 @@
 package signing
 
 import (
+	"encoding/hex"
+	"fmt"
+	"math/rand/v2"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/paygate/paygate-go/internal/formenc"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -33,4 +38,43 @@ func TestSignState_ForgetsTheValuesItSigned(t *testing.T) {
 	assert.NotContains(t, string(buf), "4242", "the canonical string is cleared")
 	assert.Equal(t, strings.Repeat("\x00", len(code+"|"+number)), string(buf[:len(code+"|"+number)]))
 	assert.Equal(t, sum(url.Values{"n": {number}, "c": {code}}), string(sig[:]))
+}
+
+// SignPairs makes its sort keys as it copies the values, one path for up to
+// StackValues values and another beyond: both sign what SumValues signs,
+// whatever the number of values and however their prefixes are shared.
+func TestSignPairs_AsSumValues(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	alphabet := []byte{0, '0', '1', '|', 'a', 0xff}
+	s := New(testKey)
+	for n := range 3 * StackValues {
+		for range 20 {
+			var pairs formenc.Pairs
+			params := url.Values{}
+			for i := range n {
+				b := []byte("9007199254")[:r.IntN(11)] // long values sharing prefixes
+				for range r.IntN(4) {
+					b = append(b, alphabet[r.IntN(len(alphabet))])
+				}
+				k := fmt.Sprint("k", i)
+				pairs = append(pairs, formenc.Pair{Key: k, Value: string(b)})
+				params.Add(k, string(b))
+			}
+			require.Equal(t, sum(params), s.SignPairs(pairs), "values %q", params)
+		}
+	}
+}
+
+// encodeHex writes what hex.Encode writes.
+func TestEncodeHex_AsHexEncode(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 1000 {
+		var raw [sizeRaw]byte
+		for i := range raw {
+			raw[i] = byte(r.Uint32())
+		}
+		var got [Len]byte
+		encodeHex(&got, &raw)
+		require.Equal(t, hex.EncodeToString(raw[:]), string(got[:]))
+	}
 }

@@ -81,23 +81,32 @@ func FuzzSortedOrder(f *testing.F) {
 }
 
 // The 0-1 principle: a comparator network that sorts every input of zeros
-// and ones sorts every input.
-func TestSortNetwork16_SortsEveryZeroOneInput(t *testing.T) {
-	for bits := range 1 << 16 {
-		var k [16]uint64
-		ones := 0
-		for i := range k {
-			k[i] = uint64(bits >> i & 1)
-			ones += int(k[i])
-		}
-		sortNetwork16(&k)
-		for i := range k {
-			want := uint64(0)
-			if i >= 16-ones {
-				want = 1
+// and ones sorts every input. Each network must sort its first n keys and
+// leave the others alone.
+func TestSortNetworks_SortEveryZeroOneInput(t *testing.T) {
+	for n := 2; n <= 16; n++ {
+		for bits := range 1 << n {
+			var k [16]uint64
+			ones := 0
+			for i := range n {
+				k[i] = uint64(bits >> i & 1)
+				ones += int(k[i])
 			}
-			if k[i] != want {
-				t.Fatalf("input %016b sorted to %v", bits, k)
+			for i := n; i < len(k); i++ {
+				k[i] = uint64(i) + 2 // neither 0 nor 1: a move would show
+			}
+			sortNetwork(&k, n)
+			for i := range k {
+				want := uint64(i) + 2
+				if i < n {
+					want = 0
+					if i >= n-ones {
+						want = 1
+					}
+				}
+				if k[i] != want {
+					t.Fatalf("n=%d: input %0*b sorted to %v", n, n, bits, k)
+				}
 			}
 		}
 	}

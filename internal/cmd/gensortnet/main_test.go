@@ -36,3 +36,15 @@ func TestNetworkShape(t *testing.T) {
 		}
 	}
 }
+
+// Pruning keeps, for n keys, only the compare-exchanges between the first
+// n positions: 48 of the 63 for the 13 values of a typical charge.
+func TestPrunedShape(t *testing.T) {
+	net := network(inputs)
+	if got := len(pruned(net, 13)); got != 48 {
+		t.Fatalf("%d compare-exchanges for 13 keys, want 48", got)
+	}
+	if got := len(pruned(net, inputs)); got != len(net) {
+		t.Fatalf("%d compare-exchanges for %d keys, want all %d", got, inputs, len(net))
+	}
+}
