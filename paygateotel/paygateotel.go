@@ -196,7 +196,7 @@ type callTrace struct {
 // of several attempts has an event for each.
 func (t *callTrace) Attempt(a paygate.AttemptInfo) {
 	if a.Retry {
-		t.o.retries.Add(context.Background(), 1, t.op.only)
+		t.o.retries.Add(context.Background(), 1, t.op.only...)
 	}
 	if t.span.IsRecording() && (a.Attempt > 1 || a.Retry || a.ErrorClass != "") {
 		addAttemptEvent(t.span, a)
@@ -222,10 +222,10 @@ func addAttemptEvent(span trace.Span, a paygate.AttemptInfo) {
 func (t *callTrace) End(r paygate.CallResult) {
 	ctx := context.Background()
 	sets := t.op.ending(r.Outcome, r.GatewayCode)
-	t.o.callDuration.Record(ctx, r.Duration.Seconds(), sets.byOutcome)
-	t.o.calls.Add(ctx, 1, sets.byCode)
+	t.o.callDuration.Record(ctx, r.Duration.Seconds(), sets.byOutcome...)
+	t.o.calls.Add(ctx, 1, sets.byCode...)
 	if r.Outcome == paygate.CallOutcomeUnknown {
-		t.o.unknownOutcomes.Add(ctx, 1, t.op.only)
+		t.o.unknownOutcomes.Add(ctx, 1, t.op.only...)
 	}
 	if t.span.IsRecording() {
 		t.span.SetAttributes(appendCallAttributes(t.ending[:0], r)...)
