@@ -205,7 +205,7 @@ func BenchmarkObserverCall(b *testing.B) {
 		start := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(op,
 			semconv.HTTPRequestMethodKey.String(http.MethodPost), semconv.ServerAddress("127.0.0.1"),
 			semconv.ServerPort(8443), semconv.URLTemplate("/v1/card/process"))}
-		end := []attribute.KeyValue{paygateotel.OutcomeKey.String("succeeded"), paygateotel.RetriesKey.Int(0),
+		end := []attribute.KeyValue{paygateotel.OutcomeKey.String("succeeded"),
 			semconv.HTTPResponseStatusCode(200), paygateotel.OrderIDKey.String("ORD-2026-11-0042")}
 		b.ReportAllocs()
 		for range b.N {

@@ -13,7 +13,9 @@
 // of what the callback.Func does with its context.
 //
 // Span attributes: paygate.operation, paygate.outcome,
-// paygate.gateway_code, paygate.retries, paygate.order_id and
+// paygate.gateway_code when the gateway sent one, paygate.retries when the
+// request was sent again (as the semantic conventions'
+// http.request.resend_count), paygate.order_id and
 // paygate.transaction_id when the request carried them, and the semantic
 // conventions' http.request.method, http.response.status_code,
 // server.address, server.port, url.template and error.type. A callback's
@@ -66,6 +68,8 @@ const (
 	// GatewayCodeKey is the gateway's five-digit error code, when it sent one.
 	GatewayCodeKey = attribute.Key("paygate.gateway_code")
 	// RetriesKey is how many times the request was sent again.
+	// It is set only on a call that was retried, as
+	// http.request.resend_count is.
 	RetriesKey = attribute.Key("paygate.retries")
 	// AttemptKey numbers an attempt event, from 1.
 	AttemptKey = attribute.Key("paygate.attempt")
@@ -237,9 +241,14 @@ func (t *callTrace) End(r paygate.CallResult) {
 }
 
 // appendCallAttributes appends to attrs the attributes of a call's end:
-// seven at most.
+// seven at most. Each one left out matters: the SDK de-duplicates a span's
+// attributes through a map when it ends, and a first attempt's call (five
+// attributes at start, three here) stays within the map's smallest size.
 func appendCallAttributes(attrs []attribute.KeyValue, r paygate.CallResult) []attribute.KeyValue {
-	attrs = append(attrs, OutcomeKey.String(string(r.Outcome)), RetriesKey.Int(max(r.Attempts-1, 0)))
+	attrs = append(attrs, OutcomeKey.String(string(r.Outcome)))
+	if r.Attempts > 1 {
+		attrs = append(attrs, RetriesKey.Int(r.Attempts-1))
+	}
 	if r.GatewayCode != 0 {
 		attrs = append(attrs, GatewayCodeKey.Int(int(r.GatewayCode)))
 	}
