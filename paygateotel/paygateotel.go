@@ -180,8 +180,15 @@ func histogram(m metric.Meter, name, description string) metric.Float64Histogram
 func (o *Observer) StartCall(ctx context.Context, info paygate.CallInfo) (context.Context, paygate.CallTrace) {
 	op := o.operation(info)
 	ctx, span := o.tracer.Start(ctx, info.Operation, op.startOptions...)
-	return ctx, &callTrace{o: o, span: span, op: op}
+	t := callTraces.Get().(*callTrace)
+	t.o, t.span, t.op = o, span, op
+	return ctx, t
 }
+
+// callTraces recycles the traces of ended calls: End is called once and
+// last (see paygate.CallTrace), and a trace, with room for End's
+// attributes, is the largest allocation the observer makes per call.
+var callTraces = sync.Pool{New: func() any { return new(callTrace) }}
 
 // callTrace is one call's span and what its metrics are recorded by.
 type callTrace struct {
@@ -238,6 +245,8 @@ func (t *callTrace) End(r paygate.CallResult) {
 		}
 	}
 	t.span.End()
+	*t = callTrace{}
+	callTraces.Put(t)
 }
 
 // appendCallAttributes appends to attrs the attributes of a call's end:
