@@ -109,6 +109,9 @@ type Observer struct {
 	// operation's spans and metrics: built once, they cost a call no
 	// allocation or sorting.
 	operations sync.Map
+	// callbackEndings caches, by callbackEndingKey, the attribute sets of
+	// the callbacks' metrics.
+	callbackEndings sync.Map
 }
 
 var (
