@@ -12,8 +12,11 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paygate/paygate-go"
@@ -166,8 +169,9 @@ func alternatingRatio(b *testing.B, rig *chargeRig) float64 {
 
 // BenchmarkObserverCall is what paygateotel adds to one call that is
 // answered at its first attempt (StartCall, Attempt, End on the providers
-// of BenchmarkChargeRoundTrip), beside its floor "span-only": a bare client
-// span started and ended on the same tracer provider.
+// of BenchmarkChargeRoundTrip), beside its floors: "sdk-floor", the same
+// span, attributes and metric points made directly on the SDK with
+// everything cached, and "span-only", a bare client span.
 func BenchmarkObserverCall(b *testing.B) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
@@ -185,6 +189,31 @@ func BenchmarkObserverCall(b *testing.B) {
 			call.Attempt(paygate.AttemptInfo{Attempt: 1, HTTPStatus: 200, Duration: time.Millisecond})
 			call.End(paygate.CallResult{Outcome: paygate.CallSucceeded, HTTPStatus: 200, Attempts: 1,
 				Duration: time.Millisecond, OrderID: "ORD-2026-11-0042"})
+		}
+	})
+	b.Run("sdk-floor", func(b *testing.B) {
+		// What the SDK alone costs for the same telemetry: the same span
+		// and attributes, the same metric points on cached sets.
+		tracer := tp.Tracer(paygateotel.ScopeName)
+		meter := mp.Meter(paygateotel.ScopeName)
+		duration, _ := meter.Float64Histogram("floor.duration")
+		calls, _ := meter.Int64Counter("floor.calls")
+		op := paygateotel.OperationKey.String("card/process")
+		set := attribute.NewSet(op, paygateotel.OutcomeKey.String("succeeded"))
+		record := []metric.RecordOption{metric.WithAttributeSet(set)}
+		add := []metric.AddOption{metric.WithAttributeSet(set)}
+		start := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(op,
+			semconv.HTTPRequestMethodKey.String(http.MethodPost), semconv.ServerAddress("127.0.0.1"),
+			semconv.ServerPort(8443), semconv.URLTemplate("/v1/card/process"))}
+		end := []attribute.KeyValue{paygateotel.OutcomeKey.String("succeeded"),
+			semconv.HTTPResponseStatusCode(200), paygateotel.OrderIDKey.String("ORD-2026-11-0042")}
+		b.ReportAllocs()
+		for range b.N {
+			_, span := tracer.Start(ctx, "card/process", start...)
+			duration.Record(ctx, 0.001, record...)
+			calls.Add(ctx, 1, add...)
+			span.SetAttributes(end...)
+			span.End()
 		}
 	})
 	b.Run("span-only", func(b *testing.B) {

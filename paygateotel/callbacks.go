@@ -32,13 +32,9 @@ type callbackTrace struct {
 // its job. A failed one (answered 500) gets both.
 func (t *callbackTrace) End(r callback.Result) {
 	ctx := context.Background()
-	verdict := VerdictKey.String(string(r.Verdict))
-	attrs := []attribute.KeyValue{verdict, CallbackStatusKey.String(metricStatus(r.Status))}
-	if r.Refusal != "" {
-		attrs = append(attrs, RefusalKey.String(string(r.Refusal)))
-	}
-	t.o.callbacks.Add(ctx, 1, metric.WithAttributes(attrs...))
-	t.o.callbackDuration.Record(ctx, r.Duration.Seconds(), metric.WithAttributes(verdict))
+	sets := t.o.callbackEnding(callbackEndingKey{r.Verdict, metricStatus(r.Status), r.Refusal})
+	t.o.callbacks.Add(ctx, 1, sets.byStatus...)
+	t.o.callbackDuration.Record(ctx, r.Duration.Seconds(), sets.byVerdict...)
 	if t.span.IsRecording() {
 		t.span.SetAttributes(callbackAttributes(r)...)
 		if r.Verdict == callback.VerdictFailed {
@@ -46,6 +42,39 @@ func (t *callbackTrace) End(r callback.Result) {
 		}
 	}
 	t.span.End()
+}
+
+// callbackEndingKey names an ending of a delivery; every field has few
+// values, so the cache of their sets stays small.
+type callbackEndingKey struct {
+	verdict callback.Verdict
+	status  string // metricStatus's
+	refusal callback.Refusal
+}
+
+// callbackSets are the metric attribute sets of one ending of a delivery,
+// as the instruments' variadic options (see endingSets).
+type callbackSets struct {
+	byStatus  []metric.AddOption    // verdict, status, refusal when there is one
+	byVerdict []metric.RecordOption // verdict
+}
+
+// callbackEnding returns the cached attribute sets of a delivery's ending.
+func (o *Observer) callbackEnding(key callbackEndingKey) *callbackSets {
+	if s, ok := o.callbackEndings.Load(key); ok {
+		return s.(*callbackSets)
+	}
+	verdict := VerdictKey.String(string(key.verdict))
+	attrs := []attribute.KeyValue{verdict, CallbackStatusKey.String(key.status)}
+	if key.refusal != "" {
+		attrs = append(attrs, RefusalKey.String(string(key.refusal)))
+	}
+	s := &callbackSets{
+		byStatus:  []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attrs...))},
+		byVerdict: []metric.RecordOption{metric.WithAttributeSet(attribute.NewSet(verdict))},
+	}
+	actual, _ := o.callbackEndings.LoadOrStore(key, s)
+	return actual.(*callbackSets)
 }
 
 func callbackAttributes(r callback.Result) []attribute.KeyValue {

@@ -19,8 +19,8 @@ type operation struct {
 	attr attribute.KeyValue
 	// startOptions start the span: its kind and attributes.
 	startOptions []trace.SpanStartOption
-	// only is the attribute set of the metrics by operation alone.
-	only metric.MeasurementOption
+	// only holds the attribute set of the metrics by operation alone.
+	only []metric.AddOption
 	// endings caches the sets by outcome and gateway code.
 	endings sync.Map
 }
@@ -31,10 +31,13 @@ type endingKey struct {
 	code    paygate.ErrorCode
 }
 
-// endingSets are the metric attribute sets of one ending.
+// endingSets are the metric attribute sets of one ending. They are kept
+// as the slices the instruments' variadic options take: a slice passed on
+// costs no allocation, while an option passed alone would be put in a new
+// one at every call (an instrument is an interface, so it escapes).
 type endingSets struct {
-	byOutcome metric.MeasurementOption // operation, outcome
-	byCode    metric.MeasurementOption // operation, outcome, gateway code when there is one
+	byOutcome []metric.RecordOption // operation, outcome
+	byCode    []metric.AddOption    // operation, outcome, gateway code when there is one
 }
 
 // operation returns the cached operation of info.
@@ -55,7 +58,7 @@ func (o *Observer) operation(info paygate.CallInfo) *operation {
 				semconv.URLTemplate("/v1/"+info.Operation),
 			),
 		},
-		only: metric.WithAttributeSet(attribute.NewSet(attr)),
+		only: []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attr))},
 	}
 	actual, _ := o.operations.LoadOrStore(info, op)
 	return actual.(*operation)
@@ -72,7 +75,10 @@ func (op *operation) ending(outcome paygate.CallOutcome, code paygate.ErrorCode)
 	if code != 0 {
 		byCode = attribute.NewSet(op.attr, OutcomeKey.String(string(outcome)), GatewayCodeKey.Int(int(code)))
 	}
-	s := &endingSets{byOutcome: metric.WithAttributeSet(byOutcome), byCode: metric.WithAttributeSet(byCode)}
+	s := &endingSets{
+		byOutcome: []metric.RecordOption{metric.WithAttributeSet(byOutcome)},
+		byCode:    []metric.AddOption{metric.WithAttributeSet(byCode)},
+	}
 	actual, _ := op.endings.LoadOrStore(key, s)
 	return actual.(*endingSets)
 }
