@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -251,12 +252,15 @@ func requestSent(t *testing.T, method, path, fixture string, call func(*Client) 
 	return r
 }
 
-// requireSigned checks the project key and that the signature verifies
-// under the test secret over exactly the values sent.
+// requireSigned checks the project key, that the signature verifies under
+// the test secret over exactly the values sent, and that it is sent once,
+// as the last field (the pipeline appends it to the encoded body).
 func requireSigned(t testing.TB, r recorded) {
 	t.Helper()
 	require.Equal(t, testProject, r.Params.Get("project"))
 	require.NoError(t, VerifySignature(r.Params, testSecret), "signature must verify over the sent values")
+	require.Len(t, r.Params[SignatureParam], 1)
+	assert.True(t, strings.HasSuffix(r.Raw, "&"+SignatureParam+"="+r.Params.Get(SignatureParam)), "the signature is the last field")
 }
 
 // requireUnsigned checks the project key and that no signature was sent.

@@ -21,6 +21,7 @@ import (
 	"github.com/paygate/paygate-go/internal/formenc"
 	"github.com/paygate/paygate-go/internal/jsonscalar"
 	"github.com/paygate/paygate-go/internal/redact"
+	"github.com/paygate/paygate-go/internal/signing"
 )
 
 // The pipeline's two words for judging data: a request's parameters are
@@ -158,9 +159,6 @@ func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, unkno
 	if pairs, err = appendParams(pairs, params); err != nil {
 		return nil, unknown, err
 	}
-	if !ep.unsigned {
-		pairs = append(pairs, formenc.Pair{Key: SignatureParam, Value: c.signer.SignPairs(pairs)})
-	}
 	unknown = OutcomeUnknownError{Method: ep.method, Path: ep.path, Kind: ep.kind}
 	unknown.OrderID, _ = pairs.Get("order_id")
 	if unknown.OrderID == "" {
@@ -169,7 +167,16 @@ func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, unkno
 	if id, ok := pairs.Get("id"); ok {
 		unknown.TransactionID, _ = ParseID(id)
 	}
-	return formenc.AppendEncoded(dst, pairs), unknown, nil
+	body = formenc.AppendEncoded(dst, pairs)
+	if !ep.unsigned {
+		// The signature comes last, its hex digits written straight into
+		// the body: they need no escaping, and no string is made for them.
+		var sig [signing.Len]byte
+		c.signer.SumPairs(&sig, pairs)
+		body = append(body, "&"+SignatureParam+"="...)
+		body = append(body, sig[:]...)
+	}
+	return body, unknown, nil
 }
 
 // after returns the unknown-outcome error for a request sent attempts

@@ -11,7 +11,6 @@ import (
 	"hash"
 	"net/url"
 	"sync"
-	"unsafe"
 
 	"github.com/paygate/paygate-go/internal/formenc"
 )
@@ -28,7 +27,7 @@ const Len = 2 * sha256.Size
 // after.
 const StackValues = 32
 
-// SignPairs sorts the values that fit its stack array by their keys, which
+// SumPairs sorts the values that fit its stack array by their keys, which
 // needs at most smallSortMax of them: this fails to compile otherwise.
 const _ = uint(smallSortMax - StackValues)
 
@@ -81,8 +80,10 @@ func (s *Signer) Put(st *State) {
 	s.pool.Put(st)
 }
 
-// SignPairs returns the signature of the values of pairs.
-func (s *Signer) SignPairs(pairs formenc.Pairs) string {
+// SumPairs writes to sig the signature of the values of pairs. Nothing is
+// allocated: the caller appends the digits to the request body it is
+// writing, so that no string is made for them.
+func (s *Signer) SumPairs(sig *[Len]byte, pairs formenc.Pairs) {
 	st := s.Get()
 	var arr [StackValues]string
 	var msg []byte
@@ -105,12 +106,8 @@ func (s *Signer) SignPairs(pairs formenc.Pairs) string {
 		}
 		msg = st.Canonical(values)
 	}
-	// The hex is written into the string's own bytes: one allocation and
-	// no copy. Nothing writes to sig after unsafe.String.
-	sig := new([Len]byte)
 	st.HMACHex(sig, msg)
 	s.Put(st)
-	return unsafe.String(&sig[0], Len)
 }
 
 // Verify checks the signature field of params against the other values. It
