@@ -1,6 +1,8 @@
 package paygatetest
 
 import (
+	"net/url"
+	"strconv"
 	"testing"
 
 	"github.com/shopspring/decimal"
@@ -15,16 +17,8 @@ import (
 func TestRetention_TheStructuresStayBoundedUnderChurn(t *testing.T) {
 	t.Parallel()
 	const retention = 100
-	s := NewServer(WithRetention(retention))
-	t.Cleanup(s.Close)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.st.projects[s.ProjectKey]
-	for i := range 50 * retention {
-		tx := s.st.newTxn(p, paygate.TypePayment, s.clock.Now())
-		tx.price, tx.currency, tx.method, tx.orderID = decimal.NewFromInt(10), "EUR", "card", "o-"+idString(int64(i))
-		s.transition(tx, paygate.StatusCompleted)
-	}
+	s, p := lockedServer(t, retention)
+	payments(s, p, 50*retention, func(i int) string { return "o-" + strconv.Itoa(i) })
 	assert.Len(t, s.st.txns, retention)
 	s.st.indexOrders() // the index catches up on a look-up
 	assert.Len(t, s.st.orders, retention, "the order id index forgets the dropped")
@@ -38,4 +32,115 @@ func TestRetention_TheStructuresStayBoundedUnderChurn(t *testing.T) {
 			assert.Contains(t, s.st.txns, d.txn.id, "a record names a kept transaction or none")
 		}
 	}
+}
+
+// lockedServer is a sandbox keeping retention transactions, locked until
+// the test ends, and its project.
+func lockedServer(t *testing.T, retention int) (*Server, *Project) {
+	s := NewServer(WithRetention(retention))
+	t.Cleanup(s.Close)
+	s.mu.Lock()
+	t.Cleanup(s.mu.Unlock)
+	return s, s.st.projects[s.ProjectKey]
+}
+
+// payments makes n completed card payments of 10 EUR of project p, the
+// i-th with order id orderID(i), and returns them oldest first. The caller
+// holds s.mu.
+func payments(s *Server, p *Project, n int, orderID func(i int) string) []*txn {
+	made := make([]*txn, n)
+	for i := range made {
+		tx := s.st.newTxn(p, paygate.TypePayment, s.clock.Now())
+		tx.price, tx.currency, tx.method, tx.orderID = tenEUR, "EUR", "card", orderID(i)
+		s.transition(tx, paygate.StatusCompleted)
+		made[i] = tx
+	}
+	return made
+}
+
+var tenEUR = decimal.NewFromInt(10)
+
+// sameOrder is payments with one order id.
+func sameOrder(s *Server, p *Project, orderID string, n int) []*txn {
+	return payments(s, p, n, func(int) string { return orderID })
+}
+
+// chainOf walks the index by order id from the newest transaction of the
+// key to the oldest, and checks that the links the other way agree.
+func chainOf(t *testing.T, st *state, p *Project, orderID string) (newestFirst []int64) {
+	t.Helper()
+	st.indexOrders()
+	var later *txn
+	for tx := st.orders[orderKey{p, orderID}]; tx != nil; tx = tx.prevOrder {
+		assert.Same(t, later, tx.nextOrder, "transaction %d links to the one after it", tx.id)
+		newestFirst = append(newestFirst, tx.id)
+		later = tx
+	}
+	return newestFirst
+}
+
+// One order id used for every charge (a merchant's test that never
+// changes it, or an outsider) is a single chain in the index: dropping its
+// oldest, a middle one or the newest keeps it linked both ways.
+func TestRetention_OneOrderIDUsedForEveryChargeStaysLinked(t *testing.T) {
+	t.Parallel()
+	const retention = 50
+	s, p := lockedServer(t, retention)
+	first := sameOrder(s, p, "same", 10)
+	held := first[3]
+	s.transition(held, paygate.StatusProcessing) // in flight: kept while those around it go
+	sameOrder(s, p, "other", 5)
+	sameOrder(s, p, "same", 3*retention)
+
+	var want []int64
+	for i := len(s.st.order) - 1; i >= 0; i-- {
+		if tx := s.st.order[i]; tx != nil && tx.orderID == "same" {
+			want = append(want, tx.id)
+		}
+	}
+	assert.Equal(t, want, chainOf(t, s.st, p, "same"), "the kept transactions of the order, newest first")
+	assert.Contains(t, want, held.id, "the one in flight is kept, linked among the newest")
+	assert.Empty(t, chainOf(t, s.st, p, "other"), "an order whose transactions were all dropped leaves the index")
+
+	newest := s.st.orders[orderKey{p, "same"}]
+	s.st.unlinkOrder(newest)
+	assert.Equal(t, want[1:], chainOf(t, s.st, p, "same"), "the newest unlinked")
+	assert.Nil(t, newest.prevOrder)
+	assert.Nil(t, newest.nextOrder)
+}
+
+// A look-up by order id reads the newest transactions of the order, not
+// all of them: its work does not grow with how often the order id was
+// used.
+func TestLookupByOrderID_AllocatesIndependentlyOfHowOftenTheOrderIDWasUsed(t *testing.T) {
+	allocs := func(n int) (status, list float64) {
+		s := NewServer()
+		t.Cleanup(s.Close)
+		s.mu.Lock()
+		p := s.st.projects[s.ProjectKey]
+		made := sameOrder(s, p, "same", n)
+		s.mu.Unlock()
+		status = testing.AllocsPerRun(20, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			tx, err := s.st.lookupTxn(p, "", "same")
+			if err != nil || tx != made[n-1] {
+				t.Fatalf("lookup by order id: %v", err)
+			}
+		})
+		c := &call{project: p, params: url.Values{"orderId": {"same"}, "limit": {"10"}}}
+		list = testing.AllocsPerRun(20, func() {
+			out, err := s.listTransactions(c)
+			if err != nil || out.(map[string]any)["totalCount"] != n {
+				t.Fatalf("transactions/list: %v %v", out, err)
+			}
+		})
+		return status, list
+	}
+	smallStatus, smallList := allocs(10)
+	largeStatus, largeList := allocs(20000)
+	t.Logf("allocations by order id, 10 then 20,000 uses: status %.0f, %.0f; list %.0f, %.0f",
+		smallStatus, largeStatus, smallList, largeList)
+	assert.LessOrEqual(t, largeStatus, smallStatus+1, "transaction/status by order id")
+	assert.LessOrEqual(t, largeList, smallList+1, "transactions/list by order id, a page of 10")
 }

@@ -113,7 +113,7 @@ type state struct {
 	dropped     int               // transactions dropped since the maps were last rebuilt; see rebuildIndexes
 	retention   int               // of transactions kept; see WithRetention
 	log         *deliveryLog      // drops the callbacks of dropped transactions
-	orders      map[orderKey]*txn // the newest of each; see byOrderID
+	orders      map[orderKey]*txn // the newest of each; see newestOfOrder
 	indexed     int               // how much of order is in orders
 	byMD        map[string]*txn   // 3-D Secure merchant data to payment
 	balances    map[string]map[string]decimal.Decimal
@@ -162,7 +162,8 @@ type txn struct {
 	// field a callback reads, it never changes once the transaction is made:
 	// callbacks are built without Server.mu (see delivery).
 	attrs     map[string]string
-	prevOrder *txn      // the one before it with the same project and order id; see byOrderID
+	prevOrder *txn      // the one before it with the same project and order id; see newestOfOrder
+	nextOrder *txn      // the one after it, so that dropping any of them costs O(1)
 	x         *txnExtra // what only some transactions have, set later; see extra and more
 
 	// the callbacks of the transaction in the delivery log, which guards
@@ -282,9 +283,8 @@ func (st *state) lookupTxn(p *Project, id, orderID string) (*txn, *apiError) {
 		}
 		return t, nil
 	}
-	list := st.byOrderID(p, orderID)
-	for i := len(list) - 1; i >= 0; i-- {
-		if t := list[i]; !followsPayment[t.typ] {
+	for t := st.newestOfOrder(p, orderID); t != nil; t = t.prevOrder {
+		if !followsPayment[t.typ] {
 			return t, nil
 		}
 	}
@@ -297,20 +297,16 @@ var followsPayment = map[paygate.TransactionType]bool{
 	paygate.TypeRefund: true, paygate.TypeChargeback: true, paygate.TypeRetrieval: true, paygate.TypePenalty: true,
 }
 
-// byOrderID returns project p's transactions with orderID, oldest first.
-// The index holds the newest, each linked to the one before (prevOrder):
-// one map entry per order id, and no list to keep. It catches up with the
-// transactions made since the last look-up: a transaction's order id is
-// set in the same critical section that makes it and never changes, so
-// every transaction a look-up can see is complete.
-func (st *state) byOrderID(p *Project, orderID string) []*txn {
+// newestOfOrder returns the newest of project p's transactions with
+// orderID, or nil; each links to the one before it (prevOrder) and the one
+// after it (nextOrder). A look-up walks from the newest, as far as it
+// needs: one order id may be used for any number of charges. The index
+// catches up with the transactions made since the last look-up: a
+// transaction's order id is set in the same critical section that makes it
+// and never changes, so every transaction a look-up can see is complete.
+func (st *state) newestOfOrder(p *Project, orderID string) *txn {
 	st.indexOrders()
-	var list []*txn
-	for t := st.orders[orderKey{p, orderID}]; t != nil; t = t.prevOrder {
-		list = append(list, t)
-	}
-	slices.Reverse(list)
-	return list
+	return st.orders[orderKey{p, orderID}]
 }
 
 // orderKey names the transactions of one order id of a project.
@@ -325,7 +321,10 @@ func (st *state) indexOrders() {
 	for _, t := range st.order[st.indexed:] {
 		if t != nil && t.orderID != "" {
 			k := orderKey{t.project, t.orderID}
-			t.prevOrder, st.orders[k] = st.orders[k], t
+			if prev := st.orders[k]; prev != nil {
+				prev.nextOrder, t.prevOrder = t, prev
+			}
+			st.orders[k] = t
 		}
 	}
 	st.indexed = len(st.order)
@@ -466,26 +465,21 @@ func worthCompacting(n, c, holes int) bool {
 	return n == c && holes > 0 && holes >= n/8
 }
 
-// unlinkOrder takes t out of the index by order id: the entry moves to the
-// one before t when t is the newest, otherwise the one after t links past
-// it. The chains are short: the transactions of one order.
+// unlinkOrder takes t out of the index by order id, in O(1) however many
+// transactions share its order id: its neighbours link past it, and the
+// entry moves to the one before it when t is the newest.
 func (st *state) unlinkOrder(t *txn) {
-	k := orderKey{t.project, t.orderID}
-	newest := st.orders[k]
-	switch {
-	case newest == t && t.prevOrder == nil:
-		delete(st.orders, k)
-	case newest == t:
-		st.orders[k] = t.prevOrder
-	default:
-		for n := newest; n != nil; n = n.prevOrder {
-			if n.prevOrder == t {
-				n.prevOrder = t.prevOrder
-				break
-			}
-		}
+	if t.prevOrder != nil {
+		t.prevOrder.nextOrder = t.nextOrder
 	}
-	t.prevOrder = nil
+	if t.nextOrder != nil {
+		t.nextOrder.prevOrder = t.prevOrder
+	} else if k := (orderKey{t.project, t.orderID}); t.prevOrder != nil {
+		st.orders[k] = t.prevOrder
+	} else {
+		delete(st.orders, k)
+	}
+	t.prevOrder, t.nextOrder = nil, nil
 }
 
 // inFlight reports whether t may still change by itself or through the

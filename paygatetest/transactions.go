@@ -77,26 +77,37 @@ func (s *Server) listTransactions(c *call) (any, *apiError) {
 	limit := listLimit(c.get("limit"))
 	status, typ := c.get("status"), c.get("type")
 
+	match := func(t *txn) bool {
+		return (status == "" || string(t.effectiveStatus()) == status) &&
+			(typ == "" || string(t.typ) == typ) &&
+			within(t.createdAt, bounds[0], bounds[1]) && within(t.updatedAt, bounds[2], bounds[3])
+	}
+
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var matched []*txn
-	for _, t := range s.st.byOrderID(c.project, orderID) {
-		switch {
-		case status != "" && string(t.effectiveStatus()) != status,
-			typ != "" && string(t.typ) != typ,
-			!within(t.createdAt, bounds[0], bounds[1]),
-			!within(t.updatedAt, bounds[2], bounds[3]):
-			continue
-		}
-		matched = append(matched, t)
+	// Counted, then the page picked, walking from the newest both times:
+	// nothing is held per transaction of the order, however many it has.
+	newest := s.st.newestOfOrder(c.project, orderID)
+	total := 0
+	for t := newest; t != nil; t = t.prevOrder {
+		total += btoi(match(t))
 	}
 	list := []map[string]any{}
-	if !beyond && page-1 < (len(matched)+limit-1)/limit {
-		for i := (page - 1) * limit; i < len(matched) && i < page*limit; i++ {
-			list = append(list, transactionFields(matched[i], true))
+	if !beyond && page-1 < (total+limit-1)/limit {
+		// The page holds the matches at lo to hi, counted from the oldest.
+		lo, hi := (page-1)*limit, min(page*limit, total)
+		list = make([]map[string]any, hi-lo)
+		fromOldest := total
+		for t := newest; t != nil && fromOldest > lo; t = t.prevOrder {
+			if !match(t) {
+				continue
+			}
+			if fromOldest--; fromOldest < hi {
+				list[fromOldest-lo] = transactionFields(t, true)
+			}
 		}
 	}
-	return map[string]any{"totalCount": len(matched), "transactions": list}, nil
+	return map[string]any{"totalCount": total, "transactions": list}, nil
 }
 
 func within(t, from, to time.Time) bool {

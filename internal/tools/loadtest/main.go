@@ -17,6 +17,19 @@
 // RSS since the first charge per charge made and per charge kept (at most
 // the retention; a sandbox without retention keeps every charge, so read
 // the former), and the charges per second since the last sample.
+//
+// With -compare, it measures throughput instead: the sandbox against
+// stripe-mock (github.com/stripe/stripe-mock, the mock server of Stripe's
+// SDKs), side by side. Both binaries run on loopback at once; one load
+// generator charges each in turn (a signed card/process without a callback
+// URL, a POST /v1/charges) from -callers concurrent callers for -duration,
+// alternating which server goes first, -rounds times per number of
+// callers. It prints, per round, each server's charges per second and its
+// CPU time per charge (utime and stime from /proc/PID/stat), and the
+// sandbox's ratios:
+//
+//	go install github.com/stripe/stripe-mock@v0.203.0
+//	go run ./internal/tools/loadtest -bin /tmp/paygate-sandbox -compare $(go env GOPATH)/bin/stripe-mock [-callers 1,32] [-rounds 6] [-duration 5s]
 package main
 
 import (
@@ -38,8 +51,6 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
-
-	"github.com/paygate/paygate-go"
 )
 
 const (
@@ -54,6 +65,10 @@ func main() {
 	clients := flag.Int("clients", 2, "concurrent clients (more outrun the sandbox's 4 callback connections, whose queue then fills)")
 	retain := flag.Int("retain", 0, "the sandbox's -retain (0: its default)")
 	timeout := flag.Duration("timeout", 30*time.Minute, "stop after this long whatever the count")
+	compareWith := flag.String("compare", "", "a stripe-mock binary: measure throughput against it instead of memory")
+	callers := flag.String("callers", "1,32", "with -compare: the numbers of concurrent callers, comma-separated")
+	rounds := flag.Int("rounds", 6, "with -compare: rounds per number of callers")
+	duration := flag.Duration("duration", 5*time.Second, "with -compare: how long each server is charged per round")
 	flag.Parse()
 	if *bin == "" || *charges < 1 || *every < 1 || *clients < 1 {
 		flag.Usage()
@@ -63,7 +78,13 @@ func main() {
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	if err := run(ctx, *bin, *charges, *every, *clients, *retain); err != nil {
+	var err error
+	if *compareWith != "" {
+		err = compare(ctx, *bin, *compareWith, *callers, *rounds, *duration)
+	} else {
+		err = run(ctx, *bin, *charges, *every, *clients, *retain)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
 		os.Exit(1)
 	}
@@ -85,10 +106,7 @@ func run(ctx context.Context, bin string, charges, every, clients, retain int) e
 	if err != nil {
 		return err
 	}
-	defer func() {
-		sb.Process.Signal(syscall.SIGTERM)
-		sb.Wait()
-	}()
+	defer stopServer(sb)
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}, Timeout: 30 * time.Second}
 	if err := charge(ctx, hc, base, 0); err != nil { // the user exists from here on
 		return err
@@ -124,12 +142,22 @@ func run(ctx context.Context, bin string, charges, every, clients, retain int) e
 }
 
 // startSandbox starts the binary on a free loopback port and returns it
-// with its base URL, read from its "listening on" line.
+// with its base URL.
 func startSandbox(bin, callbackURL string, retain int) (*exec.Cmd, string, error) {
-	args := []string{"-addr", "127.0.0.1:0", "-project", project, "-secret", secret, "-callback-url", callbackURL}
+	args := []string{"-addr", "127.0.0.1:0", "-project", project, "-secret", secret}
+	if callbackURL != "" {
+		args = append(args, "-callback-url", callbackURL)
+	}
 	if retain > 0 {
 		args = append(args, "-retain", strconv.Itoa(retain))
 	}
+	return startServer(bin, "listening on ", args...)
+}
+
+// startServer starts a server binary and returns it with its base URL,
+// read from the first line of its standard output that starts with
+// announce. Its standard error goes to ours.
+func startServer(bin, announce string, args ...string) (*exec.Cmd, string, error) {
 	cmd := exec.Command(bin, args...)
 	cmd.Stderr = os.Stderr
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM} // never outlives this program
@@ -140,15 +168,22 @@ func startSandbox(bin, callbackURL string, retain int) (*exec.Cmd, string, error
 	if err := cmd.Start(); err != nil {
 		return nil, "", err
 	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	base, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
-	if err != nil || !ok {
-		cmd.Process.Kill()
-		cmd.Wait()
-		return nil, "", fmt.Errorf("the sandbox did not announce its address: %q %v", line, err)
+	lines := bufio.NewReader(out)
+	for {
+		line, err := lines.ReadString('\n')
+		if addr, ok := strings.CutPrefix(strings.TrimSpace(line), announce); ok {
+			go io.Copy(io.Discard, lines)
+			if !strings.Contains(addr, "://") {
+				addr = "http://" + addr
+			}
+			return cmd, addr, nil
+		}
+		if err != nil {
+			cmd.Process.Kill()
+			cmd.Wait()
+			return nil, "", fmt.Errorf("%s did not announce its address (%q): %v", bin, announce, err)
+		}
 	}
-	go io.Copy(io.Discard, out)
-	return cmd, base, nil
 }
 
 // chargeUpTo makes charges from clients goroutines until next reaches
@@ -176,28 +211,18 @@ func chargeUpTo(ctx context.Context, hc *http.Client, base string, next *atomic.
 
 // charge makes one approved card charge of 10 EUR with order id n.
 func charge(ctx context.Context, hc *http.Client, base string, n int64) error {
-	v := url.Values{
+	return send(ctx, hc, sandboxTarget(0, base, n))
+}
+
+// chargeValues are the unsigned values of an approved card charge of 10
+// EUR with order id n.
+func chargeValues(n int64) url.Values {
+	return url.Values{
 		"project": {project}, "user[identifier]": {"load-customer"}, "user[ip]": {"192.0.2.1"},
 		"card[number]": {"4242424242424242"}, "card[expiration_month]": {"12"}, "card[expiration_year]": {"2099"},
 		"card[security_code]": {"123"}, "price": {"10.00"}, "currency": {"EUR"}, "description": {"load test"},
 		"order_id": {"load-" + strconv.FormatInt(n, 10)},
 	}
-	v.Set(paygate.SignatureParam, paygate.Sign(v, secret))
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/v1/card/process", strings.NewReader(v.Encode()))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	resp, err := hc.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"status":"completed"`) {
-		return fmt.Errorf("charge %d: HTTP %d: %.200s", n, resp.StatusCode, body)
-	}
-	return nil
 }
 
 // rss reads the resident set of process pid from /proc, in bytes.
