@@ -270,7 +270,8 @@
 //     login links not used yet (beyond, the oldest stops working).
 //
 // Look-ups by id, token, order id and 3-D Secure merchant data are
-// indexed. Users and permanent tokens come only from signed requests and
+// indexed, and cost the same however many transactions share an order id.
+// Users and permanent tokens come only from signed requests and
 // are kept for the server's life.
 //
 // # Retention
