@@ -281,7 +281,9 @@ func TestEvents_WaitingApprovalThenApprovedOrDeclined(t *testing.T) {
 	t.Parallel()
 	for _, via := range drivers {
 		t.Run(via, func(t *testing.T) {
-			s := newSandbox(t)
+			// No processing delay: the charges must still be processing when
+			// the events apply, however slow the machine.
+			s := newSandbox(t, paygatetest.WithProcessingDelay(0))
 			u := s.user("buyer")
 			a := idOf(s.charge(u, paygatetest.CardProcessing, nil))
 			b := idOf(s.charge(u, paygatetest.CardProcessing, nil))

@@ -110,6 +110,7 @@ func TestLoad_ASilentReceiverDoesNotExhaustTheSandbox(t *testing.T) {
 	stop := make(chan struct{})
 	files, goroutines := peak(stop, openFiles), peak(stop, runtime.NumGoroutine)
 
+	start := time.Now()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -149,7 +150,10 @@ func TestLoad_ASilentReceiverDoesNotExhaustTheSandbox(t *testing.T) {
 		charged.Load(), len(ds), pending, rcv.conns.Load(), baseFiles, peakFiles, baseGoroutines, peakGoroutines)
 	assert.Equal(t, int32(clients*perCount), charged.Load())
 	assert.Len(t, ds, clients*perCount)
-	assert.LessOrEqual(t, rcv.conns.Load(), int32(4), "at most 4 connections to the silent receiver")
+	// At most 4 at once; a new one opens only after an attempt's timeout
+	// (callbackTimeout, 10 s) ended one, which a slow machine can reach.
+	assert.LessOrEqual(t, rcv.conns.Load(), int32(4*(1+int(time.Since(start)/(10*time.Second)))),
+		"at most 4 connections at once to the silent receiver")
 	assert.Less(t, peakFiles-baseFiles, margin, "descriptors stay bounded")
 	assert.Less(t, peakGoroutines-baseGoroutines, margin, "goroutines stay bounded")
 }

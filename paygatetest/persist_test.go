@@ -53,7 +53,8 @@ func TestStateFile_KeepsEverythingAcrossARestart(t *testing.T) {
 	require.Eventually(t, func() bool {
 		all := first.srv.Deliveries()
 		for _, d := range all {
-			if d.Attempts == 0 {
+			// A retry already due is queued or in flight: wait for it too.
+			if d.Attempts == 0 || (!d.Delivered && !d.NextAttempt.After(first.clock.Now())) {
 				return false
 			}
 		}

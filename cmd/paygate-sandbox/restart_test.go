@@ -135,8 +135,22 @@ func TestSandbox_StateSurvivesSIGKILL(t *testing.T) {
 	txns, balance, deliveries := first.view(t)
 	require.Contains(t, txns, ids.Transactions["payout"])
 
-	// The state is written within 200 ms of a change; the kill comes after
-	// it, with no chance to write anything more.
+	// The state is written within 200 ms of a change (later on a slow
+	// machine): the kill comes once the file holds every transaction the
+	// fixtures made, and three write intervals after, with no chance to
+	// write anything more.
+	require.Eventually(t, func() bool {
+		saved, err := os.ReadFile(state)
+		if err != nil {
+			return false
+		}
+		for _, id := range ids.Transactions {
+			if !strings.Contains(string(saved), id) {
+				return false
+			}
+		}
+		return true
+	}, 10*time.Second, 20*time.Millisecond, "the state file holds the fixtures' transactions")
 	time.Sleep(600 * time.Millisecond)
 	require.NoError(t, first.cmd.Process.Signal(syscall.SIGKILL))
 	first.cmd.Wait()

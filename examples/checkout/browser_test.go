@@ -99,9 +99,15 @@ type shop struct {
 // receives. The app's client takes clientOpts.
 func startShop(t *testing.T, clientOpts ...paygate.Option) *shop {
 	t.Helper()
+	return startShopWith(t, nil, clientOpts...)
+}
+
+// startShopWith is startShop on a sandbox given sandboxOpts too.
+func startShopWith(t *testing.T, sandboxOpts []paygatetest.Option, clientOpts ...paygate.Option) *shop {
+	t.Helper()
 	ts := httptest.NewUnstartedServer(nil)
 	shopURL := "http://" + ts.Listener.Addr().String()
-	sandbox := paygatetest.NewServer(paygatetest.WithCallbackURL(shopURL+"/callback"), sandboxRetry)
+	sandbox := paygatetest.NewServer(append([]paygatetest.Option{paygatetest.WithCallbackURL(shopURL + "/callback"), sandboxRetry}, sandboxOpts...)...)
 	logs := &cmdtest.Buffer{}
 	h, err := newApp(config{
 		Client:      sandbox.Client(clientOpts...),

@@ -132,12 +132,17 @@ func TestCheckout_PayPalDeclined(t *testing.T) {
 
 func TestCheckout_OrderPageReachesCompletedThroughCallback(t *testing.T) {
 	t.Parallel()
-	s, ctx, orderID := startCheckout(t)
+	// The payment stays processing until the test settles it, however long
+	// the browser takes to show the order page.
+	s := startShopWith(t, []paygatetest.Option{paygatetest.WithProcessingDelay(0)})
+	ctx := newTab(t, scenarioTimeout)
+	orderID := openCheckout(t, ctx, s)
 
 	do(t, ctx, fillCard(paygatetest.CardProcessing), chromedp.Click(chromedp.ID("pay-card")), waitStatus(paygate.OrderProcessing))
 	assert.Equal(t, "Processing", text(t, ctx, "#order-status"))
 
 	// Nothing but the callback moves the order on: the page only reloads.
+	s.Sandbox.SettlePending()
 	do(t, ctx, waitStatus(paygate.OrderPaid))
 	assert.Equal(t, "Payment completed", text(t, ctx, "#order-status"))
 	assert.Contains(t, text(t, ctx, "#events"), "callback completed")
