@@ -252,7 +252,7 @@ func (d *deliverer) finish(seq int, manual bool, status int, err error) {
 	}
 }
 
-// wakeAt runs the due retries after wait of real time; only a clock that
+// wakeAt sends the retry of seq after wait of real time; only a clock that
 // follows real time needs it, a frozen one is moved by Advance.
 func (d *deliverer) wakeAt(seq int, wait time.Duration) {
 	d.mu.Lock()
@@ -267,8 +267,24 @@ func (d *deliverer) wakeAt(seq int, wait time.Duration) {
 		d.mu.Lock()
 		delete(d.timers, seq)
 		d.mu.Unlock()
-		d.retryDue()
+		d.retryOne(seq)
 	})
+}
+
+// retryOne queues the retry of seq if its time has come on the clock. The
+// timer ran on the monotonic clock and the retry's time is on the wall
+// clock, which may lag it (set back, or slowed by NTP): a retry not due yet
+// waits the difference rather than never being sent. One retry is looked
+// at, not every one waiting, so that a wake costs the same however many
+// callbacks wait for their retry.
+func (d *deliverer) retryOne(seq int) {
+	r, wait, due := d.log.takeIfDue(seq, d.clock.Now())
+	switch {
+	case due:
+		d.queue(job{seq: r.seq, target: r.target})
+	case wait > 0:
+		d.wakeAt(seq, wait)
+	}
 }
 
 // retryDue queues every retry whose time has come on the clock.
@@ -584,6 +600,22 @@ func (l *deliveryLog) takeDue(now time.Time) []retry {
 	}
 	slices.SortFunc(due, func(a, b retry) int { return a.seq - b.seq })
 	return due
+}
+
+// takeIfDue takes the retry of seq when it is due at now; otherwise it
+// reports how long until it is (zero when seq waits for none).
+func (l *deliveryLog) takeIfDue(seq int, now time.Time) (r retry, wait time.Duration, due bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	r, ok := l.retries[seq]
+	switch {
+	case !ok:
+		return retry{}, 0, false
+	case r.at.After(now):
+		return retry{}, r.at.Sub(now), false
+	}
+	delete(l.retries, seq)
+	return r, 0, true
 }
 
 // closeAll marks every callback done: nothing more will be sent.
