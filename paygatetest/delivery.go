@@ -356,6 +356,11 @@ type deliveryLog struct {
 	// changes once written.
 	statuses [32]callback.Status
 	nStatus  int
+	// released are pinned transactions that may have left flight since
+	// makeRoom last looked; see dropReleased. t.pinned is written under
+	// this lock too, so that a callback finishing while makeRoom pins its
+	// transaction is either seen by pin or sees the mark.
+	released []*txn
 }
 
 // delivery is one callback as the log keeps it: what it reports, not its
@@ -579,11 +584,38 @@ func (l *deliveryLog) record(seq int, reschedule bool, f func(*delivery)) time.T
 func (l *deliveryLog) setDone(d *delivery, done bool) {
 	switch {
 	case done && !d.done:
-		d.txn.sending.Add(-1)
+		if d.txn.sending.Add(-1) == 0 && d.txn.pinned {
+			l.released = append(l.released, d.txn)
+		}
 	case !done && d.done:
 		d.txn.sending.Add(1)
 	}
 	d.done = done
+}
+
+// release queues t, pinned, for makeRoom to look at again.
+func (l *deliveryLog) release(t *txn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.released = append(l.released, t)
+}
+
+// takeReleased returns the pinned transactions queued since the last call.
+func (l *deliveryLog) takeReleased() []*txn {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.released
+	l.released = nil
+	return out
+}
+
+// pin marks t pinned if it is in flight, and reports whether it is. The
+// caller holds Server.mu.
+func (l *deliveryLog) pin(t *txn) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	t.pinned = t.inFlight()
+	return t.pinned
 }
 
 // takeDue removes and returns the retries due at now, oldest callback

@@ -190,7 +190,7 @@ func (st *state) restoreTxn(sx savedTxn, project func(string) (*Project, error))
 		st.byMD[md] = t
 	}
 	st.txns[t.id] = t
-	st.order = append(st.order, t)
+	st.appendOrder(t)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package paygatetest
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 	"testing"
 
@@ -36,8 +37,8 @@ func TestRetention_TheStructuresStayBoundedUnderChurn(t *testing.T) {
 
 // lockedServer is a sandbox keeping retention transactions, locked until
 // the test ends, and its project.
-func lockedServer(t *testing.T, retention int) (*Server, *Project) {
-	s := NewServer(WithRetention(retention))
+func lockedServer(t *testing.T, retention int, opts ...Option) (*Server, *Project) {
+	s := NewServer(append([]Option{WithRetention(retention)}, opts...)...)
 	t.Cleanup(s.Close)
 	s.mu.Lock()
 	t.Cleanup(s.mu.Unlock)
@@ -151,4 +152,45 @@ func TestLookupByOrderID_AllocatesIndependentlyOfHowOftenTheOrderIDWasUsed(t *te
 	const noise = 16 << 10
 	assert.LessOrEqual(t, largeStatus, smallStatus+noise, "transaction/status by order id")
 	assert.LessOrEqual(t, largeList, smallList+noise, "transactions/list by order id, a page of 10")
+}
+
+// A transaction in flight is passed over once and pinned, not looked at
+// again at every transaction made; once it leaves flight it is the oldest
+// final one, dropped before any newer one.
+func TestRetention_InFlightOnesArePinnedThenDroppedOldestFirst(t *testing.T) {
+	t.Parallel()
+	const retention = 20
+	s, p := lockedServer(t, retention, WithProcessingDelay(0))
+	processing := make([]*txn, 10)
+	for i := range processing {
+		processing[i] = s.st.newTxn(p, paygate.TypePayment, s.clock.Now())
+		processing[i].price, processing[i].currency, processing[i].method = tenEUR, "EUR", "card"
+		s.transition(processing[i], paygate.StatusProcessing)
+	}
+	completed := payments(s, p, 30, func(i int) string { return "o-" + strconv.Itoa(i) })
+
+	kept := func(list []*txn) (out []*txn) {
+		for _, tx := range list {
+			if s.st.txns[tx.id] == tx {
+				out = append(out, tx)
+			}
+		}
+		return out
+	}
+	assert.Equal(t, processing, kept(processing), "in flight: kept")
+	assert.Equal(t, completed[20:], kept(completed), "the newest final ones fill the rest")
+	for _, tx := range processing {
+		assert.True(t, tx.pinned, "transaction %d was looked at once", tx.id)
+	}
+
+	s.transition(processing[7], paygate.StatusCompleted)
+	s.transition(processing[3], paygate.StatusCompleted)
+	payments(s, p, 2, func(i int) string { return "n-" + strconv.Itoa(i) })
+	assert.Equal(t, append(slices.Clone(processing[:3]), processing[4:7]...), kept(processing[:7]),
+		"the two that left flight went first, older than every other final one")
+	assert.Equal(t, completed[20:], kept(completed), "no newer final one went")
+
+	payments(s, p, 1, func(int) string { return "m" })
+	assert.Equal(t, completed[21:], kept(completed), "then the oldest final one not in flight")
+	assert.Len(t, kept(processing), 8, "the ones still in flight stay")
 }

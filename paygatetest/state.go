@@ -114,6 +114,8 @@ type state struct {
 	txns        map[int64]*txn
 	order       []*txn            // in creation order; nil where one was dropped (see makeRoom)
 	head, holes int               // order's first index that may be kept; how many nils it holds
+	scan        int               // order's first index makeRoom has not looked at; before it, nils and pinned ones
+	droppable   txnHeap           // pinned ones no longer in flight, oldest first; see dropReleased
 	dropped     int               // transactions dropped since the maps were last rebuilt; see rebuildIndexes
 	retention   int               // of transactions kept; see WithRetention
 	log         *deliveryLog      // drops the callbacks of dropped transactions
@@ -175,6 +177,8 @@ type txn struct {
 	firstSeq  int
 	callbacks uint16
 	lastKept  bool         // see history; here, where it takes no room of its own
+	pinned    bool         // passed over by makeRoom while in flight; see dropReleased. Written under Server.mu and the log's lock
+	pos       int          // its index in state.order; see dropAt
 	sending   atomic.Int32 // callbacks not done, which keep the transaction; see inFlight
 }
 
@@ -267,7 +271,7 @@ func (st *state) makeTxn(p *Project, typ paygate.TransactionType, now time.Time,
 	t := &txn{id: st.nextTxn, project: p, typ: typ, createdAt: now, updatedAt: now, status: paygate.StatusOpened}
 	st.nextTxn++
 	st.txns[t.id] = t
-	st.order = append(st.order, t)
+	st.appendOrder(t)
 	return t
 }
 
@@ -383,70 +387,6 @@ func (st *state) sameAmount(d decimal.Decimal) decimal.Decimal {
 	return d
 }
 
-// makeRoom drops the oldest transactions in a final state, other than
-// keep, until one more fits within the retention. It is called before a
-// transaction is made, so that every transaction it sees is complete.
-// Dropped ones leave holes in st.order, skipped by a head that moves over
-// them; see compactOrder. Each transaction costs O(1), plus a pass over the
-// in-flight ones older than every final one.
-func (st *state) makeRoom(keep *txn) {
-	if excess := len(st.txns) + 1 - st.retention; excess > 0 {
-		st.indexOrders()
-		for i := st.head; i < len(st.order) && excess > 0; i++ {
-			if t := st.order[i]; t != nil && t != keep && !t.inFlight() {
-				st.drop(t)
-				st.order[i] = nil
-				st.holes++
-				excess--
-			}
-		}
-		for st.head < len(st.order) && st.order[st.head] == nil {
-			st.head++
-		}
-	}
-	st.compactOrder()
-	st.rebuildIndexes()
-}
-
-// rebuildIndexes makes the maps by id and by order id anew once half as
-// many transactions as they hold were dropped from them. A Go map does not
-// shrink, and under the steady churn of a full sandbox (one key in, one
-// out) its deleted slots make it double: rebuilt this often, it keeps the
-// size its entries need. A rebuild costs O(n) for n/2 drops.
-func (st *state) rebuildIndexes() {
-	if st.dropped < max(len(st.txns)/2, minRebuild) {
-		return
-	}
-	st.dropped = 0
-	txns := make(map[int64]*txn, len(st.txns))
-	for id, t := range st.txns {
-		txns[id] = t
-	}
-	st.txns = txns
-	orders := make(map[orderKey]*txn, len(st.orders))
-	for k, t := range st.orders {
-		orders[k] = t
-	}
-	st.orders = orders
-}
-
-// minRebuild is the fewest drops worth a rebuild: below it the maps are
-// small whatever they waste.
-const minRebuild = 1024
-
-// compactOrder removes the holes of st.order when it is full and an eighth
-// of it or more are holes, instead of letting append grow it: once the
-// bound is reached, the slice keeps its size. A compaction costs O(len) and
-// removes len/8 holes or more, so O(1) per dropped transaction.
-func (st *state) compactOrder() {
-	if !worthCompacting(len(st.order), cap(st.order), st.holes) {
-		return
-	}
-	st.indexOrders() // positions move
-	st.order = slices.DeleteFunc(st.order, func(t *txn) bool { return t == nil })
-	st.head, st.holes, st.indexed = 0, 0, len(st.order)
-}
-
 // drop forgets t and everything indexed by it: its id, its place among
 // the transactions of its order id, its 3-D Secure merchant data and its
 // callbacks.
@@ -460,13 +400,6 @@ func (st *state) drop(t *txn) {
 		delete(st.byMD, md)
 	}
 	st.log.forget(t)
-}
-
-// worthCompacting reports whether a slice of length n and capacity c with
-// holes holes should be compacted rather than grown by the next append;
-// see compactOrder.
-func worthCompacting(n, c, holes int) bool {
-	return n == c && holes > 0 && holes >= n/8
 }
 
 // unlinkOrder takes t out of the index by order id, in O(1) however many
@@ -749,6 +682,9 @@ func (s *Server) transition(t *txn, status paygate.Status) {
 	}
 	t.keepLastChange()
 	t.status, t.updatedAt, t.lastKept = status, s.clock.Now(), false
+	if t.pinned {
+		s.st.log.release(t) // it may have left flight: makeRoom looks again
+	}
 	switch {
 	case status == paygate.StatusCompleted && (t.typ == paygate.TypePayment):
 		s.st.credit(t.project, t.currency, t.price.Sub(t.fee()))
