@@ -360,11 +360,7 @@ func (l *fixtureLoader) step(st FixtureStep) {
 func (s *Server) settleProject(p *Project) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, t := range s.st.order {
-		if t != nil && t.project == p {
-			s.settle(t)
-		}
-	}
+	s.settleWhere(func(t *txn) bool { return t.project == p })
 }
 
 // trigger applies event e to project p's transaction id, as the control

@@ -190,6 +190,9 @@ func (st *state) restoreTxn(sx savedTxn, project func(string) (*Project, error))
 		st.byMD[md] = t
 	}
 	st.txns[t.id] = t
+	if t.status == paygate.StatusProcessing {
+		st.processing[t.id] = t
+	}
 	st.appendOrder(t)
 	return nil
 }
@@ -232,10 +235,8 @@ func (l *deliveryLog) restore(saved savedState, txns map[int64]*txn) error {
 // delay, callbacks that were queued are sent, retries are scheduled.
 func (s *Server) resume() {
 	s.mu.Lock()
-	for _, t := range s.st.order {
-		if t != nil && t.status == paygate.StatusProcessing {
-			s.schedule(t)
-		}
+	for _, t := range s.st.processing {
+		s.schedule(t)
 	}
 	s.mu.Unlock()
 	now := s.clock.Now()

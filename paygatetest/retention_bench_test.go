@@ -3,6 +3,7 @@ package paygatetest
 import (
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/paygate/paygate-go"
 )
@@ -49,6 +50,31 @@ func BenchmarkChargePastRetention(b *testing.B) {
 			b.ResetTimer()
 			for i := range b.N {
 				charge(retention + i)
+			}
+		})
+	}
+}
+
+// BenchmarkClockMove is one move of the clock (what POST /sandbox/clock
+// and a fixture's settle step do) in a sandbox keeping n completed
+// payments, none processing: its cost should not depend on n.
+func BenchmarkClockMove(b *testing.B) {
+	for _, n := range []int{1000, 100000} {
+		b.Run("kept="+strconv.Itoa(n), func(b *testing.B) {
+			s := NewServer(WithClock(NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))))
+			defer s.Close()
+			s.mu.Lock()
+			p := s.st.projects[s.ProjectKey]
+			for range n {
+				t := s.st.newTxn(p, paygate.TypePayment, s.clock.Now())
+				t.method, t.price, t.currency = "card", tenEUR, "EUR"
+				s.transition(t, paygate.StatusCompleted)
+			}
+			s.mu.Unlock()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				s.clock.Advance(time.Second)
 			}
 		})
 	}

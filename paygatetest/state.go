@@ -116,6 +116,7 @@ type state struct {
 	head, holes int               // order's first index that may be kept; how many nils it holds
 	scan        int               // order's first index makeRoom has not looked at; before it, nils and pinned ones
 	droppable   txnHeap           // pinned ones no longer in flight, oldest first; see dropReleased
+	processing  map[int64]*txn    // the transactions whose status is processing; see settleWhere
 	dropped     int               // transactions dropped since the maps were last rebuilt; see rebuildIndexes
 	retention   int               // of transactions kept; see WithRetention
 	log         *deliveryLog      // drops the callbacks of dropped transactions
@@ -140,6 +141,7 @@ func newState(retention int, log *deliveryLog) *state {
 		identifiers: make(map[string]*user),
 		tokens:      make(map[string]*token),
 		txns:        make(map[int64]*txn),
+		processing:  make(map[int64]*txn),
 		orders:      make(map[orderKey]*txn),
 		byMD:        make(map[string]*txn),
 		balances:    make(map[string]map[string]decimal.Decimal),
@@ -393,6 +395,7 @@ func (st *state) sameAmount(d decimal.Decimal) decimal.Decimal {
 func (st *state) drop(t *txn) {
 	st.dropped++
 	delete(st.txns, t.id)
+	delete(st.processing, t.id)
 	if t.orderID != "" {
 		st.unlinkOrder(t)
 	}
@@ -682,6 +685,11 @@ func (s *Server) transition(t *txn, status paygate.Status) {
 	}
 	t.keepLastChange()
 	t.status, t.updatedAt, t.lastKept = status, s.clock.Now(), false
+	if status == paygate.StatusProcessing {
+		s.st.processing[t.id] = t
+	} else {
+		delete(s.st.processing, t.id)
+	}
 	if t.pinned {
 		s.st.log.release(t) // it may have left flight: makeRoom looks again
 	}
@@ -799,10 +807,22 @@ func (s *Server) settleAll() {
 }
 
 func (s *Server) settleLocked() {
-	for _, t := range s.st.order {
-		if t != nil {
-			s.settle(t)
+	s.settleWhere(func(*txn) bool { return true })
+}
+
+// settleWhere settles the processing transactions that match, oldest
+// first. It looks at those processing only, so that a clock move costs
+// the same however many transactions the server keeps.
+func (s *Server) settleWhere(match func(*txn) bool) {
+	due := make([]*txn, 0, len(s.st.processing))
+	for _, t := range s.st.processing {
+		if match(t) {
+			due = append(due, t)
 		}
+	}
+	slices.SortFunc(due, func(a, b *txn) int { return cmp.Compare(a.id, b.id) })
+	for _, t := range due {
+		s.settle(t)
 	}
 }
 
