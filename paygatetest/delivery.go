@@ -600,15 +600,6 @@ func (l *deliveryLog) release(t *txn) {
 	l.released = append(l.released, t)
 }
 
-// takeReleased returns the pinned transactions queued since the last call.
-func (l *deliveryLog) takeReleased() []*txn {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	out := l.released
-	l.released = nil
-	return out
-}
-
 // pin marks t pinned if it is in flight, and reports whether it is. The
 // caller holds Server.mu.
 func (l *deliveryLog) pin(t *txn) bool {

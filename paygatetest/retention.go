@@ -52,12 +52,16 @@ func (st *state) makeRoom(keep *txn) {
 // flight, oldest first, and returns how many more must go. They are older
 // than every transaction not looked at yet.
 func (st *state) dropReleased(keep *txn, excess int) int {
-	for _, t := range st.log.takeReleased() {
+	st.log.mu.Lock() // t.pinned is read under it by callbacks finishing
+	for _, t := range st.log.released {
 		if t.pinned && st.txns[t.id] == t && !t.inFlight() {
 			t.pinned = false
 			heap.Push(&st.droppable, t)
 		}
 	}
+	clear(st.log.released)
+	st.log.released = st.log.released[:0]
+	st.log.mu.Unlock()
 	var kept *txn
 	for excess > 0 && st.droppable.Len() > 0 {
 		t := heap.Pop(&st.droppable).(*txn)

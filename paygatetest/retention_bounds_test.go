@@ -1,13 +1,20 @@
 package paygatetest
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
 )
@@ -193,4 +200,56 @@ func TestRetention_InFlightOnesArePinnedThenDroppedOldestFirst(t *testing.T) {
 	payments(s, p, 1, func(int) string { return "m" })
 	assert.Equal(t, completed[21:], kept(completed), "then the oldest final one not in flight")
 	assert.Len(t, kept(processing), 8, "the ones still in flight stay")
+}
+
+// Callbacks finishing while charges make room, from several goroutines:
+// once every callback is done, no transaction stays pinned for good, and
+// the next charges bring the server back to its retention.
+func TestRetention_PinnedOnesAreReleasedWhateverTheInterleaving(t *testing.T) {
+	const retention = 10
+	var calls atomic.Int32
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		if calls.Add(1)%3 == 0 { // a third refused, retried soon after
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	t.Cleanup(rcv.Close)
+	s := NewServer(WithRetention(retention), WithCallbackURL(rcv.URL), WithCallbackRetry(3, 5*time.Millisecond))
+	t.Cleanup(s.Close)
+	p := s.st.projects[s.ProjectKey]
+	charge := func(i int) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		tx := s.st.newTxn(p, paygate.TypePayment, s.clock.Now())
+		tx.price, tx.currency, tx.method, tx.orderID = tenEUR, "EUR", "card", "o-"+strconv.Itoa(i)
+		s.transition(tx, paygate.StatusCompleted)
+	}
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 100 {
+				charge(g*1000 + i)
+			}
+		}()
+	}
+	wg.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := s.WaitForDelivery(ctx, func(Delivery) bool {
+		for _, d := range s.Deliveries() {
+			if !d.Done {
+				return false
+			}
+		}
+		return true
+	})
+	require.NoError(t, err, "every callback done")
+	for i := range retention {
+		charge(9000 + i)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	assert.Len(t, s.st.txns, retention, "nothing left pinned")
 }
