@@ -73,3 +73,32 @@ func BenchmarkChargeDroppingFarCallbacks(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDeliveriesFullListing pages through a whole log of 1,000 and of
+// 100,000 callbacks by cursor, 1000 a page, as `paygate deliveries` does:
+// linear in the log when a page copies only itself, quadratic when each
+// copies the whole log.
+func BenchmarkDeliveriesFullListing(b *testing.B) {
+	for _, n := range []int{1000, 100000} {
+		s := withRecordedCallbacks(b, n)
+		p := s.project(s.ProjectKey)
+		b.Run("callbacks="+strconv.Itoa(n), func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				for cursor, listed := 0, 0; listed < n; {
+					in := url.Values{"per_page": {"1000"}}
+					if cursor != 0 {
+						in.Set("cursor", strconv.Itoa(cursor))
+					}
+					out, err := s.controlDeliveries(p, in, "")
+					if err != nil {
+						b.Fatal(err)
+					}
+					page := out.([]deliveryJSON)
+					listed += len(page)
+					cursor = page[len(page)-1].ID
+				}
+			}
+		})
+	}
+}
