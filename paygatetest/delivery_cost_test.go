@@ -23,14 +23,7 @@ func withRecordedCallbacks(tb testing.TB, n int) *Server {
 	tb.Helper()
 	s := NewServer(WithClock(NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))), WithRetention(n+10))
 	tb.Cleanup(s.Close)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.st.projects[s.ProjectKey]
-	for range n {
-		tx := s.st.newTxn(p, paygate.TypePayment, s.clock.Now())
-		tx.price, tx.currency, tx.method = decimal.NewFromInt(10), "EUR", "card"
-		s.transition(tx, paygate.StatusCompleted)
-	}
+	completePayments(s, n)
 	return s
 }
 
@@ -192,11 +185,7 @@ func TestResetProject_StopsTheRetryWakeUpsOfItsCallbacks(t *testing.T) {
 	t.Cleanup(rcv.Close)
 	s := NewServer(WithCallbackURL(rcv.URL), WithCallbackRetry(3, time.Hour)) // a clock that follows real time
 	t.Cleanup(s.Close)
-	s.mu.Lock()
-	tx := s.st.newTxn(s.st.projects[s.ProjectKey], paygate.TypePayment, s.clock.Now())
-	tx.price, tx.currency, tx.method = decimal.NewFromInt(10), "EUR", "card"
-	s.transition(tx, paygate.StatusCompleted)
-	s.mu.Unlock()
+	completePayments(s, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, err := s.WaitForDelivery(ctx, func(d Delivery) bool { return !d.NextAttempt.IsZero() })
