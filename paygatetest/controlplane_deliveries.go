@@ -19,17 +19,9 @@ func (s *Server) controlDeliveries(p *Project, in url.Values, _ string) (any, *a
 	if perr != nil {
 		return nil, perr
 	}
-	out, skip := []deliveryJSON{}, pg.skip()
-	for _, r := range s.deliveries.log.records() {
-		switch {
-		case r.txn.project.Key != p.Key || int64(r.seq) <= pg.cursor:
-		case skip > 0:
-			skip--
-		case len(out) < pg.perPage:
-			out = append(out, newDeliveryJSON(r.public()))
-		default:
-			return out, nil
-		}
+	out := []deliveryJSON{}
+	for _, r := range s.deliveries.log.page(p.Key, pg.cursor, pg.skip(), pg.perPage) {
+		out = append(out, newDeliveryJSON(r.public()))
 	}
 	return out, nil
 }

@@ -148,8 +148,8 @@ func (s *Server) dashboardData(project *Project, csrf string) dashboardPage {
 		Now: s.clock.Now().Format(time.RFC3339), CSRF: csrf,
 		ProjectKey: p.Key, Form: p.Form.String(), CallbackURL: p.CallbackURL, Faults: Faults,
 	}
-	shown := s.newestTransactions(p, dashboardLimit, &page.Total)
-	byTxn := s.callbackRows(p, shown, &page.Count)
+	shown := s.newestTransactions(p, dashboardLimit)
+	page.Total, page.Count = s.st.kept[p.Key], s.deliveries.log.count(p.Key)
 	for cur, amount := range s.st.balances[p.Key] {
 		page.Balances = append(page.Balances, balanceRow{Currency: cur, Amount: amount.StringFixed(2), RollingReserve: "0.00"})
 	}
@@ -163,7 +163,7 @@ func (s *Server) dashboardData(project *Project, csrf string) dashboardPage {
 			ID: idString(t.id), Type: string(wireType(t)), Status: string(t.effectiveStatus()),
 			OriginalStatus: string(t.status), Amount: t.price.StringFixed(2), Currency: t.currency,
 			OrderID: t.orderID, Method: t.method, Created: shortTime(t.createdAt), Reason: t.reason(),
-			ProjectKey: t.project.Key, Callbacks: byTxn[t.id], Events: s.applicableEvents(t),
+			ProjectKey: t.project.Key, Callbacks: s.callbackRows(t), Events: s.applicableEvents(t),
 		}
 		if c := cardJSON(t.card, false); c != nil {
 			row.Card = c["mask"].(string)
@@ -186,43 +186,27 @@ func (s *Server) dashboardData(project *Project, csrf string) dashboardPage {
 }
 
 // newestTransactions returns the newest n transactions of project p kept,
-// newest first, and counts in total all of p's transactions kept. The
-// caller holds s.mu.
-func (s *Server) newestTransactions(p *Project, n int, total *int) []*txn {
+// newest first. The caller holds s.mu.
+func (s *Server) newestTransactions(p *Project, n int) []*txn {
 	var out []*txn
-	for i := len(s.st.order) - 1; i >= 0; i-- {
-		t := s.st.order[i]
-		if t == nil || t.project.Key != p.Key {
-			continue
-		}
-		if *total++; len(out) < n {
+	for i := len(s.st.order) - 1; i >= 0 && len(out) < n; i-- {
+		if t := s.st.order[i]; t != nil && t.project.Key == p.Key {
 			out = append(out, t)
 		}
 	}
 	return out
 }
 
-// callbackRows are the callbacks of the transactions in list, by
-// transaction id, oldest first; it counts in count every callback of
-// project p kept.
-func (s *Server) callbackRows(p *Project, list []*txn, count *int) map[int64][]callbackRow {
-	ids := make(map[int64]bool, len(list))
-	for _, t := range list {
-		ids[t.id] = true
-	}
-	out := make(map[int64][]callbackRow)
-	for _, d := range s.deliveries.log.records() {
-		if d.txn.project.Key == p.Key {
-			*count++
-		}
-		if !ids[d.txn.id] {
-			continue
-		}
+// callbackRows are the callbacks of t, oldest first, read from the log by
+// seq: they cost the same however many callbacks the log holds.
+func (s *Server) callbackRows(t *txn) []callbackRow {
+	var out []callbackRow
+	for _, d := range s.deliveries.log.callbacksOf(t) {
 		row := callbackRow{Seq: d.seq, Status: string(*d.status), URL: d.url, Delivered: d.delivered, Done: d.done}
 		for _, a := range d.history {
 			row.Attempts = append(row.Attempts, attemptRow{At: shortTime(a.at()), Error: a.err, Status: int(a.status), Manual: a.manual})
 		}
-		out[d.txn.id] = append(out[d.txn.id], row)
+		out = append(out, row)
 	}
 	return out
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -95,7 +94,7 @@ type job struct {
 
 func newDeliverer(clock *Clock, waits []time.Duration, logLimit, queueLimit int) *deliverer {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &deliverer{
+	d := &deliverer{
 		log:   newDeliveryLog(logLimit),
 		limit: cmp.Or(queueLimit, callbackQueue),
 		clock: clock,
@@ -115,6 +114,21 @@ func newDeliverer(clock *Clock, waits []time.Duration, logLimit, queueLimit int)
 		cancel: cancel,
 		dests:  make(map[string]*destination),
 		timers: make(map[int]*time.Timer),
+	}
+	d.log.stopRetry = d.stopTimer
+	return d
+}
+
+// stopTimer stops the wake-up of seq, whose record left the log: it would
+// find nothing to send, but would hold its entry in timers until it fires,
+// up to a day later. The log calls it under its own lock, which nothing
+// takes under d.mu.
+func (d *deliverer) stopTimer(seq int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if t := d.timers[seq]; t != nil {
+		t.Stop()
+		delete(d.timers, seq)
 	}
 }
 
@@ -349,8 +363,13 @@ type deliveryLog struct {
 	list    []delivery // by seq, ascending; a record without txn is a hole, left by a dropped transaction
 	holes   int        // in list
 	lastSeq int
-	retries map[int]retry // scheduled automatic attempts, by seq
+	retries map[int]retry  // scheduled automatic attempts, by seq
+	kept    map[string]int // records kept, by project key; see count
 	changed chan struct{}
+	// stopRetry is told the seq of a record dropped while its automatic
+	// attempt was scheduled, so that its wake-up goes with it. It is called
+	// under l.mu, and must not take it.
+	stopRetry func(seq int)
 	// statuses holds the callback statuses in the order first seen, so that
 	// a record points to one instead of holding a string; an entry never
 	// changes once written.
@@ -370,6 +389,7 @@ type deliveryLog struct {
 // of fixed size, whatever its transaction carries.
 type delivery struct {
 	seq       int
+	prev      int // seq of the transaction's callback before this one, 0 for none; see chain
 	txn       *txn
 	url       string
 	reason    string
@@ -430,7 +450,10 @@ type retry struct {
 }
 
 func newDeliveryLog(limit int) *deliveryLog {
-	return &deliveryLog{limit: limit, changed: make(chan struct{}), retries: make(map[int]retry)}
+	return &deliveryLog{
+		limit: limit, changed: make(chan struct{}), retries: make(map[int]retry), kept: make(map[string]int),
+		stopRetry: func(int) {},
+	}
 }
 
 // add records a new callback of t and returns its seq.
@@ -438,18 +461,15 @@ func (l *deliveryLog) add(t *txn, target string, status callback.Status) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.lastSeq++
-	if t.callbacks == 0 {
-		t.firstSeq = l.lastSeq
-	}
-	if t.callbacks < math.MaxUint16 { // a handful in practice
-		t.callbacks++
-	}
+	prev := t.lastSeq
+	t.lastSeq = l.lastSeq
+	l.kept[t.project.Key]++
 	if worthCompacting(len(l.list), cap(l.list), l.holes) {
 		// Compacting rather than growing, as state.compactOrder does.
 		l.list = slices.DeleteFunc(l.list, func(d delivery) bool { return d.txn == nil })
 		l.holes = 0
 	}
-	d := delivery{seq: l.lastSeq, txn: t, url: target, status: l.status(status), reason: t.reason(), done: true}
+	d := delivery{seq: l.lastSeq, prev: prev, txn: t, url: target, status: l.status(status), reason: t.reason(), done: true}
 	l.list = append(l.list, d)
 	l.setDone(&l.list[len(l.list)-1], target == "")
 	if drop := len(l.list) - l.holes - l.limit; drop >= max(l.limit/10, 1) {
@@ -488,27 +508,102 @@ func (l *deliveryLog) dropOldest(n int) {
 			continue
 		}
 		l.setDone(d, true)
-		delete(l.retries, d.seq)
-		d.txn.callbacks--
+		l.unschedule(d.seq)
+		l.uncount(d.txn)
 		n--
 	}
 	l.list = slices.Delete(l.list, 0, i)
 }
 
 // forget drops the callbacks of t, which the state no longer keeps: their
-// records become holes at once, so that nothing holds t any more. They
-// follow t's first one, mostly at once.
-func (l *deliveryLog) forget(t *txn) {
+// records become holes at once, so that nothing holds t any more. It finds
+// each by its seq, so that it costs O(k log n) for k callbacks of t in a
+// log of n, however far apart they are; it returns how many records it
+// read.
+func (l *deliveryLog) forget(t *txn) (read int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	i, _ := slices.BinarySearchFunc(l.list, t.firstSeq, bySeq)
-	for ; i < len(l.list) && t.callbacks > 0; i++ {
-		if d := &l.list[i]; d.txn == t {
-			delete(l.retries, d.seq)
-			*d = delivery{seq: d.seq}
-			t.callbacks--
-			l.holes++
+	return l.chain(t, func(d *delivery) {
+		l.unschedule(d.seq)
+		l.uncount(t)
+		*d = delivery{seq: d.seq}
+		l.holes++
+	})
+}
+
+// chain calls f on each record of t kept, newest first, following prev
+// from t.lastSeq, and returns how many records it read: one more than t
+// has, at most. The records t lost to dropOldest were its oldest, so the
+// chain ends at the first seq not found (or at 0, before t's first). f
+// may clear the record. The caller holds l.mu.
+func (l *deliveryLog) chain(t *txn, f func(*delivery)) (read int) {
+	for seq := t.lastSeq; seq != 0; read++ {
+		i, ok := slices.BinarySearchFunc(l.list, seq, bySeq)
+		if !ok || l.list[i].txn != t {
+			return read + 1
 		}
+		d := &l.list[i]
+		seq = d.prev
+		f(d)
+	}
+	return read
+}
+
+// callbacksOf returns copies of the records of t kept, oldest first; see
+// records.
+func (l *deliveryLog) callbacksOf(t *txn) []delivery {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []delivery
+	l.chain(t, func(d *delivery) { out = append(out, *d) })
+	slices.Reverse(out)
+	return out
+}
+
+// page returns copies of the records of project key with a seq above
+// after, skipping the first skip of them, at most n; see records. It
+// copies only what it returns, and starts at after by binary search.
+func (l *deliveryLog) page(key string, after int64, skip, n int) []delivery {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i, found := slices.BinarySearchFunc(l.list, after, func(d delivery, seq int64) int { return cmp.Compare(int64(d.seq), seq) })
+	if found {
+		i++
+	}
+	out := []delivery{}
+	for ; i < len(l.list) && len(out) < n; i++ {
+		switch d := &l.list[i]; {
+		case d.txn == nil || d.txn.project.Key != key:
+		case skip > 0:
+			skip--
+		default:
+			out = append(out, *d)
+		}
+	}
+	return out
+}
+
+// count is how many callbacks of project key the log keeps.
+func (l *deliveryLog) count(key string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.kept[key]
+}
+
+// uncount takes a record of t, about to be dropped, off the count of its
+// project. The caller holds l.mu.
+func (l *deliveryLog) uncount(t *txn) {
+	if l.kept[t.project.Key]--; l.kept[t.project.Key] == 0 {
+		delete(l.kept, t.project.Key)
+	}
+}
+
+// unschedule drops the automatic attempt of seq, if one is scheduled,
+// with its wake-up. The caller holds l.mu.
+func (l *deliveryLog) unschedule(seq int) {
+	if _, ok := l.retries[seq]; ok {
+		delete(l.retries, seq)
+		l.stopRetry(seq)
 	}
 }
 

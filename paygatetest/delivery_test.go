@@ -23,16 +23,22 @@ func withCallbacks(t *testing.T, n int) *Server {
 	t.Cleanup(rcv.Close)
 	s := NewServer(WithClock(NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))), WithCallbackURL(rcv.URL))
 	t.Cleanup(s.Close)
+	completePayments(s, n)
+	s.deliveries.wg.Wait() // the first attempts are made
+	return s
+}
+
+// completePayments makes n completed payments of s's project, one
+// callback each.
+func completePayments(s *Server, n int) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	p := s.st.projects[s.ProjectKey]
 	for range n {
 		tx := s.st.newTxn(p, paygate.TypePayment, s.clock.Now())
 		tx.price, tx.currency, tx.method = decimal.NewFromInt(10), "EUR", "card"
 		s.transition(tx, paygate.StatusCompleted)
 	}
-	s.mu.Unlock()
-	s.deliveries.wg.Wait() // the first attempts are made
-	return s
 }
 
 // A redelivery costs the same whatever the number of callbacks in the log:
@@ -69,11 +75,7 @@ func TestRetry_ComesWhenTheWallClockLagsTheTimer(t *testing.T) {
 	s := NewServer(WithClock(clock), WithCallbackURL(rcv.URL), WithCallbackRetry(2, 200*time.Millisecond))
 	t.Cleanup(s.Close)
 
-	s.mu.Lock()
-	tx := s.st.newTxn(s.st.projects[s.ProjectKey], paygate.TypePayment, s.clock.Now())
-	tx.price, tx.currency, tx.method = decimal.NewFromInt(10), "EUR", "card"
-	s.transition(tx, paygate.StatusCompleted)
-	s.mu.Unlock()
+	completePayments(s, 1)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, err := s.WaitForDelivery(ctx, func(d Delivery) bool { return d.Attempts == 1 })

@@ -271,6 +271,10 @@
 //
 // Look-ups by id, token, order id and 3-D Secure merchant data are
 // indexed, and cost the same however many transactions share an order id.
+// A page of GET /sandbox/deliveries by cursor, the dashboard's callbacks
+// and counts, and dropping a transaction with its callbacks cost the same
+// however many callbacks the delivery log holds (a page by number still
+// skips, without copying, the project's callbacks before it).
 // Users and permanent tokens come only from signed requests and
 // are kept for the server's life.
 //

@@ -193,6 +193,7 @@ func (st *state) restoreTxn(sx savedTxn, project func(string) (*Project, error))
 	if t.status == paygate.StatusProcessing {
 		st.processing[t.id] = t
 	}
+	st.kept[t.project.Key]++
 	st.appendOrder(t)
 	return nil
 }
@@ -205,22 +206,21 @@ func (l *deliveryLog) restore(saved savedState, txns map[int64]*txn) error {
 	defer l.mu.Unlock()
 	l.list, l.holes, l.lastSeq = l.list[:0], 0, saved.LastDelivery
 	clear(l.retries)
+	clear(l.kept)
 	for _, sd := range saved.Deliveries {
 		t := txns[sd.Transaction]
 		if t == nil || sd.Seq > saved.LastDelivery || (len(l.list) > 0 && sd.Seq <= l.list[len(l.list)-1].seq) {
 			return fmt.Errorf("delivery %d names no kept transaction, or is out of order", sd.Seq)
 		}
-		if t.callbacks == 0 {
-			t.firstSeq = sd.Seq
-		}
-		t.callbacks++
-		d := delivery{seq: sd.Seq, txn: t, url: sd.URL, status: l.status(sd.Status), reason: sd.Reason,
+		d := delivery{seq: sd.Seq, prev: t.lastSeq, txn: t, url: sd.URL, status: l.status(sd.Status), reason: sd.Reason,
 			attempts: sd.Attempts, automatic: sd.Automatic, delivered: sd.Delivered, done: true}
 		for _, a := range sd.History {
 			d.history = append(d.history, newAttempt(a.At, a.Status, nil, a.Manual))
 			d.history[len(d.history)-1].err = a.Error
 		}
 		d.setNext(sd.NextAt)
+		t.lastSeq = sd.Seq
+		l.kept[t.project.Key]++
 		l.list = append(l.list, d)
 		l.setDone(&l.list[len(l.list)-1], sd.Done)
 		if d.hasNext {

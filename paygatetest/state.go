@@ -112,6 +112,7 @@ type state struct {
 	tempHead    int
 	maxTokens   int // of temporary tokens kept; 0 is maxTemporaryTokens
 	txns        map[int64]*txn
+	kept        map[string]int    // transactions kept, by project key, for the dashboard's count
 	order       []*txn            // in creation order; nil where one was dropped (see makeRoom)
 	head, holes int               // order's first index that may be kept; how many nils it holds
 	scan        int               // order's first index makeRoom has not looked at; before it, nils and pinned ones
@@ -142,6 +143,7 @@ func newState(retention int, log *deliveryLog) *state {
 		tokens:      make(map[string]*token),
 		txns:        make(map[int64]*txn),
 		processing:  make(map[int64]*txn),
+		kept:        make(map[string]int),
 		orders:      make(map[orderKey]*txn),
 		byMD:        make(map[string]*txn),
 		balances:    make(map[string]map[string]decimal.Decimal),
@@ -174,14 +176,14 @@ type txn struct {
 	nextOrder *txn      // the one after it, so that dropping any of them costs O(1)
 	x         *txnExtra // what only some transactions have, set later; see extra and more
 
-	// the callbacks of the transaction in the delivery log, which guards
-	// firstSeq and callbacks: the seq of the first, how many the log holds
-	firstSeq  int
-	callbacks uint16
-	lastKept  bool         // see history; here, where it takes no room of its own
-	pinned    bool         // passed over by makeRoom while in flight; see dropReleased. Written under Server.mu and the log's lock
-	pos       int          // its index in state.order; see dropAt
-	sending   atomic.Int32 // callbacks not done, which keep the transaction; see inFlight
+	// the seq of the transaction's last callback, 0 before its first,
+	// guarded by the delivery log: its records link each to the one before
+	// (see deliveryLog.chain)
+	lastSeq  int
+	pos      int          // its index in state.order; see dropAt
+	lastKept bool         // see history; here, where it takes no room of its own
+	pinned   bool         // passed over by makeRoom while in flight; see dropReleased. Written under Server.mu and the log's lock
+	sending  atomic.Int32 // callbacks not done, which keep the transaction; see inFlight
 }
 
 // txnExtra holds the fields only some transactions set: most are plain
@@ -273,6 +275,7 @@ func (st *state) makeTxn(p *Project, typ paygate.TransactionType, now time.Time,
 	t := &txn{id: st.nextTxn, project: p, typ: typ, createdAt: now, updatedAt: now, status: paygate.StatusOpened}
 	st.nextTxn++
 	st.txns[t.id] = t
+	st.kept[p.Key]++
 	st.appendOrder(t)
 	return t
 }
@@ -396,6 +399,9 @@ func (st *state) drop(t *txn) {
 	st.dropped++
 	delete(st.txns, t.id)
 	delete(st.processing, t.id)
+	if st.kept[t.project.Key]--; st.kept[t.project.Key] == 0 {
+		delete(st.kept, t.project.Key)
+	}
 	if t.orderID != "" {
 		st.unlinkOrder(t)
 	}
