@@ -380,7 +380,8 @@
 //     defaults to 20. Time filters are inclusive and read RFC 3339, the
 //     ISO 8601 forms the SDK decodes (+03:00, +0300, Z, with or without
 //     fraction, the compact 20150522T11:21:37+03:00, 2006-01-02
-//     15:04:05), a date alone (midnight UTC) and Unix seconds.
+//     15:04:05), a date alone (midnight UTC) and Unix seconds, in at most
+//     64 bytes (a longer value is 40014, as a value that is no time).
 //   - user/changeRecurring and user/cancelRecurring for a user without a
 //     subscription succeed: there is nothing to change.
 //   - Transaction ids are 19 digits from 1000000000000000001, user ids from
