@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
-
-	"github.com/paygate/paygate-go/internal/jsonscalar"
 )
 
 // FuzzFlattenJSON: any body is read or refused, never a panic, within a
@@ -301,16 +299,8 @@ func TestParseFilterTime_SpacesCostNoMoreThanTheValue(t *testing.T) {
 // bounded: trying again after each space after the date, from the last,
 // turned into a "+", kept to check the bounded reading.
 func referenceFilterTime(v string) (time.Time, bool) {
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		return time.Unix(n, 0).UTC(), true
-	}
-	if t, err := jsonscalar.ParseTime(v); err == nil {
-		return t.UTC(), true
-	}
-	for _, layout := range []string{"2006-01-02T15:04:05.999999999Z0700", "2006-01-02 15:04:05.999999999Z0700"} {
-		if t, err := time.Parse(layout, v); err == nil {
-			return t.UTC(), true
-		}
+	if t, ok := readFilterTime(v); ok {
+		return t, true
 	}
 	if i := strings.LastIndexByte(v, ' '); i > len("2006-01-02") {
 		return referenceFilterTime(v[:i] + "+" + v[i+1:])
