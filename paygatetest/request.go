@@ -317,15 +317,10 @@ func listLimit(v string) int {
 	return min(n, maxListLimit)
 }
 
-// parseFilterTime reads a list filter's time: RFC 3339 and the ISO 8601
-// forms the SDK reads (jsonscalar.ParseTime), numeric offsets without a
-// colon (+0300), a date alone (midnight UTC), and Unix seconds. A "+" that
-// a query string turned into a space is read as the "+" it was.
 // maxFilterTimeLength bounds a list filter's time: the longest form a
 // client writes (RFC 3339 with nanoseconds and an offset) is 35 bytes; a
 // longer value, even one time.Parse would read (a fraction of 60 digits),
-// is refused before any reading, so a filter costs the same whatever is
-// sent.
+// is refused unread, so that a filter costs little whatever is sent.
 const maxFilterTimeLength = 64
 
 // parseFilterTime reads a list filter's time: RFC 3339 and the ISO 8601
