@@ -33,7 +33,10 @@ func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request, id string)
 		http.Error(w, "payment not found", http.StatusNotFound)
 		return
 	}
-	if r.Method == http.MethodPost && t.status == paygate.StatusOpened {
+	// An open payment changes with each page served and each form taken
+	// (a token made or used up, the status): see Server.changed.
+	open := t.status == paygate.StatusOpened
+	if r.Method == http.MethodPost && open {
 		if s.foreignOrigin(r) || !t.takeConfirmToken(r.PostFormValue("token")) {
 			s.mu.Unlock()
 			http.Error(w, "this form was not served by the confirm page: open the page again", http.StatusForbidden)
@@ -47,6 +50,7 @@ func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request, id string)
 			s.transition(t, paygate.StatusFailed)
 		default:
 			s.mu.Unlock()
+			s.changed()
 			http.Error(w, "action must be approve or decline", http.StatusBadRequest)
 			return
 		}
@@ -57,6 +61,9 @@ func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request, id string)
 		page.Token = t.newConfirmToken()
 	}
 	s.mu.Unlock()
+	if open {
+		s.changed()
+	}
 	switch status {
 	case paygate.StatusCompleted:
 		http.Redirect(w, r, success, http.StatusSeeOther)

@@ -101,6 +101,9 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 		}
 		out, perr = op.run(s, auth.project, in, id)
 	}
+	if op.method != http.MethodGet {
+		s.changed() // whatever the answer: fixtures may have been loaded in part
+	}
 	if browser && r.Method == http.MethodPost {
 		// The dashboard's buttons come back to the dashboard, saying how
 		// it went.

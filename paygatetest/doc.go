@@ -174,11 +174,18 @@
 // carries a format version; a file that is corrupt, of a newer version,
 // or of a project the sandbox does not serve stops the start with an
 // error naming the file (ErrStateFile): the sandbox never starts empty in
-// its place. The file holds no key and no card number but the test cards'
-// (other cards keep their first six and last four digits, zeros between),
-// readable by its owner only. Faults, dashboard sessions and login links
-// are not kept, and projects with their settings (a callback URL set
-// through the control plane included) come from the options at each start.
+// its place. Only what may change the state is followed by a write: API
+// calls but the reads (status, transactions, balance, payout types and
+// parameters), control-plane POSTs, the confirm page of an open payment,
+// clock moves and callbacks; a read, the ACS and dashboard pages, or a
+// request refused before it is served (no or a wrong key or signature, an
+// unknown path, a body over the bound, too many guesses) writes nothing,
+// so that no client keeps the sandbox writing its whole state. The file
+// holds no key and no card number but the test cards' (other cards keep
+// their first six and last four digits, zeros between), readable by its
+// owner only. Faults, dashboard sessions and login links are not kept, and
+// projects with their settings (a callback URL set through the control
+// plane included) come from the options at each start.
 //
 // # Time
 //
@@ -384,7 +391,8 @@
 //     defaults to 20. Time filters are inclusive and read RFC 3339, the
 //     ISO 8601 forms the SDK decodes (+03:00, +0300, Z, with or without
 //     fraction, the compact 20150522T11:21:37+03:00, 2006-01-02
-//     15:04:05), a date alone (midnight UTC) and Unix seconds.
+//     15:04:05), a date alone (midnight UTC) and Unix seconds, in at most
+//     64 bytes (a longer value is 40014, as a value that is no time).
 //   - user/changeRecurring and user/cancelRecurring for a user without a
 //     subscription succeed: there is nothing to change.
 //   - Transaction ids are 19 digits from 1000000000000000001, user ids from

@@ -46,3 +46,18 @@ func WithConnectionLimit(n int) Option {
 
 // AllocatedBy returns the bytes the process allocated while f ran.
 var AllocatedBy = allocatedBy
+
+// HoldStateWriter stops the state file's writer of s (started with
+// WithStateFile) without a last write, so that StateChanged alone reads
+// and clears what requests mark; Close writes nothing more.
+func (s *Server) HoldStateWriter() {
+	p := s.persist
+	p.once.Do(func() {
+		close(p.stop)
+		<-p.done
+	})
+}
+
+// StateChanged reports whether the state was marked changed, to be
+// written, since the last call, and clears the mark.
+func (s *Server) StateChanged() bool { return s.persist.dirty.Swap(false) }

@@ -249,15 +249,63 @@ func FuzzParseAmount(f *testing.F) {
 	})
 }
 
-// FuzzParseFilterTime: any text is a time or refused, never a panic or an
-// endless loop.
+// FuzzParseFilterTime: any text is a time or refused, never a panic; a
+// value no longer than maxFilterTimeLength is read as referenceFilterTime
+// reads it, a longer one is refused.
 func FuzzParseFilterTime(f *testing.F) {
-	for _, seed := range []string{"2026-03-01T12:00:00Z", "2026-03-01T12:00:00 01:00", "20260301T12:00:00+03:00", "1772366400", "2026-03-01", "2026-03-01 12:00:00 00 00 00"} {
+	for _, seed := range []string{
+		"2026-03-01T12:00:00Z", "2026-03-01T12:00:00 01:00", "20260301T12:00:00+03:00", "1772366400", "2026-03-01",
+		"2026-03-01 12:00:00 00 00 00", "2026-03-01 12:00:00 0300", "2026-03-01T12:00:00.123456789 03:00", "2026-03-01T12:00:00 03:00 ",
+		"+1772366400", " 1772366400", "2026-03-01T12:00:00." + strings.Repeat("0", 60) + "Z",
+	} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, v string) {
-		parseFilterTime(v)
+		got, ok := parseFilterTime(v)
+		if len(v) > maxFilterTimeLength {
+			if ok {
+				t.Fatalf("%d bytes read as %v, beyond the bound", len(v), got)
+			}
+			return
+		}
+		want, wantOK := referenceFilterTime(v)
+		if ok != wantOK || !got.Equal(want) {
+			t.Fatalf("%q read as %v (%v), the reference reads %v (%v)", v, got, ok, want, wantOK)
+		}
 	})
+}
+
+// TestParseFilterTime_SpacesCostNoMoreThanTheValue: a value full of spaces,
+// each of which may be a "+" a query string turned into a space, costs no
+// more memory than the value itself, not a copy of it per space.
+func TestParseFilterTime_SpacesCostNoMoreThanTheValue(t *testing.T) {
+	for _, v := range []string{
+		strings.Repeat(" ", 4<<10),
+		"2026-03-01T12:00:00" + strings.Repeat(" ", 4<<10-19),
+		"2026-03-01 12:00:00" + strings.Repeat(" 1", 2<<10-10),
+	} {
+		var ok bool
+		allocated := allocatedBy(func() { _, ok = parseFilterTime(v) })
+		if ok {
+			t.Errorf("%d bytes of spaces read as a time", len(v))
+		}
+		if allocated > uint64(len(v)) {
+			t.Errorf("%d bytes cost %d bytes of memory, more than the value", len(v), allocated)
+		}
+	}
+}
+
+// referenceFilterTime reads v as parseFilterTime did before its value was
+// bounded: trying again after each space after the date, from the last,
+// turned into a "+", kept to check the bounded reading.
+func referenceFilterTime(v string) (time.Time, bool) {
+	if t, ok := readFilterTime(v); ok {
+		return t, true
+	}
+	if i := strings.LastIndexByte(v, ' '); i > len("2006-01-02") {
+		return referenceFilterTime(v[:i] + "+" + v[i+1:])
+	}
+	return time.Time{}, false
 }
 
 // FuzzListPaging: whatever page and limit say, the page is at least 1 and

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -85,12 +84,13 @@ func (s *Server) loadStateFile(path string) (restored bool, err error) {
 
 // startPersisting writes the state file from now on: at once (so that a
 // bad path is found at start and the file exists), then after changes.
-// Changes are requests served (wrapped), callbacks recorded or attempted
-// (the delivery log's changes) and clock moves.
-func (s *Server) startPersisting(path string, next http.Handler) (http.Handler, error) {
+// Changes are the requests that may have changed the state (see
+// Server.changed), callbacks recorded or attempted (the delivery log's
+// changes) and clock moves.
+func (s *Server) startPersisting(path string) error {
 	p := &persister{path: path, stop: make(chan struct{}), done: make(chan struct{})}
 	if err := p.write(s.snapshot()); err != nil {
-		return nil, err
+		return err
 	}
 	s.persist = p
 	unsub := s.clock.subscribe(func() { p.dirty.Store(true) })
@@ -122,10 +122,24 @@ func (s *Server) startPersisting(path string, next http.Handler) (http.Handler, 
 			}
 		}
 	}()
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer p.dirty.Store(true)
-		next.ServeHTTP(w, r)
-	}), nil
+	return nil
+}
+
+// changed marks the state to be written after a request that may have
+// changed it, once the change is made and before the answer goes out (so
+// that a client that has its answer finds the change marked). Only such
+// requests mark it: a request refused before its handler ran, or one that
+// only reads, would otherwise let anyone who can reach the port keep the
+// writer writing the whole state. The handlers that may change it call
+// this: an authenticated API call but the reads (route.reads), whatever
+// it answers; a control-plane operation but the GET ones, whatever it
+// answers; the confirm page when it makes or uses up a form token or
+// decides a payment. Dashboard sessions, login links and faults are not
+// kept, and the ACS page keeps nothing.
+func (s *Server) changed() {
+	if s.persist != nil {
+		s.persist.dirty.Store(true)
+	}
 }
 
 // finish stops the writer and writes the state a last time; Close calls it

@@ -317,11 +317,34 @@ func listLimit(v string) int {
 	return min(n, maxListLimit)
 }
 
+// maxFilterTimeLength bounds a list filter's time: the longest form a
+// client writes (RFC 3339 with nanoseconds and an offset) is 35 bytes; a
+// longer value, even one time.Parse would read (a fraction of 60 digits),
+// is refused unread, so that a filter costs little whatever is sent.
+const maxFilterTimeLength = 64
+
 // parseFilterTime reads a list filter's time: RFC 3339 and the ISO 8601
 // forms the SDK reads (jsonscalar.ParseTime), numeric offsets without a
-// colon (+0300), a date alone (midnight UTC), and Unix seconds. A "+" that
-// a query string turned into a space is read as the "+" it was.
+// colon (+0300), a date alone (midnight UTC), and Unix seconds, in at most
+// maxFilterTimeLength bytes. A "+" that a query string turned into a space
+// is read as the "+" it was. Only the last space after the date is turned
+// back, once: turning back more would put two signs after the date, and a
+// time has one at most (its offset's).
 func parseFilterTime(v string) (time.Time, bool) {
+	if len(v) > maxFilterTimeLength {
+		return time.Time{}, false
+	}
+	if t, ok := readFilterTime(v); ok {
+		return t, true
+	}
+	if i := strings.LastIndexByte(v, ' '); i > len("2006-01-02") {
+		return readFilterTime(v[:i] + "+" + v[i+1:])
+	}
+	return time.Time{}, false
+}
+
+// readFilterTime is parseFilterTime without the space read as a "+".
+func readFilterTime(v string) (time.Time, bool) {
 	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 		return time.Unix(n, 0).UTC(), true
 	}
@@ -332,9 +355,6 @@ func parseFilterTime(v string) (time.Time, bool) {
 		if t, err := time.Parse(layout, v); err == nil {
 			return t.UTC(), true
 		}
-	}
-	if i := strings.LastIndexByte(v, ' '); i > len("2006-01-02") {
-		return parseFilterTime(v[:i] + "+" + v[i+1:])
 	}
 	return time.Time{}, false
 }

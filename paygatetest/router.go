@@ -18,6 +18,9 @@ type route struct {
 	unsigned bool
 	// extendedOnly methods answer 40400 to a basic-form project.
 	extendedOnly bool
+	// reads methods change nothing: the state file is not written for
+	// them (see Server.changed).
+	reads bool
 }
 
 // routes maps the decoded method path after /v1/ to its handler. The
@@ -34,13 +37,13 @@ var routes = map[string]route{
 	"card/processRecurring": {handle: (*Server).processRecurring},
 	"transaction/reverse":   {handle: (*Server).reverse},
 	"transaction/create":    {handle: (*Server).createAlternative, extendedOnly: true},
-	"transaction/status":    {handle: (*Server).transactionStatus},
-	"payout-types":          {handle: (*Server).payoutTypes, unsigned: true},
-	"payout-parameters":     {handle: (*Server).payoutParameters, unsigned: true},
+	"transaction/status":    {handle: (*Server).transactionStatus, reads: true},
+	"payout-types":          {handle: (*Server).payoutTypes, unsigned: true, reads: true},
+	"payout-parameters":     {handle: (*Server).payoutParameters, unsigned: true, reads: true},
 	"payout":                {handle: (*Server).createPayout, extendedOnly: true},
-	"balance":               {handle: (*Server).balance, extendedOnly: true},
-	"transactions":          {handle: (*Server).listTransactions, extendedOnly: true},
-	"transactions/{id}":     {handle: (*Server).transactionByID, extendedOnly: true},
+	"balance":               {handle: (*Server).balance, extendedOnly: true, reads: true},
+	"transactions":          {handle: (*Server).listTransactions, extendedOnly: true, reads: true},
+	"transactions/{id}":     {handle: (*Server).transactionByID, extendedOnly: true, reads: true},
 }
 
 // call is one authenticated API request.
@@ -102,6 +105,11 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string,
 		return
 	}
 	out, err := rt.handle(s, c)
+	if !rt.reads {
+		// An error answer may follow a change too: a declined charge is a
+		// failed transaction.
+		s.changed()
+	}
 	if err != nil {
 		s.writeAPIError(w, jsonp, params, err)
 		return

@@ -239,12 +239,10 @@ func start(addr string, opts []Option) (*Server, error) {
 	s.URL = "http://" + s.hs.Listener.Addr().String()
 	s.publicURL = cmp.Or(cfg.publicURL, s.URL)
 	if cfg.stateFile != "" {
-		h, err := s.startPersisting(cfg.stateFile, s)
-		if err != nil {
+		if err := s.startPersisting(cfg.stateFile); err != nil {
 			s.hs.Listener.Close()
 			return nil, err
 		}
-		s.hs.Config.Handler = h
 	}
 	s.hs.Start()
 	unsubState := s.clock.subscribe(s.clockAdvanced)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,7 +132,13 @@ func TestList_FiltersAndPages(t *testing.T) {
 			assert.Equal(t, tc.ids, listIDs(t, out))
 		})
 	}
-	for _, bad := range []url.Values{{}, {"orderId": {"o-1"}, "created[from]": {"yesterday"}}} {
+	for _, bad := range []url.Values{
+		{},
+		{"orderId": {"o-1"}, "created[from]": {"yesterday"}},
+		// Longer than any time: refused unread, however many spaces might
+		// be a "+" a query string turned into a space.
+		{"orderId": {"o-1"}, "updated[to]": {"2026-03-01T12:00:00" + strings.Repeat(" ", 4<<10-19)}},
+	} {
 		s.fails("transactions", bad, paygate.CodeMerchantDataMissing)
 	}
 }
