@@ -281,7 +281,9 @@
 // A page of GET /sandbox/deliveries by cursor, the dashboard's callbacks
 // and counts, and dropping a transaction with its callbacks cost the same
 // however many callbacks the delivery log holds (a page by number still
-// skips, without copying, the project's callbacks before it).
+// skips, without copying, the project's callbacks before it). Making room
+// beyond the retention costs the same however many transactions are in
+// flight, and a clock move looks only at the processing ones.
 // Users and permanent tokens come only from signed requests and
 // are kept for the server's life.
 //
