@@ -8,6 +8,7 @@ import (
 
 	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/callback"
+	"github.com/paygate/paygate-go/internal/cardnum"
 )
 
 // stateVersion is the format of the state file this sandbox writes. It
@@ -173,6 +174,10 @@ func keptNumber(number string) string {
 	}
 	return string(b)
 }
+
+// valid reports whether c is a card with a number: digits, as every card
+// the sandbox takes has, so that whatever reads one finds its first.
+func (c *savedCard) valid() bool { return c != nil && cardnum.Digits(c.Number) }
 
 func (c *savedCard) card() *cardData {
 	if c == nil {

@@ -2,6 +2,7 @@ package paygatetest
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -119,8 +120,8 @@ func (s *Server) restore(saved savedState) error {
 		if err != nil {
 			return err
 		}
-		if stok.Card == nil || !validTokenID(stok.ID, st.nextToken) || st.tokens[stok.ID] != nil {
-			return fmt.Errorf("token %q is repeated, has no card, or is no id below the next token number %d", stok.ID, st.nextToken)
+		if !stok.Card.valid() || !validTokenID(stok.ID, st.nextToken) || st.tokens[stok.ID] != nil {
+			return fmt.Errorf("token %q is repeated, has no card number, or is no id below the next token number %d", stok.ID, st.nextToken)
 		}
 		t := &token{id: stok.ID, project: p, card: st.sameCard(stok.Card.card()), expiresAt: stok.ExpiresAt,
 			used: stok.Used, permanent: stok.Permanent, pending: stok.Pending}
@@ -136,8 +137,8 @@ func (s *Server) restore(saved savedState) error {
 	}
 	for _, ss := range saved.Subscriptions {
 		u := st.users[ss.User]
-		if u == nil || ss.Card == nil {
-			return fmt.Errorf("the subscription of transaction %d names no user or card", ss.ReferenceID)
+		if u == nil || !ss.Card.valid() {
+			return fmt.Errorf("the subscription of transaction %d names no user or card number", ss.ReferenceID)
 		}
 		// A subscription runs recurringLifetime from its start, and its
 		// first automatic charge is after the start: a file that says
@@ -179,6 +180,9 @@ func (st *state) restoreTxn(sx savedTxn, project func(string) (*Project, error))
 		currency: sx.Currency, typ: sx.Type, method: sx.Method, status: sx.Status, createdAt: sx.CreatedAt,
 		updatedAt: sx.UpdatedAt, attrs: sx.Attrs, lastKept: sx.LastKept, x: sx.Extra.extra()}
 	if sx.Card != nil {
+		if !sx.Card.valid() {
+			return errors.New("its card has no card number")
+		}
 		t.card = st.sameCard(sx.Card.card())
 	}
 	if sx.User != "" {

@@ -147,7 +147,7 @@ func cardScheme(number string) string {
 	switch {
 	case strings.HasPrefix(number, "4"):
 		return "visa"
-	case number[0] == '5' || strings.HasPrefix(number, "2"):
+	case strings.HasPrefix(number, "5") || strings.HasPrefix(number, "2"):
 		return "mastercard"
 	case strings.HasPrefix(number, "34") || strings.HasPrefix(number, "37"):
 		return "amex"
