@@ -53,10 +53,7 @@ func BenchmarkChargeDroppingFarCallbacks(b *testing.B) {
 			p := s.st.projects[s.ProjectKey]
 			var made []*txn
 			charge := func() {
-				t := s.st.newTxn(p, paygate.TypePayment, s.clock.Now())
-				t.method, t.price, t.currency = "card", tenEUR, "EUR"
-				s.transition(t, paygate.StatusProcessing)
-				made = append(made, t)
+				made = append(made, cardPayment(s, p, "", paygate.StatusProcessing))
 				if half := len(made) - retention/2; half >= 0 {
 					s.transition(made[half], paygate.StatusCompleted)
 					made[half] = nil

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -85,13 +84,9 @@ func twoProjects(t *testing.T) *Server {
 	s.st.addProject(Project{Key: "other", Secret: "other-secret"})
 	other := s.st.projects["other"]
 	for i := range 8 {
-		tx := s.st.newTxn(p, paygate.TypePayment, s.clock.Now())
-		tx.price, tx.currency, tx.method = decimal.NewFromInt(10), "EUR", "card"
-		s.transition(tx, paygate.StatusProcessing)
+		tx := cardPayment(s, p, "", paygate.StatusProcessing)
 		if i%2 == 0 {
-			o := s.st.newTxn(other, paygate.TypePayment, s.clock.Now())
-			o.price, o.currency, o.method = decimal.NewFromInt(10), "EUR", "card"
-			s.transition(o, paygate.StatusCompleted)
+			cardPayment(s, other, "", paygate.StatusCompleted)
 		}
 		s.transition(tx, paygate.StatusCompleted)
 	}

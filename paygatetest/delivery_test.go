@@ -8,11 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/paygate/paygate-go"
 )
 
 // withCallbacks starts a server on a frozen clock whose project calls back
@@ -26,19 +23,6 @@ func withCallbacks(t *testing.T, n int) *Server {
 	completePayments(s, n)
 	s.deliveries.wg.Wait() // the first attempts are made
 	return s
-}
-
-// completePayments makes n completed payments of s's project, one
-// callback each.
-func completePayments(s *Server, n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	p := s.st.projects[s.ProjectKey]
-	for range n {
-		tx := s.st.newTxn(p, paygate.TypePayment, s.clock.Now())
-		tx.price, tx.currency, tx.method = decimal.NewFromInt(10), "EUR", "card"
-		s.transition(tx, paygate.StatusCompleted)
-	}
 }
 
 // A redelivery costs the same whatever the number of callbacks in the log:

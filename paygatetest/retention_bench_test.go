@@ -34,13 +34,11 @@ func BenchmarkChargePastRetention(b *testing.B) {
 			defer s.mu.Unlock()
 			p := s.st.projects[s.ProjectKey]
 			charge := func(i int) {
-				t := s.st.newTxn(p, paygate.TypePayment, s.clock.Now())
-				t.method, t.orderID, t.price, t.currency = "card", sub.orderID(i), tenEUR, "EUR"
 				status := paygate.StatusCompleted
 				if i < sub.inFlight {
 					status = paygate.StatusProcessing
 				}
-				s.transition(t, status)
+				cardPayment(s, p, sub.orderID(i), status)
 				s.st.indexOrders() // as a look-up by order id would
 			}
 			for i := range retention {
@@ -63,14 +61,7 @@ func BenchmarkClockMove(b *testing.B) {
 		b.Run("kept="+strconv.Itoa(n), func(b *testing.B) {
 			s := NewServer(WithClock(NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))))
 			defer s.Close()
-			s.mu.Lock()
-			p := s.st.projects[s.ProjectKey]
-			for range n {
-				t := s.st.newTxn(p, paygate.TypePayment, s.clock.Now())
-				t.method, t.price, t.currency = "card", tenEUR, "EUR"
-				s.transition(t, paygate.StatusCompleted)
-			}
-			s.mu.Unlock()
+			completePayments(s, n)
 			b.ReportAllocs()
 			b.ResetTimer()
 			for range b.N {

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -50,27 +49,6 @@ func lockedServer(t *testing.T, retention int, opts ...Option) (*Server, *Projec
 	s.mu.Lock()
 	t.Cleanup(s.mu.Unlock)
 	return s, s.st.projects[s.ProjectKey]
-}
-
-// payments makes n completed card payments of 10 EUR of project p, the
-// i-th with order id orderID(i), and returns them oldest first. The caller
-// holds s.mu.
-func payments(s *Server, p *Project, n int, orderID func(i int) string) []*txn {
-	made := make([]*txn, n)
-	for i := range made {
-		tx := s.st.newTxn(p, paygate.TypePayment, s.clock.Now())
-		tx.price, tx.currency, tx.method, tx.orderID = tenEUR, "EUR", "card", orderID(i)
-		s.transition(tx, paygate.StatusCompleted)
-		made[i] = tx
-	}
-	return made
-}
-
-var tenEUR = decimal.NewFromInt(10)
-
-// sameOrder is payments with one order id.
-func sameOrder(s *Server, p *Project, orderID string, n int) []*txn {
-	return payments(s, p, n, func(int) string { return orderID })
 }
 
 // chainOf walks the index by order id from the newest transaction of the
@@ -170,9 +148,7 @@ func TestRetention_InFlightOnesArePinnedThenDroppedOldestFirst(t *testing.T) {
 	s, p := lockedServer(t, retention, WithProcessingDelay(0))
 	processing := make([]*txn, 10)
 	for i := range processing {
-		processing[i] = s.st.newTxn(p, paygate.TypePayment, s.clock.Now())
-		processing[i].price, processing[i].currency, processing[i].method = tenEUR, "EUR", "card"
-		s.transition(processing[i], paygate.StatusProcessing)
+		processing[i] = cardPayment(s, p, "", paygate.StatusProcessing)
 	}
 	completed := payments(s, p, 30, func(i int) string { return "o-" + strconv.Itoa(i) })
 
@@ -220,9 +196,7 @@ func TestRetention_PinnedOnesAreReleasedWhateverTheInterleaving(t *testing.T) {
 	charge := func(i int) {
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		tx := s.st.newTxn(p, paygate.TypePayment, s.clock.Now())
-		tx.price, tx.currency, tx.method, tx.orderID = tenEUR, "EUR", "card", "o-"+strconv.Itoa(i)
-		s.transition(tx, paygate.StatusCompleted)
+		cardPayment(s, p, "o-"+strconv.Itoa(i), paygate.StatusCompleted)
 	}
 	var wg sync.WaitGroup
 	for g := range 4 {
