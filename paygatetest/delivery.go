@@ -363,8 +363,8 @@ type deliveryLog struct {
 	list    []delivery // by seq, ascending; a record without txn is a hole, left by a dropped transaction
 	holes   int        // in list
 	lastSeq int
-	retries map[int]retry  // scheduled automatic attempts, by seq
-	kept    map[string]int // records kept, by project key; see count
+	retries map[int]retry // scheduled automatic attempts, by seq
+	kept    projectCounts // records kept; see count
 	changed chan struct{}
 	// stopRetry is told the seq of a record dropped while its automatic
 	// attempt was scheduled, so that its wake-up goes with it. It is called
@@ -451,7 +451,7 @@ type retry struct {
 
 func newDeliveryLog(limit int) *deliveryLog {
 	return &deliveryLog{
-		limit: limit, changed: make(chan struct{}), retries: make(map[int]retry), kept: make(map[string]int),
+		limit: limit, changed: make(chan struct{}), retries: make(map[int]retry), kept: make(projectCounts),
 		stopRetry: func(int) {},
 	}
 }
@@ -463,7 +463,7 @@ func (l *deliveryLog) add(t *txn, target string, status callback.Status) int {
 	l.lastSeq++
 	prev := t.lastSeq
 	t.lastSeq = l.lastSeq
-	l.kept[t.project.Key]++
+	l.kept.add(t.project)
 	if worthCompacting(len(l.list), cap(l.list), l.holes) {
 		// Compacting rather than growing, as state.compactOrder does.
 		l.list = slices.DeleteFunc(l.list, func(d delivery) bool { return d.txn == nil })
@@ -509,7 +509,7 @@ func (l *deliveryLog) dropOldest(n int) {
 		}
 		l.setDone(d, true)
 		l.unschedule(d.seq)
-		l.uncount(d.txn)
+		l.kept.remove(d.txn.project)
 		n--
 	}
 	l.list = slices.Delete(l.list, 0, i)
@@ -525,7 +525,7 @@ func (l *deliveryLog) forget(t *txn) (read int) {
 	defer l.mu.Unlock()
 	return l.chain(t, func(d *delivery) {
 		l.unschedule(d.seq)
-		l.uncount(t)
+		l.kept.remove(t.project)
 		*d = delivery{seq: d.seq}
 		l.holes++
 	})
@@ -588,14 +588,6 @@ func (l *deliveryLog) count(key string) int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.kept[key]
-}
-
-// uncount takes a record of t, about to be dropped, off the count of its
-// project. The caller holds l.mu.
-func (l *deliveryLog) uncount(t *txn) {
-	if l.kept[t.project.Key]--; l.kept[t.project.Key] == 0 {
-		delete(l.kept, t.project.Key)
-	}
 }
 
 // unschedule drops the automatic attempt of seq, if one is scheduled,

@@ -197,7 +197,6 @@ func (st *state) restoreTxn(sx savedTxn, project func(string) (*Project, error))
 	if t.status == paygate.StatusProcessing {
 		st.processing[t.id] = t
 	}
-	st.kept[t.project.Key]++
 	st.appendOrder(t)
 	return nil
 }
@@ -224,7 +223,7 @@ func (l *deliveryLog) restore(saved savedState, txns map[int64]*txn) error {
 		}
 		d.setNext(sd.NextAt)
 		t.lastSeq = sd.Seq
-		l.kept[t.project.Key]++
+		l.kept.add(t.project)
 		l.list = append(l.list, d)
 		l.setDone(&l.list[len(l.list)-1], sd.Done)
 		if d.hasNext {

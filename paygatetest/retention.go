@@ -107,10 +107,24 @@ func (st *state) dropAt(t *txn) {
 	st.holes++
 }
 
-// appendOrder adds t, the newest transaction, at the end of st.order.
+// appendOrder adds t, the newest transaction, at the end of st.order, and
+// counts it.
 func (st *state) appendOrder(t *txn) {
 	t.pos = len(st.order)
 	st.order = append(st.order, t)
+	st.kept.add(t.project)
+}
+
+// projectCounts counts what the server keeps by project key, forgetting a
+// project whose count falls to zero.
+type projectCounts map[string]int
+
+func (c projectCounts) add(p *Project) { c[p.Key]++ }
+
+func (c projectCounts) remove(p *Project) {
+	if c[p.Key]--; c[p.Key] <= 0 {
+		delete(c, p.Key)
+	}
 }
 
 // txnHeap orders transactions oldest first (ids grow with time).

@@ -112,7 +112,7 @@ type state struct {
 	tempHead    int
 	maxTokens   int // of temporary tokens kept; 0 is maxTemporaryTokens
 	txns        map[int64]*txn
-	kept        map[string]int    // transactions kept, by project key, for the dashboard's count
+	kept        projectCounts     // transactions kept, for the dashboard's count
 	order       []*txn            // in creation order; nil where one was dropped (see makeRoom)
 	head, holes int               // order's first index that may be kept; how many nils it holds
 	scan        int               // order's first index makeRoom has not looked at; before it, nils and pinned ones
@@ -143,7 +143,7 @@ func newState(retention int, log *deliveryLog) *state {
 		tokens:      make(map[string]*token),
 		txns:        make(map[int64]*txn),
 		processing:  make(map[int64]*txn),
-		kept:        make(map[string]int),
+		kept:        make(projectCounts),
 		orders:      make(map[orderKey]*txn),
 		byMD:        make(map[string]*txn),
 		balances:    make(map[string]map[string]decimal.Decimal),
@@ -275,7 +275,6 @@ func (st *state) makeTxn(p *Project, typ paygate.TransactionType, now time.Time,
 	t := &txn{id: st.nextTxn, project: p, typ: typ, createdAt: now, updatedAt: now, status: paygate.StatusOpened}
 	st.nextTxn++
 	st.txns[t.id] = t
-	st.kept[p.Key]++
 	st.appendOrder(t)
 	return t
 }
@@ -399,9 +398,7 @@ func (st *state) drop(t *txn) {
 	st.dropped++
 	delete(st.txns, t.id)
 	delete(st.processing, t.id)
-	if st.kept[t.project.Key]--; st.kept[t.project.Key] == 0 {
-		delete(st.kept, t.project.Key)
-	}
+	st.kept.remove(t.project)
 	if t.orderID != "" {
 		st.unlinkOrder(t)
 	}
