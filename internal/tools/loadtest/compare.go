@@ -20,11 +20,10 @@ import (
 	"github.com/paygate/paygate-go"
 )
 
-// target is a server under comparison and the one request that charges it.
+// target is a server under comparison and the one POST that charges it.
 type target struct {
 	name    string
 	pid     int
-	method  string
 	url     string
 	header  http.Header
 	body    string
@@ -101,7 +100,7 @@ func sandboxTarget(pid int, base string, n int64) target {
 	v := chargeValues(n)
 	v.Set(paygate.SignatureParam, paygate.Sign(v, secret))
 	return target{
-		name: "sandbox", pid: pid, method: http.MethodPost, url: base + "/v1/card/process",
+		name: "sandbox", pid: pid, url: base + "/v1/card/process",
 		header: http.Header{"Content-Type": {"application/x-www-form-urlencoded"}},
 		body:   v.Encode(),
 		succeed: func(status int, body []byte) bool {
@@ -114,7 +113,7 @@ func sandboxTarget(pid int, base string, n int64) target {
 func stripeMockTarget(pid int, base string) target {
 	v := url.Values{"amount": {"1000"}, "currency": {"eur"}, "source": {"tok_visa"}, "description": {"load test"}}
 	return target{
-		name: "stripe-mock", pid: pid, method: http.MethodPost, url: base + "/v1/charges",
+		name: "stripe-mock", pid: pid, url: base + "/v1/charges",
 		header: http.Header{
 			"Content-Type":  {"application/x-www-form-urlencoded"},
 			"Authorization": {"Bearer sk_test_123"},
@@ -173,7 +172,7 @@ func drive(ctx context.Context, hc *http.Client, t target, callers int, d time.D
 
 // send makes one charge and checks that it succeeded.
 func send(ctx context.Context, hc *http.Client, t target) error {
-	req, err := http.NewRequestWithContext(ctx, t.method, t.url, strings.NewReader(t.body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.url, strings.NewReader(t.body))
 	if err != nil {
 		return err
 	}
