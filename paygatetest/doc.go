@@ -176,14 +176,16 @@
 // error naming the file (ErrStateFile): the sandbox never starts empty in
 // its place. Only what may change the state is followed by a write: API
 // calls but the reads (status, transactions, balance, payout types and
-// parameters), control-plane POSTs, the confirm page of an open payment,
-// clock moves and callbacks; a read, the ACS and dashboard pages, or a
+// parameters), control-plane POSTs, a confirm form that decides a payment,
+// clock moves and callbacks; a read, the confirm, ACS and dashboard pages, or a
 // request refused before it is served (no or a wrong key or signature, an
 // unknown path, a body over the bound, too many guesses) writes nothing,
 // so that no client keeps the sandbox writing its whole state. The file
 // holds no key and no card number but the test cards' (other cards keep
 // their first six and last four digits, zeros between), readable by its
-// owner only. Faults, dashboard sessions and login links are not kept, and
+// owner only. Faults, dashboard sessions, login links and the confirm
+// page's form tokens are not kept (a confirm page open across a restart is
+// opened again), and
 // projects with their settings (a callback URL set through the control
 // plane included) come from the options at each start.
 //

@@ -31,8 +31,10 @@ const saveEvery = 200 * time.Millisecond
 // an error naming it: the sandbox never starts empty in its place. The
 // file holds no key and no card number but the test cards' (another card
 // keeps its first six and last four digits, zeros between, which is all the
-// sandbox reads of it); it is written readable by its owner only. Faults, dashboard sessions, login
-// links and the guess budget are not kept; projects and their settings (a
+// sandbox reads of it); it is written readable by its owner only. Faults,
+// dashboard sessions, login links, the guess budget and the confirm page's
+// form tokens (a confirm page open across a restart is opened again) are
+// not kept; projects and their settings (a
 // callback URL set through the control plane included) come from the
 // options at each start. An empty path keeps nothing.
 func WithStateFile(path string) Option {
@@ -133,9 +135,9 @@ func (s *Server) startPersisting(path string) error {
 // writer writing the whole state. The handlers that may change it call
 // this: an authenticated API call but the reads (route.reads), whatever
 // it answers; a control-plane operation but the GET ones, whatever it
-// answers; the confirm page when it makes or uses up a form token or
-// decides a payment. Dashboard sessions, login links and faults are not
-// kept, and the ACS page keeps nothing.
+// answers; the confirm page when it decides a payment. Dashboard sessions,
+// login links, faults and the confirm page's form tokens are not kept, and
+// the ACS page keeps nothing.
 func (s *Server) changed() {
 	if s.persist != nil {
 		s.persist.dirty.Store(true)
