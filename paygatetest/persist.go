@@ -74,7 +74,8 @@ func (s *Server) loadStateFile(path string) (restored bool, err error) {
 		return false, fmt.Errorf("%w %s: format version %d, and this sandbox reads version %d: use the sandbox that wrote it, or remove the file to start empty",
 			ErrStateFile, path, *head.Version, stateVersion)
 	}
-	var saved savedState
+	// A counter the file leaves out starts where a new sandbox's does.
+	saved := savedState{NextTxn: firstTransactionID, NextUser: 1, NextToken: 1}
 	if err := json.Unmarshal(raw, &saved); err != nil {
 		return false, fmt.Errorf("%w %s: corrupt: %v", ErrStateFile, path, err)
 	}

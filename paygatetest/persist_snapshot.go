@@ -95,6 +95,9 @@ func (c *Clock) restoreClock(saved savedClock) {
 func (s *Server) restore(saved savedState) error {
 	st := newState(s.st.retention, s.st.log)
 	st.projects, st.maxTokens = s.st.projects, s.st.maxTokens
+	if err := firstError(saved.checkCounters(), saved.Clock.check(), checkBalances(saved.Balances)); err != nil {
+		return err
+	}
 	st.nextTxn, st.nextUser, st.nextToken = saved.NextTxn, saved.NextUser, saved.NextToken
 	project := func(key string) (*Project, error) {
 		if p := st.projects[key]; p != nil {
@@ -120,6 +123,9 @@ func (s *Server) restore(saved savedState) error {
 		if err != nil {
 			return err
 		}
+		if err := stok.check(); err != nil {
+			return fmt.Errorf("token %q: %w", stok.ID, err)
+		}
 		if !stok.Card.valid() || !validTokenID(stok.ID, st.nextToken) || st.tokens[stok.ID] != nil {
 			return fmt.Errorf("token %q is repeated, has no card number, or is no id below the next token number %d", stok.ID, st.nextToken)
 		}
@@ -136,6 +142,9 @@ func (s *Server) restore(saved savedState) error {
 		}
 	}
 	for _, ss := range saved.Subscriptions {
+		if err := ss.check(st.nextTxn); err != nil {
+			return fmt.Errorf("the subscription of transaction %d: %w", ss.ReferenceID, err)
+		}
 		u := st.users[ss.User]
 		if u == nil || !ss.Card.valid() {
 			return fmt.Errorf("the subscription of transaction %d names no user or card number", ss.ReferenceID)
@@ -169,12 +178,15 @@ func (s *Server) restore(saved savedState) error {
 
 // restoreTxn adds a saved transaction to st.
 func (st *state) restoreTxn(sx savedTxn, project func(string) (*Project, error)) error {
+	if err := sx.check(st.nextTxn); err != nil {
+		return err
+	}
 	p, err := project(sx.Project)
 	if err != nil {
 		return err
 	}
-	if st.txns[sx.ID] != nil || sx.ID >= st.nextTxn {
-		return fmt.Errorf("its id is repeated or beyond the next id %d", st.nextTxn)
+	if st.txns[sx.ID] != nil {
+		return errors.New("its id is repeated")
 	}
 	t := &txn{id: sx.ID, project: p, orderID: sx.OrderID, referenceID: sx.ReferenceID, price: st.sameAmount(sx.Price),
 		currency: sx.Currency, typ: sx.Type, method: sx.Method, status: sx.Status, createdAt: sx.CreatedAt,
@@ -211,6 +223,9 @@ func (l *deliveryLog) restore(saved savedState, txns map[int64]*txn) error {
 	clear(l.retries)
 	clear(l.kept)
 	for _, sd := range saved.Deliveries {
+		if err := sd.check(saved.LastDelivery); err != nil {
+			return fmt.Errorf("delivery %d: %w", sd.Seq, err)
+		}
 		t := txns[sd.Transaction]
 		if t == nil || sd.Seq > saved.LastDelivery || (len(l.list) > 0 && sd.Seq <= l.list[len(l.list)-1].seq) {
 			return fmt.Errorf("delivery %d names no kept transaction, or is out of order", sd.Seq)
