@@ -24,11 +24,18 @@ const saveEvery = 200 * time.Millisecond
 // balances, subscriptions, callbacks with their attempts, the clock, the
 // id counters) in the file at path across restarts: it is read at start
 // when it exists, and written after changes, at most every 200 ms, and at
-// Close. Each write goes to a temporary file renamed over the state file,
-// so the file is always a whole state, and a process killed (even with
-// SIGKILL) loses at most the last 200 ms. A file that cannot be read, or
-// was written by a newer sandbox, makes Listen fail (NewServer panic) with
-// an error naming it: the sandbox never starts empty in its place. The
+// Close. Each write goes to a temporary file beside it
+// (.NAME.sandbox-tmp-N) renamed over the state file, so the file is always
+// a whole state, and a process killed (even with SIGKILL) loses at most the
+// last 200 ms; the temporary file such a kill leaves is removed at the
+// next start. A path that is a symbolic link stays one: the file it names
+// is the one written. A file that cannot be read, holds a number out of
+// range, or was written by a newer sandbox, makes Listen fail (NewServer
+// panic) with an error naming it (ErrStateFile): the sandbox never starts
+// empty in its place. One sandbox at a time uses a state file: it holds
+// a lock on NAME.lock beside it (left in place) while it runs, and another
+// one started on the file fails with ErrStateFileInUse naming the holder's
+// process (outside Unix the file is not locked). The
 // file holds no key and no card number but the test cards' (another card
 // keeps its first six and last four digits, zeros between, which is all the
 // sandbox reads of it); it is written readable by its owner only. Faults,
@@ -47,17 +54,49 @@ var ErrStateFile = errors.New("paygatetest: unusable state file")
 
 // persister writes the state file after changes.
 type persister struct {
-	path  string
-	dirty atomic.Bool
-	stop  chan struct{}
-	done  chan struct{}
-	once  sync.Once
+	name   string // the file as given, for messages
+	path   string // the file its symbolic links name, which is written
+	unlock func() // releases the file's lock; see lockStateFile
+	dirty  atomic.Bool
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once // of finish
+	// released makes release run once: Close calls it after finish, and
+	// a start that fails after taking the lock calls it too.
+	released sync.Once
 }
 
-// loadStateFile reads the state file into s, when it exists: restored
-// reports whether it did.
-func (s *Server) loadStateFile(path string) (restored bool, err error) {
-	raw, err := os.ReadFile(path)
+// openStateFile makes the writer of the state file at name, not yet
+// started: it follows the file's symbolic links, takes its lock (see
+// lockStateFile) and removes the temporary files a sandbox killed while
+// writing it left. Whoever gets it calls release once done.
+func openStateFile(name string) (*persister, error) {
+	path, err := resolveStatePath(name)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %v", ErrStateFile, name, err)
+	}
+	unlock, err := lockStateFile(path)
+	if errors.Is(err, ErrStateFileInUse) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %v", ErrStateFile, name, err)
+	}
+	if err := removeStaleTemps(path); err != nil {
+		unlock()
+		return nil, fmt.Errorf("%w %s: %v", ErrStateFile, name, err)
+	}
+	return &persister{name: name, path: path, unlock: unlock, stop: make(chan struct{}), done: make(chan struct{})}, nil
+}
+
+// release releases the state file's lock, once; it writes nothing.
+func (p *persister) release() { p.released.Do(p.unlock) }
+
+// loadStateFile reads the state file of p into s, when it exists:
+// restored reports whether it did.
+func (s *Server) loadStateFile(p *persister) (restored bool, err error) {
+	path := p.name
+	raw, err := os.ReadFile(p.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -90,8 +129,7 @@ func (s *Server) loadStateFile(path string) (restored bool, err error) {
 // Changes are the requests that may have changed the state (see
 // Server.changed), callbacks recorded or attempted (the delivery log's
 // changes) and clock moves.
-func (s *Server) startPersisting(path string) error {
-	p := &persister{path: path, stop: make(chan struct{}), done: make(chan struct{})}
+func (s *Server) startPersisting(p *persister) error {
 	if err := p.write(s.snapshot()); err != nil {
 		return err
 	}
@@ -147,7 +185,7 @@ func (s *Server) changed() {
 
 // finish stops the writer and writes the state a last time; Close calls it
 // once no request is served any more and before callbacks stop, so that
-// callbacks still due are kept as due.
+// callbacks still due are kept as due, then releases the file's lock.
 func (p *persister) finish(s *Server) {
 	p.once.Do(func() {
 		close(p.stop)
@@ -161,18 +199,19 @@ func (p *persister) finish(s *Server) {
 func (p *persister) save(s *Server) {
 	if err := p.write(s.snapshot()); err != nil {
 		p.dirty.Store(true)
-		slog.Error("paygatetest: cannot write the state file", "file", p.path, "error", err)
+		slog.Error("paygatetest: cannot write the state file", "file", p.name, "error", err)
 	}
 }
 
 // write replaces the state file by saved: a temporary file in the same
-// directory, synced, then renamed over it, so that the file is a whole
-// state at every moment, the old one or the new one. The JSON is streamed
-// to the file, never held whole in memory.
+// directory (named by tempPrefix), synced, then renamed over it, so that
+// the file is a whole state at every moment, the old one or the new one;
+// a symbolic link to it stays a link. The JSON is streamed to the file,
+// never held whole in memory.
 func (p *persister) write(saved savedState) error {
-	tmp, err := os.CreateTemp(filepath.Dir(p.path), "."+filepath.Base(p.path)+".*")
+	tmp, err := os.CreateTemp(filepath.Dir(p.path), tempPrefix(p.path)+"*")
 	if err != nil {
-		return fmt.Errorf("state file %s: %w", p.path, err)
+		return fmt.Errorf("state file %s: %w", p.name, err)
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
 	buf := bufio.NewWriterSize(tmp, 64<<10)
@@ -190,7 +229,7 @@ func (p *persister) write(saved savedState) error {
 		err = os.Rename(tmp.Name(), p.path)
 	}
 	if err != nil {
-		return fmt.Errorf("state file %s: %w", p.path, err)
+		return fmt.Errorf("state file %s: %w", p.name, err)
 	}
 	return nil
 }
