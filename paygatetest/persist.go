@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -92,46 +91,19 @@ func openStateFile(name string) (*persister, error) {
 // release releases the state file's lock, once; it writes nothing.
 func (p *persister) release() { p.released.Do(p.unlock) }
 
-// loadStateFile reads the state file of p into s, when it exists:
-// restored reports whether it did.
-func (s *Server) loadStateFile(p *persister) (restored bool, err error) {
-	path := p.name
-	raw, err := os.ReadFile(p.path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("%w %s: %v", ErrStateFile, path, err)
-	}
-	var head struct {
-		Version *int `json:"version"`
-	}
-	if err := json.Unmarshal(raw, &head); err != nil || head.Version == nil {
-		return false, fmt.Errorf("%w %s: not a sandbox state file (corrupt or truncated): remove it to start empty", ErrStateFile, path)
-	}
-	if *head.Version != stateVersion {
-		return false, fmt.Errorf("%w %s: format version %d, and this sandbox reads version %d: use the sandbox that wrote it, or remove the file to start empty",
-			ErrStateFile, path, *head.Version, stateVersion)
-	}
-	// A counter the file leaves out starts where a new sandbox's does.
-	saved := savedState{NextTxn: firstTransactionID, NextUser: 1, NextToken: 1}
-	if err := json.Unmarshal(raw, &saved); err != nil {
-		return false, fmt.Errorf("%w %s: corrupt: %v", ErrStateFile, path, err)
-	}
-	if err := s.restore(saved); err != nil {
-		return false, fmt.Errorf("%w %s: %v", ErrStateFile, path, err)
-	}
-	return true, nil
-}
-
-// startPersisting writes the state file from now on: at once (so that a
-// bad path is found at start and the file exists), then after changes.
-// Changes are the requests that may have changed the state (see
-// Server.changed), callbacks recorded or attempted (the delivery log's
-// changes) and clock moves.
-func (s *Server) startPersisting(p *persister) error {
-	if err := p.write(s.snapshot()); err != nil {
-		return err
+// startPersisting writes the state file from now on: at once when it was
+// not restored from it (so that a bad path is found at start and the file
+// exists), then after changes. A file restored from holds the state
+// already, and its lock file beside it shows the directory takes new
+// files: writing it again would only make the start slower and its peak
+// of memory higher. Changes are the requests that may have changed the
+// state (see Server.changed), callbacks recorded or attempted (the
+// delivery log's changes) and clock moves.
+func (s *Server) startPersisting(p *persister, restored bool) error {
+	if !restored {
+		if err := p.write(s.snapshot()); err != nil {
+			return err
+		}
 	}
 	s.persist = p
 	unsub := s.clock.subscribe(func() { p.dirty.Store(true) })

@@ -82,16 +82,6 @@ func (c *savedCard) check() error {
 	return nil
 }
 
-// checkCounters reports the first id counter out of range.
-func (saved *savedState) checkCounters() error {
-	return firstError(
-		checkInt("next_transaction", saved.NextTxn, firstTransactionID, lastTransactionID),
-		checkInt("next_user", saved.NextUser, 1, maxCounter),
-		checkInt("next_token", saved.NextToken, 1, lastTokenNumber),
-		checkInt("last_delivery", int64(saved.LastDelivery), 0, maxCounter),
-	)
-}
-
 func (c *savedClock) check() error {
 	if err := checkTime("now", c.Now); err != nil {
 		return fmt.Errorf("clock: %w", err)

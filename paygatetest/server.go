@@ -248,7 +248,7 @@ func start(addr string, opts []Option) (*Server, error) {
 	s.URL = "http://" + s.hs.Listener.Addr().String()
 	s.publicURL = cmp.Or(cfg.publicURL, s.URL)
 	if persist != nil {
-		if err := s.startPersisting(persist); err != nil {
+		if err := s.startPersisting(persist, restored); err != nil {
 			s.hs.Listener.Close()
 			persist.release()
 			return nil, err
