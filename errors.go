@@ -331,6 +331,10 @@ type CallbackMismatchError struct {
 	// Fields are the callback fields that disagree (see
 	// CallbackConfirmation.Mismatched).
 	Fields []string
+	// Superseded is set when the callback was the truth once and its
+	// transaction has moved on since (see CallbackConfirmation.Superseded):
+	// acknowledge it without acting on it.
+	Superseded bool
 }
 
 // Error implements the error interface. It names the fields, never their

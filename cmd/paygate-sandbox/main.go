@@ -11,9 +11,11 @@
 // keys come from -project and -secret, else from the environment variables
 // PAYGATE_PROJECT and PAYGATE_SECRET (a command line is visible to every
 // user of the machine; the environment is not). Without a private key it
-// makes a random one and writes it to a new file readable by its owner
-// only (-secret-file, by default in the temporary directory), removed at
-// shutdown: it never serves with a published key, and never prints a key.
+// reads the key file (-secret-file, by default FILE.key beside -state) or,
+// when there is none, makes a random key and writes it to a new file
+// readable by its owner only, read again at the next start (without
+// -secret-file or -state, a temporary file removed at shutdown): it never
+// serves with a published key, and never prints a key.
 // It prints the project's public key, its form and where the private key
 // came from to standard error, and the line "listening on http://ADDR" to
 // standard output once it accepts connections, and shuts down gracefully

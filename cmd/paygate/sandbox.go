@@ -20,8 +20,9 @@ lists them all:
 
   --addr HOST:PORT      address to listen on (127.0.0.1:0 picks a free port)
   --project KEY         the project's public key (default $PAYGATE_PROJECT)
-  --secret KEY          the private key (default $PAYGATE_SECRET, else a random
-                        one written to --secret-file; never printed)
+  --secret KEY          the private key (default $PAYGATE_SECRET, else the one
+                        in --secret-file or FILE.key beside --state, made at
+                        random when missing; never printed)
   --callback-url URL    where the signed callbacks go
   --form extended|basic
   --public-url URL      the address browsers reach it at

@@ -52,7 +52,7 @@ func Run(ctx context.Context, name string, args []string, getenv func(string) st
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (host:port)")
 	project := fs.String("project", "", "the project's public key (default $PAYGATE_PROJECT, else "+paygatetest.DefaultProjectKey+")")
 	secret := fs.String("secret", "", "the project's private key (default $PAYGATE_SECRET, else one made at random: see -secret-file)")
-	secretFile := fs.String("secret-file", "", "new file (mode 0600) to write a random private key to, when none is given (default: one in the temporary directory)")
+	secretFile := fs.String("secret-file", "", "file that keeps the private key when none is given: read when it exists (mode 0600), else made with a random key (default: beside -state as FILE.key, else a temporary file removed at shutdown)")
 	callbackURL := fs.String("callback-url", "", "URL that receives the signed callbacks")
 	formName := fs.String("form", "extended", "form of the interface: extended or basic")
 	publicURL := fs.String("public-url", "", "address browsers reach the sandbox at, written into acs.url (default: the listening address)")
@@ -78,7 +78,7 @@ func Run(ctx context.Context, name string, args []string, getenv func(string) st
 	if err != nil {
 		return err
 	}
-	key, err := privateKey(*secret, *secretFile, getenv)
+	key, err := privateKey(*secret, *secretFile, *stateFile, getenv)
 	if err != nil {
 		return err
 	}
