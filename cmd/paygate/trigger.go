@@ -107,8 +107,8 @@ func (c *config) sendCallback(ctx context.Context, status callback.Status, targe
 	if !status.Known() {
 		return usagef("%q is not a callback status; see paygate trigger --list", status)
 	}
-	if u, err := url.Parse(target); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usagef("--to must be an absolute http(s) URL, not %q", target)
+	if _, err := c.checkedURL("--to", target, "a callback signed with the private key"); err != nil {
+		return err
 	}
 	fields, err := parseParams(set)
 	if err != nil {
