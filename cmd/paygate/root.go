@@ -54,7 +54,7 @@ func run(ctx context.Context, args []string, env environ) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(env.stderr, "paygate:", strings.TrimPrefix(err.Error(), "paygate: "))
+	fmt.Fprintln(env.stderr, "paygate:", errorText(err))
 	var usage *usageError
 	var invalid *paygate.ValidationError
 	var failed *checkFailed

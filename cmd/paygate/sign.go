@@ -51,7 +51,7 @@ sign says so on standard error.`,
 					"(callback.NewHandler accepts it); sign is for requests to the gateway\n", status)
 			}
 			return cfg.emit(out, func(w io.Writer) {
-				fmt.Fprintln(w, "canonical:", out.Canonical)
+				fmt.Fprintln(w, "canonical:", printable(out.Canonical))
 				fmt.Fprintln(w, "signature:", out.Signature)
 			})
 		},

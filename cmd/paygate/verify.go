@@ -40,7 +40,8 @@ side signed), the received signature and the first 8 hex digits of the
 expected one, and the values that look reformatted on the way (spaces around
 a value, a number in exponent form or rounded through a float, an amount
 with unusual decimals, true/false where the gateway sends 1/0, a value still
-URL-encoded, invalid UTF-8).
+URL-encoded, invalid UTF-8). Control characters of the body print escaped
+(\x1b, \n).
 
 The whole expected signature is printed only with --show-expected: for a
 forged body it is the signature that makes the forgery verify, which a
@@ -98,21 +99,21 @@ type suspect struct {
 	Why   string `json:"why"`
 }
 
-// print prints v as text.
+// print prints v as text, the body's values printable.
 func (v verification) print(w io.Writer) {
 	if v.Valid {
 		fmt.Fprintln(w, "signature verifies")
-		fmt.Fprintln(w, "canonical:", v.Canonical)
+		fmt.Fprintln(w, "canonical:", printable(v.Canonical))
 		return
 	}
 	fmt.Fprintln(w, "signature does NOT verify")
-	fmt.Fprintln(w, "canonical:", v.Canonical)
+	fmt.Fprintln(w, "canonical:", printable(v.Canonical))
 	if v.Expected != "" {
 		fmt.Fprintln(w, "expected: ", v.Expected)
 	} else {
 		fmt.Fprintf(w, "expected:  %s... (the first %d hex digits; --show-expected prints all)\n", v.ExpectedPrefix, expectedPrefixLen)
 	}
-	received := v.Received
+	received := printable(v.Received)
 	if received == "" {
 		received = "(no signature field)"
 	}
@@ -121,7 +122,7 @@ func (v verification) print(w io.Writer) {
 		fmt.Fprintln(w, "no value looks reformatted: check the key, and that every field sent was kept (empty ones too)")
 	}
 	for _, s := range v.Suspects {
-		fmt.Fprintf(w, "suspect:   %s=%q: %s\n", s.Field, s.Value, s.Why)
+		fmt.Fprintf(w, "suspect:   %s=%q: %s\n", printable(s.Field), s.Value, s.Why)
 	}
 }
 
