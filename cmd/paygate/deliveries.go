@@ -69,7 +69,8 @@ func newRedeliverCmd(cfg *config) *cobra.Command {
 				return err
 			}
 			return cfg.emit(d, func(w io.Writer) {
-				fmt.Fprintf(w, "delivery %d (%s id=%s) queued again to %s\n", d.ID, d.Fields["status"], d.Fields["id"], d.URL)
+				fmt.Fprintf(w, "delivery %d (%s id=%s) queued again to %s\n",
+					d.ID, printable(d.Fields["status"]), printable(d.Fields["id"]), printable(d.URL))
 			})
 		},
 	}
@@ -170,13 +171,17 @@ func (p *controlPlane) deliveriesAt(ctx context.Context, path string) ([]deliver
 }
 
 // printAttempts prints the attempts of d from the from-th on, one a line.
+// What the sandbox tells (a receiver's error, a callback URL, the fields)
+// is printable.
 func (d delivery) printAttempts(w io.Writer, from int) {
+	target := printable(d.URL)
 	if d.URL == "" {
-		d.URL = "(no callback URL: recorded only)"
+		target = "(no callback URL: recorded only)"
 	}
+	status, id := printable(d.Fields["status"]), printable(d.Fields["id"])
 	for i := from; i < len(d.Attempts); i++ {
 		a := d.Attempts[i]
-		result := a.Error
+		result := printable(a.Error)
 		if result == "" {
 			result = "HTTP " + strconv.Itoa(a.Status)
 		}
@@ -185,10 +190,10 @@ func (d delivery) printAttempts(w io.Writer, from int) {
 			manual = " (redelivery)"
 		}
 		fmt.Fprintf(w, "delivery %d %s id=%s attempt %d at %s to %s: %s%s\n",
-			d.ID, d.Fields["status"], d.Fields["id"], i+1, a.Time, d.URL, result, manual)
+			d.ID, status, id, i+1, printable(a.Time), target, result, manual)
 	}
 	if len(d.Attempts) == 0 && from == 0 {
-		fmt.Fprintf(w, "delivery %d %s id=%s to %s: no attempt yet\n", d.ID, d.Fields["status"], d.Fields["id"], d.URL)
+		fmt.Fprintf(w, "delivery %d %s id=%s to %s: no attempt yet\n", d.ID, status, id, target)
 	}
 }
 
@@ -217,7 +222,7 @@ func (c *config) followDeliveries(ctx context.Context, cp *controlPlane, interva
 					one := d
 					one.Attempts = []attempt{a}
 					line, _ := json.Marshal(one)
-					fmt.Fprintf(c.env.stdout, "%s\n", line)
+					fmt.Fprintf(c.env.stdout, "%s\n", jsonPrintable(line))
 				}
 				continue
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/url"
@@ -16,11 +17,16 @@ func (c *config) emit(v any, text func(w io.Writer)) error {
 	return nil
 }
 
-// printJSON prints v as JSON indented by two spaces.
+// printJSON prints v as JSON indented by two spaces, jsonPrintable.
 func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(jsonPrintable(buf.Bytes()))
+	return err
 }
 
 // parseParams reads name=value arguments; a value may hold "=", and a

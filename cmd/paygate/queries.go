@@ -44,7 +44,7 @@ func newStatusCmd(cfg *config) *cobra.Command {
 				return err
 			}
 			return cfg.emit(st, func(w io.Writer) {
-				fmt.Fprintf(w, "transaction %s of order %s: %s\n", st.ID, st.OrderID, st.Status)
+				fmt.Fprintf(w, "transaction %s of order %s: %s\n", st.ID, printable(st.OrderID), printable(string(st.Status)))
 			})
 		},
 	}
@@ -137,6 +137,8 @@ func newListCmd(cfg *config) *cobra.Command {
 // transactionColumns are the columns of the text and CSV listings.
 var transactionColumns = []string{"id", "type", "status", "price", "currency", "fee", "order_id", "reference_id", "method", "created_at"}
 
+// transactionRow is tx's columns in the text and CSV listings, each
+// printable: the gateway wrote them.
 func transactionRow(tx paygate.Transaction) []string {
 	ref := ""
 	if tx.ReferenceID != 0 {
@@ -146,8 +148,12 @@ func transactionRow(tx paygate.Transaction) []string {
 	if t := tx.CreatedAt.Time; !t.IsZero() {
 		created = t.Format(time.RFC3339)
 	}
-	return []string{tx.ID.String(), string(tx.Type), string(tx.Status), tx.Price.String(), tx.Currency,
+	row := []string{tx.ID.String(), string(tx.Type), string(tx.Status), tx.Price.String(), tx.Currency,
 		tx.Fee.String(), tx.OrderID, ref, tx.Method, created}
+	for i, v := range row {
+		row[i] = printable(v)
+	}
+	return row
 }
 
 func printTransactions(w io.Writer, txs []paygate.Transaction) {
@@ -187,7 +193,7 @@ func newBalanceCmd(cfg *config) *cobra.Command {
 				return err
 			}
 			return cfg.emit(b, func(w io.Writer) {
-				fmt.Fprintf(w, "available %s %s, rolling reserve %s\n", b.Amount.StringFixed(2), b.Currency, b.RollingReserve.StringFixed(2))
+				fmt.Fprintf(w, "available %s %s, rolling reserve %s\n", b.Amount.StringFixed(2), printable(b.Currency), b.RollingReserve.StringFixed(2))
 			})
 		},
 	}
@@ -219,7 +225,8 @@ the outcome: read it from the output.`,
 			out := reconciliation{OrderID: rec.OrderID, Kind: string(rec.Kind), Found: rec.Found, Outcome: string(rec.Outcome),
 				Completed: rec.Completed(), Transaction: rec.Transaction, Transactions: rec.Transactions}
 			return cfg.emit(out, func(w io.Writer) {
-				fmt.Fprintf(w, "%s for order %s: found %v, outcome %s, completed %v\n", out.Kind, out.OrderID, out.Found, out.Outcome, out.Completed)
+				fmt.Fprintf(w, "%s for order %s: found %v, outcome %s, completed %v\n",
+					printable(out.Kind), printable(out.OrderID), out.Found, printable(out.Outcome), out.Completed)
 				printTransactions(w, rec.Transactions)
 			})
 		},

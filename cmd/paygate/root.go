@@ -54,7 +54,7 @@ func run(ctx context.Context, args []string, env environ) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(env.stderr, "paygate:", strings.TrimPrefix(err.Error(), "paygate: "))
+	fmt.Fprintln(env.stderr, "paygate:", errorText(err))
 	var usage *usageError
 	var invalid *paygate.ValidationError
 	var failed *checkFailed
@@ -87,7 +87,12 @@ Configuration: flags first, then the environment.
   --secret    PAYGATE_SECRET     the project's private key (never printed;
                                  prefer the environment: a command line is
                                  visible to every user of the machine)
-  --base-url  PAYGATE_BASE_URL   the gateway or sandbox, e.g. http://127.0.0.1:8080
+  --base-url  PAYGATE_BASE_URL   the gateway or sandbox, e.g. http://127.0.0.1:8080:
+                                 https://, or http:// to this machine unless
+                                 --insecure-http; the sandbox's control plane
+                                 (trigger, deliveries, redeliver) is sent the
+                                 private key, so it must be on this machine
+                                 unless --remote-sandbox
 
 Every command that prints data prints JSON with --json.
 
@@ -114,6 +119,7 @@ func newRoot(cfg *config) *cobra.Command {
 	f.StringVar(&cfg.baseURL, "base-url", "", "the gateway's or sandbox's address (default $PAYGATE_BASE_URL)")
 	f.StringVar(&cfg.form, "form", "extended", "form of the interface: extended or basic")
 	f.BoolVar(&cfg.insecure, "insecure-http", false, "allow plain http:// to a host that is not loopback (a sandbox in another container)")
+	f.BoolVar(&cfg.remoteSandbox, "remote-sandbox", false, "the --base-url on another host is a sandbox: its control plane may be sent the private key")
 	f.BoolVar(&cfg.json, "json", false, "print data as JSON")
 	root.AddCommand(
 		newSandboxCmd(cfg),
@@ -149,7 +155,10 @@ type config struct {
 	baseURL  string
 	form     string
 	insecure bool
-	json     bool
+	// remoteSandbox allows the control plane's commands to send the
+	// private key to a --base-url that is not loopback.
+	remoteSandbox bool
+	json          bool
 }
 
 // projectKey is --project, else $PAYGATE_PROJECT.
@@ -171,14 +180,6 @@ func (c *config) privateKey() (string, error) {
 // base is --base-url, else $PAYGATE_BASE_URL; empty for the SDK's default.
 func (c *config) base() string {
 	return strings.TrimRight(firstOf(c.baseURL, c.env.getenv("PAYGATE_BASE_URL")), "/")
-}
-
-// sandboxBase is base, which the control plane's commands require.
-func (c *config) sandboxBase() (string, error) {
-	if b := c.base(); b != "" {
-		return b, nil
-	}
-	return "", usagef("no sandbox address: give --base-url or set PAYGATE_BASE_URL")
 }
 
 func (c *config) parsedForm() (paygate.Form, error) {
@@ -205,8 +206,12 @@ func (c *config) client() (*paygate.Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	b, err := c.gatewayBase()
+	if err != nil {
+		return nil, err
+	}
 	opts := []paygate.Option{paygate.WithForm(form), paygate.WithAppInfo("paygate-cli", "1")}
-	if b := c.base(); b != "" {
+	if b != "" {
 		opts = append(opts, paygate.WithBaseURL(b))
 	}
 	if c.insecure {

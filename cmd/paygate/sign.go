@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -29,7 +30,14 @@ byte strings, joined with "|", HMAC-SHA256, lowercase hex. The parameters are
 name=value arguments, or a request or callback body (a form, or a JSON
 object as the gateway's JSON clients send) read from --body FILE, or from
 standard input with --body -. What is signed is exactly what is given:
-include project, as a request sends it.`,
+include project, as a request sends it.
+
+sign is for requests to the gateway, but signs whatever it is given: the
+gateway signs a callback's values the same way, whatever their names, so
+the signature of a callback's values makes a callback handler
+(callback.NewHandler) accept that callback. What sign prints is as
+sensitive as what it signs. When the values hold a callback's status,
+sign says so on standard error.`,
 		Example: `  PAYGATE_SECRET=... paygate sign project=pk_1 identifier=cust-42 ip=203.0.113.7
   paygate sign --body callback.txt --json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -38,8 +46,12 @@ include project, as a request sends it.`,
 				return err
 			}
 			out := signature{Canonical: paygate.CanonicalString(params), Signature: paygate.Sign(params, secret)}
+			if status := params.Get("status"); callback.Status(status).Known() {
+				fmt.Fprintf(cfg.env.stderr, "paygate: note: status=%s is a callback's: this signature also makes a callback of these values verify "+
+					"(callback.NewHandler accepts it); sign is for requests to the gateway\n", status)
+			}
 			return cfg.emit(out, func(w io.Writer) {
-				fmt.Fprintln(w, "canonical:", out.Canonical)
+				fmt.Fprintln(w, "canonical:", printable(out.Canonical))
 				fmt.Fprintln(w, "signature:", out.Signature)
 			})
 		},

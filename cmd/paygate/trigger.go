@@ -107,8 +107,8 @@ func (c *config) sendCallback(ctx context.Context, status callback.Status, targe
 	if !status.Known() {
 		return usagef("%q is not a callback status; see paygate trigger --list", status)
 	}
-	if u, err := url.Parse(target); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usagef("--to must be an absolute http(s) URL, not %q", target)
+	if _, err := c.checkedURL("--to", target, "a callback signed with the private key"); err != nil {
+		return err
 	}
 	fields, err := parseParams(set)
 	if err != nil {
@@ -138,7 +138,8 @@ func (c *config) sendCallback(ctx context.Context, status callback.Status, targe
 	sent, _ := url.ParseQuery(body)
 	out := callbackSent{URL: target, Status: string(status), Fields: fieldsJSON(sent), HTTPStatus: res.StatusCode, Answer: string(answer)}
 	if err := c.emit(out, func(w io.Writer) {
-		fmt.Fprintf(w, "callback %s id=%s to %s: HTTP %d %s\n", status, sent.Get("id"), target, res.StatusCode, strings.TrimSpace(string(answer)))
+		fmt.Fprintf(w, "callback %s id=%s to %s: HTTP %d %s\n",
+			status, printable(sent.Get("id")), printable(target), res.StatusCode, printable(strings.TrimSpace(string(answer))))
 	}); err != nil {
 		return err
 	}
@@ -184,7 +185,8 @@ func (c *config) trigger(ctx context.Context, event paygatetest.Event, tx string
 		return err
 	}
 	return c.emit(answer, func(w io.Writer) {
-		fmt.Fprintf(w, "%s applied to %s: transaction %v %v %v\n", event, id, answer["id"], answer["type"], answer["status"])
+		fmt.Fprintf(w, "%s applied to %s: transaction %s %s %s\n", event, id,
+			printable(fmt.Sprint(answer["id"])), printable(fmt.Sprint(answer["type"])), printable(fmt.Sprint(answer["status"])))
 	})
 }
 
