@@ -48,6 +48,15 @@ func Codes() []ErrorCode {
 	return out
 }
 
+// Known reports whether c is a code of the gateway's error table (see
+// [Codes]). A metric labelled by code should label the others alike
+// ("other"): ErrorCode is an open set of numbers, and a gateway or a proxy
+// answering a new one at every call would make a series of each.
+func (c ErrorCode) Known() bool {
+	_, ok := codeIndex[c]
+	return ok
+}
+
 // HTTPStatus is the HTTP status the gateway answers with for the code: the
 // error table's, which is always its first three digits.
 func (c ErrorCode) HTTPStatus() int {
