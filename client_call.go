@@ -66,8 +66,9 @@ func rawEndpoint(method, path string) (endpoint, error) {
 		return endpoint{}, &ValidationError{Field: "method", Reason: "the gateway serves GET and POST only, not " + method}
 	}
 	path = strings.TrimPrefix(strings.TrimPrefix(path, "/"), "v1/")
-	if path == "" || strings.ContainsAny(path, "?#") || strings.Contains(path, "..") || strings.Contains(path, "://") {
-		return endpoint{}, &ValidationError{Field: "path", Reason: "must be an endpoint below /v1/, with its parameters in params"}
+	if !isRawPath(path) {
+		return endpoint{}, &ValidationError{Field: "path", Reason: "must be an endpoint below /v1/: segments of letters, digits and " +
+			rawPathPunctuation + ", none empty, . or .., nothing percent-encoded, the parameters in params"}
 	}
 	ep, known := endpointFor(method, path)
 	if !known {
@@ -75,6 +76,34 @@ func rawEndpoint(method, path string) (endpoint, error) {
 	}
 	ep.answer, ep.maskEverySent = decodeRules{}, true
 	return ep, nil
+}
+
+// rawPathPunctuation are the characters besides ASCII letters and digits a
+// segment of a raw call's path may hold: those RFC 3986 lets a path segment
+// hold as they are. "%" is not one of them: an encoded "." or "/" would pass
+// a check of the path as written and be decoded by the gateway, or a proxy,
+// into a step up ("%2e%2e/admin"). The gateway's endpoints never need one.
+const rawPathPunctuation = "-._~!$&'()*+,;=:@"
+
+// isRawPath reports whether path (below /v1/) may be sent as it is: it
+// names one endpoint below /v1/ whatever decodes or cleans it on the way,
+// with no query, fragment, escape, empty, "." or ".." segment.
+func isRawPath(path string) bool {
+	if path == "" {
+		return false
+	}
+	for _, seg := range strings.Split(path, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+		for i := 0; i < len(seg); i++ {
+			c := seg[i]
+			if !isASCIIDigit(c) && !('a' <= c && c <= 'z') && !('A' <= c && c <= 'Z') && strings.IndexByte(rawPathPunctuation, c) < 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // rawParams are the parameters of a raw call.

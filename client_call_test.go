@@ -185,3 +185,19 @@ func TestCall_ExtendedOnlyEndpointFailsOnABasicClient(t *testing.T) {
 	require.ErrorIs(t, err, ErrBasicForm)
 	assert.Zero(t, mock.GetTotalCallCount())
 }
+
+// TestCall_RefusesPercentEncodedPaths: the parent-directory check cannot
+// be passed by encoding the dots or the slash, in any letter case.
+func TestCall_RefusesPercentEncodedPaths(t *testing.T) {
+	t.Parallel()
+	c, mock := newSilentMock(t)
+	for _, path := range []string{
+		"%2e%2e/%2e%2e/admin", "%2E%2e/balance", "/v1/%2E%2E/%2E%2E/admin", "card%2fprocess", "card%2Fprocess",
+		"..%2fadmin", "%2e./admin", "transactions/%34%32", "a/./b", "./balance", "a//b", `..\admin`, "a b", "bal\nance",
+	} {
+		err := c.Call(context.Background(), "GET", path, nil, nil)
+		requireValidationError(t, err, "path")
+		assert.NotContains(t, err.Error(), path, "the refusal does not quote the path")
+	}
+	assert.Zero(t, mock.GetTotalCallCount())
+}
