@@ -30,7 +30,11 @@ import (
 // given parameters carry card data or personal data, an error of a raw
 // call masks every value it sent (but project, order_id, orderId, price,
 // amount, currency and signature) and never quotes a body that is not a
-// gateway error object.
+// gateway error object. Errors and log records name the endpoint as an
+// [Observer] gets it, never by the path, which may hold an e-mail address
+// or a card number: "transactions/{id}" for an endpoint the SDK knows,
+// [OperationOther] for any other; where an answer quotes the path, all but
+// its plain words are masked.
 //
 // out may be a *json.RawMessage (the body as received), a *map[string]any,
 // *[]any or *any (numbers arrive as json.Number, so that a 19-digit
@@ -74,7 +78,7 @@ func rawEndpoint(method, path string) (endpoint, error) {
 	if !known {
 		ep = endpoint{method: method, path: path, idempotent: method == http.MethodGet, template: OperationOther}
 	}
-	ep.answer, ep.maskEverySent = decodeRules{}, true
+	ep.answer, ep.raw = decodeRules{}, true
 	return ep, nil
 }
 

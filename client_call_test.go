@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -184,6 +187,58 @@ func TestCall_ExtendedOnlyEndpointFailsOnABasicClient(t *testing.T) {
 	err := c.Call(context.Background(), "GET", "balance", nil, nil)
 	require.ErrorIs(t, err, ErrBasicForm)
 	assert.Zero(t, mock.GetTotalCallCount())
+}
+
+// errorTexts are the ways a merchant may print err: its text, %v, %+v and a
+// JSON log record of it.
+func errorTexts(err error) []string {
+	var logged strings.Builder
+	slog.New(slog.NewJSONHandler(&logged, timeless)).Error("call failed", "err", err)
+	return []string{err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), logged.String()}
+}
+
+func TestCall_PathIsNamedAsTheObserverNamesIt(t *testing.T) {
+	t.Parallel()
+	const email, number = "jane.roe@mail.example", "4000056655665556"
+	unknownPath := "users/" + email + "/cards/" + number
+	echoPath := func(req *http.Request) (*http.Response, error) {
+		return httpmock.NewStringResponse(404, `{"error":{"code":40401,"message":"no route `+req.URL.Path+`"}}`), nil
+	}
+	cases := map[string]struct {
+		method, path string
+		answer       httpmock.Responder
+		form         Form
+		named        string
+	}{
+		"transport error":       {"GET", unknownPath, httpmock.NewErrorResponder(errors.New("connection reset by peer")), FormExtended, "GET other"},
+		"unknown outcome":       {"POST", unknownPath, httpmock.NewErrorResponder(errors.New("connection reset by peer")), FormExtended, "POST other"},
+		"malformed answer":      {"GET", unknownPath, httpmock.NewStringResponder(200, `not json`), FormExtended, "GET other"},
+		"answer echoing a path": {"GET", unknownPath, echoPath, FormExtended, "no route"},
+		"known endpoint's id":   {"GET", "transactions/" + email, httpmock.NewErrorResponder(errors.New("connection reset by peer")), FormExtended, "GET transactions/{id}"},
+		"basic form":            {"GET", "transactions/" + number, nil, FormBasic, "GET transactions/{id}"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var logged strings.Builder
+			debug := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug, ReplaceAttr: timeless.ReplaceAttr}))
+			c, mock := newMockClient(t, WithLogger(debug), WithForm(tc.form))
+			if tc.answer != nil {
+				mock.RegisterNoResponder(tc.answer)
+			}
+			err := c.Call(context.Background(), tc.method, tc.path, nil, new(map[string]any))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.named)
+			for _, text := range append(errorTexts(err), logged.String()) {
+				assert.NotContains(t, text, "jane.roe")
+				assert.NotContains(t, text, url.PathEscape(email))
+				assert.NotContains(t, text, number)
+			}
+			if tc.answer != nil {
+				assert.Contains(t, logged.String(), "path=", "the attempt is logged")
+			}
+		})
+	}
 }
 
 // TestCall_RefusesPercentEncodedPaths: the parent-directory check cannot

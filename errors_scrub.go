@@ -82,6 +82,27 @@ func secretsOf(encoded []byte, everySent bool) sentSecrets {
 	return out
 }
 
+// sentSecrets are the values to mask in an error of a request to e that
+// sent encoded: those of secretsOf, and for a raw call the parts of its
+// path that shownPath leaves out.
+func (e endpoint) sentSecrets(encoded []byte) sentSecrets {
+	s := secretsOf(encoded, e.raw)
+	if !e.raw || e.shownPath() == e.path {
+		return s
+	}
+	// The whole path, where an answer or a transport error quotes it, and
+	// each of its segments but the plain words (names such as "users" or
+	// "cards", kept so that a message naming them stays readable): an id,
+	// an e-mail address, a card number.
+	s = append(s, secret{value: e.path, card: true})
+	for _, seg := range strings.Split(e.path, "/") {
+		if strings.Trim(seg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_") != "" {
+			s = append(s, secret{value: seg, card: true})
+		}
+	}
+	return s
+}
+
 // credentials are the base URL's password and the basic authentication
 // header made of it, masked in a transport error however the transport
 // quoted the request; nil without credentials.
