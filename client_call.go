@@ -19,6 +19,12 @@ import (
 // sent as they are, in key order, with the client's project key added; out
 // receives the answer (see below) and may be nil.
 //
+// path is sent as it is written, so it is refused (a [*ValidationError],
+// nothing sent) unless its segments hold only ASCII letters, digits and
+// -._~!$&'()*+,;=:@: no percent-escape (an encoded "." or "/" would pass
+// any check here and be decoded into a step up by the gateway or a proxy),
+// no query or fragment, no empty, "." or ".." segment.
+//
 // The request goes through the pipeline of the typed calls, with every
 // guarantee they give: it is signed unless it is one of the three unsigned
 // GETs (card/getToken, payout-types, payout-parameters); a GET is retried
@@ -26,15 +32,23 @@ import (
 // is (its error matches [ErrOutcomeUnknown]); a redirect is refused; the
 // answer is read up to the client's size limit; a gateway error object
 // becomes an [*Error]; the extended-only endpoints fail on a basic-form
-// client before anything is sent. Because the SDK cannot tell which of the
-// given parameters carry card data or personal data, an error of a raw
-// call masks every value it sent (but project, order_id, orderId, price,
-// amount, currency and signature) and never quotes a body that is not a
-// gateway error object. Errors and log records name the endpoint as an
-// [Observer] gets it, never by the path, which may hold an e-mail address
-// or a card number: "transactions/{id}" for an endpoint the SDK knows,
-// [OperationOther] for any other; where an answer quotes the path, all but
-// its plain words are masked.
+// client before anything is sent.
+//
+// The SDK cannot tell which of the given parameters carry card data or
+// personal data, so an error of a raw call, and the SDK's log records of
+// it, never quote a body that is not a gateway error object and mask every
+// value the call sent, however short (a security code, a PIN) and however
+// the answer reformatted it (in another letter case or spacing,
+// URL-encoded, HTML- or JSON-escaped, a number in groups, an expiry as
+// MMYY), but those that identify the request: project, order_id,
+// orderId, id (a transaction id), price, amount, currency and signature,
+// which the typed calls leave readable too. A user is masked: some
+// endpoints take the payer's own identifier, an e-mail address, as user.
+// Errors and log records name the endpoint as an [Observer] gets it, never
+// by the path, which may hold an e-mail address or a card number:
+// "transactions/{id}" for an endpoint the SDK knows, [OperationOther] for
+// any other; where an answer quotes the path, all but its plain words are
+// masked.
 //
 // out may be a *json.RawMessage (the body as received), a *map[string]any,
 // *[]any or *any (numbers arrive as json.Number, so that a 19-digit

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -189,12 +191,61 @@ func TestCall_ExtendedOnlyEndpointFailsOnABasicClient(t *testing.T) {
 	assert.Zero(t, mock.GetTotalCallCount())
 }
 
+// wholeToken matches v standing alone: not inside a longer run of letters
+// and digits, as a masked value would otherwise be found inside a port, a
+// duration or a word.
+func wholeToken(v string) *regexp.Regexp {
+	return regexp.MustCompile(`(^|[^0-9A-Za-z])` + regexp.QuoteMeta(v) + `([^0-9A-Za-z]|$)`)
+}
+
 // errorTexts are the ways a merchant may print err: its text, %v, %+v and a
 // JSON log record of it.
 func errorTexts(err error) []string {
 	var logged strings.Builder
 	slog.New(slog.NewJSONHandler(&logged, timeless)).Error("call failed", "err", err)
 	return []string{err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), logged.String()}
+}
+
+func TestCall_EchoedValuesAreMaskedWhateverTheirLength(t *testing.T) {
+	t.Parallel()
+	params := url.Values{"cvc": {"987"}, "pin": {"12"}, "lang": {"zq"}, "holder": {"Al Bo"},
+		"order_id": {"ord-77"}, "id": {"9001"}}
+	answers := map[string]httpmock.Responder{
+		"error object quoting the request": echoRequest(400, true),
+		"page quoting the request":         echoRequest(502, false),
+		"transport error quoting the body": func(req *http.Request) (*http.Response, error) {
+			b, _ := io.ReadAll(req.Body)
+			decoded, _ := url.QueryUnescape(string(b))
+			return nil, fmt.Errorf("malformed HTTP response %q", decoded)
+		},
+	}
+	for name, answer := range answers {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var logged strings.Builder
+			debug := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug,
+				ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+					if a.Key == "duration" { // digits of its own ("12.2µs")
+						return slog.Attr{}
+					}
+					return timeless.ReplaceAttr(groups, a)
+				}}))
+			c, mock := newMockClient(t, WithLogger(debug))
+			mock.RegisterResponder(http.MethodPost, testBaseURL+"/v1/card/processV2", answer)
+			err := c.Call(context.Background(), "POST", "card/processV2", params, nil)
+			require.Error(t, err)
+			texts := append(errorTexts(err), logged.String())
+			for _, text := range texts {
+				for _, v := range []string{"987", "12", "zq", "Al Bo", "Al+Bo"} {
+					assert.NotRegexp(t, wholeToken(v), text)
+				}
+			}
+			if name != "page quoting the request" { // a page is withheld whole
+				assert.Contains(t, err.Error(), "ord-77", "the order id stays readable")
+				assert.Contains(t, err.Error(), "9001", "the transaction id stays readable")
+			}
+		})
+	}
 }
 
 func TestCall_PathIsNamedAsTheObserverNamesIt(t *testing.T) {

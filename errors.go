@@ -92,9 +92,10 @@ type Error struct {
 	Code ErrorCode
 	// Message is the gateway's message, or a description of the failure
 	// (a refused redirect, a withheld body). For a request that carried
-	// card data, and for every raw call (Client.Call), every value the request sent but those that identify it
-	// (project, order id, price, amount, currency, signature) is masked in
-	// it.
+	// card data, and for every raw call (Client.Call), every value the
+	// request sent but those that identify it (project, order id,
+	// transaction id, price, amount, currency, signature) is masked in it,
+	// also where the message reformats it (see Client.Call).
 	Message string
 	// Body is a short excerpt of a body that was not a gateway error object,
 	// with anything that looks like a card number masked. It is always
