@@ -157,7 +157,9 @@ var ErrOutcomeUnknown = errors.New("paygate: outcome unknown")
 // OutcomeUnknownError is the error of a non-idempotent request that may have
 // been processed by the gateway. It matches [ErrOutcomeUnknown].
 type OutcomeUnknownError struct {
-	// Method and Path name the request, for example POST card/process.
+	// Method and Path name the request, for example POST card/process; a
+	// raw call's Path is its operation, never the path it was given (see
+	// Client.Call).
 	Method, Path string
 	// Kind is the operation the request performed, which says what
 	// settling it looks for; empty for a request Settle does not settle
@@ -233,6 +235,7 @@ func (e *ListingBoundError) Is(target error) bool { return target == ErrListingB
 // NetworkError is the error of a request that got no HTTP answer at all,
 // after the retries the policy allowed.
 type NetworkError struct {
+	// Method and Path name the request as OutcomeUnknownError's do.
 	Method, Path string
 	// Attempts is how many times the request was sent.
 	Attempts int
@@ -250,6 +253,7 @@ func (e *NetworkError) Unwrap() error { return e.Err }
 // ResponseError reports a successful HTTP answer whose body could not be
 // understood: not JSON, the wrong JSON types, or a required field missing.
 type ResponseError struct {
+	// Method and Path name the request as OutcomeUnknownError's do.
 	Method, Path string
 	HTTPStatus   int
 	// Field is the JSON field at fault, when one is known.
