@@ -30,7 +30,9 @@
 //   - paygate.client.call.duration (s): histogram by paygate.operation and
 //     paygate.outcome;
 //   - paygate.client.calls: counter by paygate.operation, paygate.outcome
-//     and paygate.gateway_code (when there is one);
+//     and paygate.gateway_code (when there is one; "other" for a code
+//     outside the gateway's error table, see paygate.ErrorCode.Known, so
+//     that a new code at every call does not make a series of each);
 //   - paygate.client.retries: counter of retried attempts by
 //     paygate.operation;
 //   - paygate.client.unknown_outcomes: counter by paygate.operation of the
@@ -65,7 +67,9 @@ const (
 	OperationKey = attribute.Key("paygate.operation")
 	// OutcomeKey is a paygate.CallOutcome, for example "declined".
 	OutcomeKey = attribute.Key("paygate.outcome")
-	// GatewayCodeKey is the gateway's five-digit error code, when it sent one.
+	// GatewayCodeKey is the gateway's five-digit error code, when it sent
+	// one: on a span as it came, on a metric as it came when the error
+	// table lists it and the string "other" when it does not.
 	GatewayCodeKey = attribute.Key("paygate.gateway_code")
 	// RetriesKey is how many times the request was sent again.
 	// It is set only on a call that was retried, as
