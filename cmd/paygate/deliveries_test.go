@@ -87,7 +87,9 @@ func TestDeliveries_KeepWhatTheSandboxAdds(t *testing.T) {
 	t.Parallel()
 	const one = `{"id":1,"url":"http://x/cb","fields":{"status":"completed"},"next_attempt":"2026-11-27T00:00:05Z",` +
 		`"attempts":[{"time":"t1","status":500},{"time":"t2","status":200}]}`
-	for name, answer := range map[string]string{"list": "[" + one + "]", "page": `{"deliveries":[` + one + `],"next":2}`} {
+	quoted := strings.Replace(one, `"id":1`, `"id":"1"`, 1)
+	for name, answer := range map[string]string{"list": "[" + one + "]", "page": `{"deliveries":[` + one + `],"next":2}`,
+		"string id": "[" + quoted + "]"} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, answer) }))
 		cp := &controlPlane{base: srv.URL, secret: testSecret, http: srv.Client()}
 		all, err := cp.deliveries(context.Background())
@@ -98,7 +100,7 @@ func TestDeliveries_KeepWhatTheSandboxAdds(t *testing.T) {
 		d.Attempts = d.Attempts[1:]
 		printed, err := json.Marshal(d)
 		require.NoError(t, err)
-		assert.JSONEq(t, `{"id":1,"url":"http://x/cb","fields":{"status":"completed"},"next_attempt":"2026-11-27T00:00:05Z",`+
+		assert.JSONEq(t, `{"id":"1","url":"http://x/cb","fields":{"status":"completed"},"next_attempt":"2026-11-27T00:00:05Z",`+
 			`"attempts":[{"time":"t2","status":200}]}`, string(printed), name)
 	}
 }
