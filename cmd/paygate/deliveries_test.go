@@ -104,3 +104,25 @@ func TestDeliveries_KeepWhatTheSandboxAdds(t *testing.T) {
 			`"attempts":[{"time":"t2","status":200}]}`, string(printed), name)
 	}
 }
+
+// redeliver tells the attempt it caused from those before it, or says it
+// has none: the sandbox answers after 5 seconds without one.
+func TestRedeliver_TellsTheNewAttempt(t *testing.T) {
+	t.Parallel()
+	a1 := attempt{Time: "t1", Status: 500}
+	a2 := attempt{Time: "t2", Status: 200, Manual: true}
+	for name, c := range map[string]struct {
+		before *delivery
+		after  delivery
+		want   *attempt
+	}{
+		"one more":          {&delivery{Attempts: []attempt{a1}}, delivery{Attempts: []attempt{a1, a2}}, &a2},
+		"none yet":          {&delivery{Attempts: []attempt{a1}}, delivery{Attempts: []attempt{a1}}, nil},
+		"history full":      {&delivery{Attempts: []attempt{a1, a2}}, delivery{Attempts: []attempt{a2, {Time: "t3", Status: 200, Manual: true}}}, &attempt{Time: "t3", Status: 200, Manual: true}},
+		"unread, manual":    {nil, delivery{Attempts: []attempt{a1, a2}}, &a2},
+		"unread, automatic": {nil, delivery{Attempts: []attempt{a1}}, nil},
+		"never attempted":   {&delivery{}, delivery{}, nil},
+	} {
+		assert.Equal(t, c.want, newAttempt(c.before, c.after), name)
+	}
+}

@@ -21,13 +21,28 @@ import (
 // answer as it arrives; on SIGINT it puts the callback URL back.
 func TestListen_ForwardsEachCallbackAndRestoresTheURL(t *testing.T) {
 	t.Parallel()
+	testListen(t, false)
+}
+
+// listen --direct points the callbacks at the receiver itself and prints
+// each attempt of the deliveries, as a sandbox elsewhere needs.
+func TestListen_DirectFollowsTheDeliveries(t *testing.T) {
+	t.Parallel()
+	testListen(t, true)
+}
+
+func testListen(t *testing.T, direct bool) {
 	receiver := newCallbackReceiver(t)
 	const before = "http://127.0.0.1:9/before"
 	base := startSandbox(t, "--callback-url", before)
 	env := sandboxEnv(base)
 	receiver.confirmAgainst(t, base)
 
-	listen := exec.Command(binary, "listen", "--forward-to", receiver.URL, "--json")
+	args := []string{"listen", "--forward-to", receiver.URL, "--json"}
+	if direct {
+		args = append(args, "--direct", "--interval", "50ms")
+	}
+	listen := exec.Command(binary, args...)
 	listen.Env = append(cleanEnv(), env...)
 	out, err := listen.StdoutPipe()
 	require.NoError(t, err)
@@ -49,6 +64,9 @@ func TestListen_ForwardsEachCallbackAndRestoresTheURL(t *testing.T) {
 	var now struct{ URL string }
 	decodeJSON(t, r.stdout, &now)
 	assert.NotEqual(t, before, now.URL, "the callbacks go to the forwarder")
+	if direct {
+		assert.Equal(t, receiver.URL, now.URL, "the callbacks go to the receiver")
+	}
 
 	r = paygateCmd(t, env, "", "trigger", "chargeback")
 	require.Zero(t, r.code, "stdout: %s stderr: %s", r.stdout, r.stderr)
@@ -60,13 +78,18 @@ func TestListen_ForwardsEachCallbackAndRestoresTheURL(t *testing.T) {
 			require.True(t, ok, "listen ended; stderr: %s", stderr)
 			var got struct {
 				Fields     map[string]string
-				HTTPStatus int    `json:"http_status"`
-				Answer     string `json:"answer"`
+				HTTPStatus int       `json:"http_status"`
+				Attempts   []attempt `json:"attempts"`
 			}
 			require.NoError(t, json.Unmarshal([]byte(line), &got), line)
 			requireNoSecret(t, line)
 			if got.Fields["status"] == "chargeback_completed" {
-				assert.Equal(t, 200, got.HTTPStatus, line)
+				if direct {
+					require.Len(t, got.Attempts, 1, line)
+					assert.Equal(t, 200, got.Attempts[0].Status, line)
+				} else {
+					assert.Equal(t, 200, got.HTTPStatus, line)
+				}
 				seen = true
 			}
 		case <-deadline:
