@@ -49,6 +49,11 @@ func (p *controlPlane) do(ctx context.Context, method, path string, form url.Val
 	if method == http.MethodPost {
 		body = strings.NewReader(form.Encode())
 	}
+	return p.send(ctx, method, path, "application/x-www-form-urlencoded", body, out)
+}
+
+// send is do with the body given as it is, of the content type.
+func (p *controlPlane) send(ctx context.Context, method, path, contentType string, body io.Reader, out any) error {
 	req, err := http.NewRequestWithContext(ctx, method, p.base+"/sandbox/"+path, body)
 	if err != nil {
 		return err
@@ -56,7 +61,7 @@ func (p *controlPlane) do(ctx context.Context, method, path string, form url.Val
 	req.Header.Set("Authorization", "Bearer "+p.secret)
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Content-Type", contentType)
 	}
 	res, err := p.http.Do(req)
 	if err != nil {
@@ -115,3 +120,14 @@ func (e *controlPlaneError) Error() string { return e.Call + ": " + e.Code + " "
 // codeEventNotApplies is the sandbox's code for an event that does not
 // apply to the transaction in its state.
 const codeEventNotApplies = "40900"
+
+// controlPlaneAnnotation is the cobra annotation that names, one a line,
+// the control plane's operations a command calls ("POST /sandbox/reset"):
+// a test holds them to paygatetest.ControlPlaneHelp, so that every
+// operation has a command.
+const controlPlaneAnnotation = "paygate.controlplane"
+
+// calls is the annotation of a command that calls the operations ops.
+func calls(ops ...string) map[string]string {
+	return map[string]string{controlPlaneAnnotation: strings.Join(ops, "\n")}
+}

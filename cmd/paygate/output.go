@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/url"
 	"strings"
+
+	"github.com/paygate/paygate-go/internal/jsonscalar"
 )
 
 // emit prints v as indented JSON with --json, else what text writes.
@@ -55,4 +57,16 @@ func fieldsJSON(v url.Values) map[string]any {
 		}
 	}
 	return out
+}
+
+// textID is an id the sandbox writes as a JSON string or number; the
+// command prints it as a string, as it prints every id: a 19-digit number
+// loses digits in many JSON readers.
+type textID string
+
+// UnmarshalJSON implements json.Unmarshaler: a string or a number.
+func (id *textID) UnmarshalJSON(b []byte) error {
+	s, err := jsonscalar.Text(b)
+	*id = textID(s)
+	return err
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -31,9 +32,13 @@ lists them all:
   --fixtures FILE       load a scenario (JSON) into a new state at start
 
 It prints "listening on http://ADDR" on standard output once it accepts
-connections; the project key, where the private key came from and a one-time
-dashboard login link (valid 5 minutes) on standard error; and stops on SIGINT
-or SIGTERM.
+connections; the project key, where the private key came from, a one-time
+dashboard login link (valid 5 minutes) and where callbacks go on standard
+error; and stops on SIGINT or SIGTERM.
+
+Every operation below is a command too: paygate trigger, deliveries,
+redeliver, listen, callback-url, clock, fault, fixtures, reset, dashboard and
+transactions list --sandbox (each with --base-url of the sandbox).
 
 ` + paygatetest.ControlPlaneHelp
 
@@ -48,7 +53,9 @@ func newSandboxCmd(cfg *config) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := sandboxcmd.Run(cmd.Context(), "paygate sandbox", args, cfg.env.getenv, cfg.env.stdout, cfg.env.stderr)
 			if errors.Is(err, flag.ErrHelp) {
-				return nil // the usage was printed; asking for it is no failure
+				// The usage printed lists the flags only: say where the rest is.
+				fmt.Fprintln(cfg.env.stderr, `The control plane's operations, what the sandbox prints and the commands that drive it: "paygate help sandbox".`)
+				return nil // asking for the usage is no failure
 			}
 			return err
 		},

@@ -110,6 +110,13 @@ func Run(ctx context.Context, name string, args []string, getenv func(string) st
 	}
 	fmt.Fprintf(stderr, "control plane and dashboard at %s/sandbox/ (Authorization: Bearer <private key>)\n", srv.URL)
 	fmt.Fprintf(stderr, "dashboard login link (single use, valid 5 minutes): %s\n", srv.LoginURL())
+	// Without this line a newcomer learns that callbacks go nowhere only
+	// from a handler that never hears of them.
+	if *callbackURL != "" {
+		fmt.Fprintf(stderr, "callbacks go to %s\n", *callbackURL)
+	} else {
+		fmt.Fprintln(stderr, "no callback URL: callbacks are recorded only (set one with -callback-url, POST /sandbox/callback-url or paygate callback-url URL)")
+	}
 	fmt.Fprintf(stdout, "listening on %s\n", srv.URL)
 	<-ctx.Done()
 	return nil

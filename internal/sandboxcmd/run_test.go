@@ -221,3 +221,17 @@ func TestRun_WarnsOfThePublishedKey(t *testing.T) {
 	startRun(t, &stderr, "-secret", paygatetest.DefaultPrivateKey)
 	assert.Contains(t, stderr.String(), "warning: the private key is the published")
 }
+
+// The sandbox says where its callbacks go, or that they go nowhere, as a
+// newcomer otherwise learns only from a handler that never hears of them.
+func TestRun_SaysWhereCallbacksGo(t *testing.T) {
+	var stderr cmdtest.Buffer
+	_, stop := startRun(t, &stderr, "-secret", "s", "-callback-url", "http://127.0.0.1:9090/callbacks")
+	stop()
+	assert.Contains(t, stderr.String(), "callbacks go to http://127.0.0.1:9090/callbacks\n")
+
+	stderr = cmdtest.Buffer{}
+	_, stop = startRun(t, &stderr, "-secret", "s")
+	stop()
+	assert.Contains(t, stderr.String(), "no callback URL: callbacks are recorded only")
+}
