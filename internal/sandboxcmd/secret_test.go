@@ -25,6 +25,9 @@ func TestRun_TheRandomKeyOfAStateFileSurvivesARestart(t *testing.T) {
 	assert.Contains(t, stderr.String(), "made at random, in "+state+".key")
 	key, err := os.ReadFile(state + ".key")
 	require.NoError(t, err)
+	resp := advanceClock(t, base, string(key))
+	resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
 	stop()
 	_, err = os.Stat(state + ".key")
 	require.NoError(t, err, "the key is kept with the state")
@@ -33,7 +36,7 @@ func TestRun_TheRandomKeyOfAStateFileSurvivesARestart(t *testing.T) {
 	base, _ = startRun(t, &again, "-state", state)
 	assert.Contains(t, again.String(), "read from "+state+".key")
 	assert.NotContains(t, again.String(), string(key), "the key is never printed")
-	resp := advanceClock(t, base, string(key))
+	resp = advanceClock(t, base, string(key))
 	resp.Body.Close()
 	assert.Equal(t, http.StatusOK, resp.StatusCode, "the key of the first start still works")
 }
