@@ -127,6 +127,7 @@ func newRoot(cfg *config) *cobra.Command {
 		newReconcileCmd(cfg),
 		newDeliveriesCmd(cfg),
 		newRedeliverCmd(cfg),
+		newVersionCmd(cfg),
 	)
 	return root
 }
