@@ -17,7 +17,7 @@ import (
 // are the HTTP status the gateway answers with.
 type ErrorCode int
 
-//go:generate go run ./internal/cmd/gencodes -spec ../shared/spec/payment-gateway-api.md -out errors_codes.go
+//go:generate go run ./internal/cmd/gencodes -table internal/cmd/gencodes/errors.md -out errors_codes.go
 
 // codeEntry is a row of the gateway's error table (codeTable, generated
 // from the spec).

@@ -29,7 +29,9 @@
 // loads a scenario (paygatetest's package doc, "Fixtures") into a new
 // state. At start it prints a one-time dashboard login link to standard
 // error.
-// -h prints the usage and exits 0.
+// -h prints the usage and exits 0; -version prints the version of the SDK
+// module it was built from (its build information: "(devel)" when built
+// from a working tree) and exits 0.
 package main
 
 import (

@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/buildversion"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -59,7 +60,15 @@ func Run(ctx context.Context, name string, args []string, getenv func(string) st
 	stateFile := fs.String("state", "", "file that keeps the sandbox's state across restarts, read at start and written after changes (made when missing)")
 	fixtures := fs.String("fixtures", "", "JSON scenario to load at start (see paygatetest's package doc); with -state, only into a new state file")
 	retain := fs.Int("retain", paygatetest.DefaultRetention, "how many transactions to keep; beyond them the oldest in a final state are dropped with their callbacks")
+	showVersion := fs.Bool("version", false, "print the version of the sandbox (the SDK's module) it was built from and the Go that built it, and exit")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *showVersion {
+		// The sandbox is the SDK's code whichever binary serves it, so the
+		// version is the SDK module's: "(devel)" when built from a working tree.
+		info := buildversion.Read()
+		_, err := fmt.Fprintf(stdout, "%s %s %s\n", name, info.SDK, info.Go)
 		return err
 	}
 	if *retain < 1 {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -145,6 +146,17 @@ func TestRun_HelpPrintsTheUsage(t *testing.T) {
 	for _, name := range []string{"-addr", "-project", "-secret", "-secret-file", "PAYGATE_SECRET", "-callback-url", "-form", "-public-url", "-retain"} {
 		assert.Contains(t, stderr.String(), name)
 	}
+}
+
+// TestRun_VersionPrintsTheSDKsVersion: -version prints the version of the
+// SDK's module from the build information and serves nothing. The test
+// binary is built from a working tree: "(devel)".
+func TestRun_VersionPrintsTheSDKsVersion(t *testing.T) {
+	var stdout, stderr strings.Builder
+	err := Run(context.Background(), "paygate-sandbox", []string{"-version", "-addr", "127.0.0.1:0"}, envOf(nil), &stdout, &stderr)
+	require.NoError(t, err)
+	assert.Equal(t, "paygate-sandbox (devel) "+runtime.Version()+"\n", stdout.String())
+	assert.Empty(t, stderr.String(), "nothing is served, no key is made")
 }
 
 func TestRun_RejectsBadFlags(t *testing.T) {
