@@ -4,6 +4,8 @@
 //	paygate-sandbox -addr 127.0.0.1:8080 -project KEY [-secret KEY | -secret-file PATH]
 //	    [-callback-url URL] [-form extended|basic] [-public-url URL] [-retain N]
 //	    [-state FILE] [-fixtures FILE]
+//	paygate-sandbox -healthcheck [-addr HOST:PORT]
+//	paygate-sandbox -version
 //
 // It serves the API under /v1/, the 3-D Secure and confirm pages, and the
 // control plane and dashboard under /sandbox/ (authorised with
@@ -29,7 +31,12 @@
 // loads a scenario (paygatetest's package doc, "Fixtures") into a new
 // state. At start it prints a one-time dashboard login link to standard
 // error.
-// -h prints the usage and exits 0.
+//
+// GET /healthz answers 200 without a key once it serves (for a container's
+// health check or a CI job waiting for it). -healthcheck, with the -addr it
+// serves on, asks that path instead of serving and exits 0 when it answers
+// 200, 1 otherwise: the health check of an image without a shell or curl.
+// -version prints the version; -h prints the usage; both exit 0.
 package main
 
 import (

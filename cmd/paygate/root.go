@@ -190,6 +190,7 @@ func newRoot(cfg *config) *cobra.Command {
 		newFixturesCmd(cfg),
 		newResetCmd(cfg),
 		newDashboardCmd(cfg),
+		newVersionCmd(cfg),
 	)
 	return root
 }

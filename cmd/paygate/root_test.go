@@ -11,12 +11,21 @@ func TestHelp_DocumentsExitCodesAndEveryCommand(t *testing.T) {
 	r := paygateCmd(t, nil, "", "help")
 	assert.Zero(t, r.code)
 	assert.Contains(t, r.stdout, "Exit codes:")
-	for _, c := range []string{"sandbox", "trigger", "sign", "verify", "get", "post", "transactions", "balance", "reconcile", "deliveries", "redeliver", "completion"} {
+	for _, c := range []string{"sandbox", "trigger", "sign", "verify", "get", "post", "transactions", "balance", "reconcile", "deliveries", "redeliver", "version", "completion"} {
 		assert.Contains(t, r.stdout, "\n  "+c+" ", "help lists %s", c)
 	}
 	r = paygateCmd(t, nil, "", "help", "sandbox")
 	assert.Zero(t, r.code)
 	assert.Contains(t, r.stdout, "/sandbox/transactions/{id}/{event}")
+}
+
+func TestVersion_NamesTheVersionGoAndPlatform(t *testing.T) {
+	t.Parallel()
+	r := paygateCmd(t, nil, "", "version")
+	assert.Zero(t, r.code)
+	assert.Regexp(t, `^paygate \S+ \(go\S+ \S+/\S+\)\n$`, r.stdout)
+	r = paygateCmd(t, nil, "", "version", "extra")
+	assert.Equal(t, exitUsage, r.code)
 }
 
 func TestSandbox_DashHPrintsTheSandboxFlagsAndExitsZero(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/version"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -59,8 +60,17 @@ func Run(ctx context.Context, name string, args []string, getenv func(string) st
 	stateFile := fs.String("state", "", "file that keeps the sandbox's state across restarts, read at start and written after changes (made when missing)")
 	fixtures := fs.String("fixtures", "", "JSON scenario to load at start (see paygatetest's package doc); with -state, only into a new state file")
 	retain := fs.Int("retain", paygatetest.DefaultRetention, "how many transactions to keep; beyond them the oldest in a final state are dropped with their callbacks")
+	healthcheck := fs.Bool("healthcheck", false, "instead of serving, check that the sandbox on -addr answers GET "+paygatetest.HealthPath+" (a container's HEALTHCHECK has no shell or curl); exit 0 if it does, 1 if not")
+	showVersion := fs.Bool("version", false, "print the version and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	switch {
+	case *showVersion:
+		_, err := fmt.Fprintln(stdout, version.Line(name))
+		return err
+	case *healthcheck:
+		return checkHealth(ctx, *addr, stdout)
 	}
 	if *retain < 1 {
 		return fmt.Errorf("-retain must be at least 1, not %d", *retain)

@@ -142,7 +142,7 @@ func TestRun_HelpPrintsTheUsage(t *testing.T) {
 	err := Run(context.Background(), "paygate-sandbox", []string{"-h"}, envOf(nil), &stdout, &stderr)
 	require.ErrorIs(t, err, flag.ErrHelp)
 	assert.Empty(t, stdout.String())
-	for _, name := range []string{"-addr", "-project", "-secret", "-secret-file", "PAYGATE_SECRET", "-callback-url", "-form", "-public-url", "-retain"} {
+	for _, name := range []string{"-addr", "-project", "-secret", "-secret-file", "PAYGATE_SECRET", "-callback-url", "-form", "-public-url", "-retain", "-healthcheck", "-version"} {
 		assert.Contains(t, stderr.String(), name)
 	}
 }
