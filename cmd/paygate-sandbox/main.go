@@ -29,9 +29,15 @@
 // loads a scenario (paygatetest's package doc, "Fixtures") into a new
 // state. At start it prints a one-time dashboard login link to standard
 // error.
-// -h prints the usage and exits 0; -version prints the version of the SDK
-// module it was built from (its build information: "(devel)" when built
-// from a working tree) and exits 0.
+//
+// GET /healthz answers 200 without a key once it serves (for a container's
+// health check or a CI job waiting for it). -healthcheck, with the -addr it
+// serves on, asks that path instead of serving and exits 0 when it answers
+// 200, 1 otherwise: the health check of an image without a shell or curl.
+// -version prints the version of the SDK module it was built from (its
+// build information: "(devel)" when built from a working tree, the
+// release's for a release binary), the Go release and the platform; -h
+// prints the usage; both exit 0.
 package main
 
 import (

@@ -30,11 +30,14 @@ lists them all:
   --retain N            how many transactions it keeps
   --state FILE          keep the state in FILE across restarts and crashes
   --fixtures FILE       load a scenario (JSON) into a new state at start
+  --healthcheck         instead of serving, exit 0 if the sandbox on --addr
+                        answers GET ` + paygatetest.HealthPath + `, 1 if not
 
 It prints "listening on http://ADDR" on standard output once it accepts
 connections; the project key, where the private key came from, a one-time
 dashboard login link (valid 5 minutes) and where callbacks go on standard
-error; and stops on SIGINT or SIGTERM.
+error; and stops on SIGINT or SIGTERM. GET ` + paygatetest.HealthPath + ` answers 200
+without a key once it serves.
 
 Every operation below is a command too: paygate trigger, deliveries,
 redeliver, listen, callback-url, clock, fault, fixtures, reset, dashboard and

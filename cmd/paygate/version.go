@@ -14,7 +14,9 @@ and the Go release that built it, as the binary's build information records
 them: "go install github.com/paygate/paygate-go/cmd/paygate@v0.1.0" gives
 v0.1.0; a build from a working tree of the repository gives "(devel)".
 
-  paygate v0.1.0 (github.com/paygate/paygate-go v0.1.0) go1.26.8`
+  paygate v0.1.0 (github.com/paygate/paygate-go v0.1.0) go1.27.3 linux/amd64
+
+A release's binaries (goreleaser) carry the release's version the same way.`
 
 func newVersionCmd(cfg *config) *cobra.Command {
 	return &cobra.Command{
@@ -25,7 +27,7 @@ func newVersionCmd(cfg *config) *cobra.Command {
 		RunE: func(*cobra.Command, []string) error {
 			info := buildversion.Read()
 			return cfg.emit(info, func(w io.Writer) {
-				fmt.Fprintf(w, "paygate %s (%s %s) %s\n", info.Version, buildversion.SDKModule, info.SDK, info.Go)
+				fmt.Fprintf(w, "paygate %s (%s %s) %s %s\n", info.Version, buildversion.SDKModule, info.SDK, info.Go, info.Platform)
 			})
 		},
 	}

@@ -16,7 +16,7 @@ func TestVersion_PrintsWhatTheBinaryWasBuiltFrom(t *testing.T) {
 	t.Parallel()
 	r := paygateCmd(t, nil, "", "version")
 	assert.Zero(t, r.code, r.stderr)
-	assert.Equal(t, "paygate (devel) (github.com/paygate/paygate-go (devel)) "+runtime.Version()+"\n", r.stdout)
+	assert.Equal(t, "paygate (devel) (github.com/paygate/paygate-go (devel)) "+runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH+"\n", r.stdout)
 
 	r = paygateCmd(t, nil, "", "version", "--json")
 	assert.Zero(t, r.code, r.stderr)
@@ -24,7 +24,7 @@ func TestVersion_PrintsWhatTheBinaryWasBuiltFrom(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &got), r.stdout)
 	assert.Equal(t, map[string]string{
 		"path": "github.com/paygate/paygate-go/cmd/paygate", "version": "(devel)",
-		"sdk": "(devel)", "go": runtime.Version(),
+		"sdk": "(devel)", "go": runtime.Version(), "platform": runtime.GOOS + "/" + runtime.GOARCH,
 	}, got)
 }
 

@@ -60,3 +60,21 @@ func TestRead(t *testing.T) {
 		t.Errorf("Read() = %+v, want the SDK's module as the main one, built by %s", got, runtime.Version())
 	}
 }
+
+// A release built in the workspace reports the stamped version for itself
+// and for the SDK it compiled from the same tree; a module version the
+// build information recorded for the SDK stays.
+func TestStamp(t *testing.T) {
+	devel := Info{Path: SDKModule + "/cmd/paygate", Version: "(devel)", SDK: "(devel)", Go: "go1.27.3"}
+	if got := Stamp(devel, ""); got != devel {
+		t.Errorf("Stamp(no release) = %+v, want %+v", got, devel)
+	}
+	want := Info{Path: SDKModule + "/cmd/paygate", Version: "v0.1.0", SDK: "v0.1.0", Go: "go1.27.3"}
+	if got := Stamp(devel, "v0.1.0"); got != want {
+		t.Errorf("Stamp(v0.1.0) = %+v, want %+v", got, want)
+	}
+	pinned := Info{Path: "example.com/tool", Version: "(devel)", SDK: "v0.0.9", Go: "go1.27.3"}
+	if got := Stamp(pinned, "v1.0.0"); got.SDK != "v0.0.9" || got.Version != "v1.0.0" {
+		t.Errorf("Stamp kept %+v", got)
+	}
+}

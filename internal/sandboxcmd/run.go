@@ -60,16 +60,20 @@ func Run(ctx context.Context, name string, args []string, getenv func(string) st
 	stateFile := fs.String("state", "", "file that keeps the sandbox's state across restarts, read at start and written after changes (made when missing)")
 	fixtures := fs.String("fixtures", "", "JSON scenario to load at start (see paygatetest's package doc); with -state, only into a new state file")
 	retain := fs.Int("retain", paygatetest.DefaultRetention, "how many transactions to keep; beyond them the oldest in a final state are dropped with their callbacks")
-	showVersion := fs.Bool("version", false, "print the version of the sandbox (the SDK's module) it was built from and the Go that built it, and exit")
+	healthcheck := fs.Bool("healthcheck", false, "instead of serving, check that the sandbox on -addr answers GET "+paygatetest.HealthPath+" (a container's HEALTHCHECK has no shell or curl); exit 0 if it does, 1 if not")
+	showVersion := fs.Bool("version", false, "print the version of the sandbox (the SDK's module) it was built from, the Go that built it and the platform, and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *showVersion {
+	switch {
+	case *showVersion:
 		// The sandbox is the SDK's code whichever binary serves it, so the
 		// version is the SDK module's: "(devel)" when built from a working tree.
 		info := buildversion.Read()
-		_, err := fmt.Fprintf(stdout, "%s %s %s\n", name, info.SDK, info.Go)
+		_, err := fmt.Fprintf(stdout, "%s %s %s %s\n", name, info.SDK, info.Go, info.Platform)
 		return err
+	case *healthcheck:
+		return checkHealth(ctx, *addr, stdout)
 	}
 	if *retain < 1 {
 		return fmt.Errorf("-retain must be at least 1, not %d", *retain)

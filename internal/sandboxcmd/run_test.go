@@ -143,7 +143,7 @@ func TestRun_HelpPrintsTheUsage(t *testing.T) {
 	err := Run(context.Background(), "paygate-sandbox", []string{"-h"}, envOf(nil), &stdout, &stderr)
 	require.ErrorIs(t, err, flag.ErrHelp)
 	assert.Empty(t, stdout.String())
-	for _, name := range []string{"-addr", "-project", "-secret", "-secret-file", "PAYGATE_SECRET", "-callback-url", "-form", "-public-url", "-retain"} {
+	for _, name := range []string{"-addr", "-project", "-secret", "-secret-file", "PAYGATE_SECRET", "-callback-url", "-form", "-public-url", "-retain", "-healthcheck", "-version"} {
 		assert.Contains(t, stderr.String(), name)
 	}
 }
@@ -155,7 +155,7 @@ func TestRun_VersionPrintsTheSDKsVersion(t *testing.T) {
 	var stdout, stderr strings.Builder
 	err := Run(context.Background(), "paygate-sandbox", []string{"-version", "-addr", "127.0.0.1:0"}, envOf(nil), &stdout, &stderr)
 	require.NoError(t, err)
-	assert.Equal(t, "paygate-sandbox (devel) "+runtime.Version()+"\n", stdout.String())
+	assert.Equal(t, "paygate-sandbox (devel) "+runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH+"\n", stdout.String())
 	assert.Empty(t, stderr.String(), "nothing is served, no key is made")
 }
 
