@@ -71,9 +71,11 @@ const (
 	// one: on a span as it came, on a metric as it came when the error
 	// table lists it and the string "other" when it does not.
 	GatewayCodeKey = attribute.Key("paygate.gateway_code")
-	// RetriesKey is how many times the request was sent again.
-	// It is set only on a call that was retried, as
-	// http.request.resend_count is.
+	// RetriesKey is how many times the request was sent again, set only on
+	// a call that was retried, beside the semantic conventions'
+	// http.request.resend_count of the same value (which otelhttp's
+	// users query): it stays for the dashboards and alerts written
+	// against it.
 	RetriesKey = attribute.Key("paygate.retries")
 	// AttemptKey numbers an attempt event, from 1.
 	AttemptKey = attribute.Key("paygate.attempt")
@@ -204,7 +206,7 @@ type callTrace struct {
 	op   *operation
 	// ending holds the attributes End sets, so that they need no
 	// allocation of their own (the span copies them).
-	ending [7]attribute.KeyValue
+	ending [8]attribute.KeyValue
 }
 
 // Attempt counts a retry and adds an event per attempt to the span, but
@@ -257,13 +259,13 @@ func (t *callTrace) End(r paygate.CallResult) {
 }
 
 // appendCallAttributes appends to attrs the attributes of a call's end:
-// seven at most. Each one left out matters: the SDK de-duplicates a span's
+// eight at most. Each one left out matters: the SDK de-duplicates a span's
 // attributes through a map when it ends, and a first attempt's call (five
 // attributes at start, three here) stays within the map's smallest size.
 func appendCallAttributes(attrs []attribute.KeyValue, r paygate.CallResult) []attribute.KeyValue {
 	attrs = append(attrs, OutcomeKey.String(string(r.Outcome)))
 	if r.Attempts > 1 {
-		attrs = append(attrs, RetriesKey.Int(r.Attempts-1))
+		attrs = append(attrs, semconv.HTTPRequestResendCount(r.Attempts-1), RetriesKey.Int(r.Attempts-1))
 	}
 	if r.GatewayCode != 0 {
 		attrs = append(attrs, GatewayCodeKey.Int(int(r.GatewayCode)))
