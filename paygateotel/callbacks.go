@@ -2,39 +2,93 @@ package paygateotel
 
 import (
 	"context"
+	"net"
+	"strconv"
+	"strings"
+	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paygate/paygate-go/callback"
 )
 
-// StartCallback starts a delivery's server span; see
-// callback.Observer.
+// StartCallback reads the trace context the delivery's sender sent, with
+// the observer's propagators (see WithPropagators), and returns the
+// context with it; see callback.Observer. The delivery's server span
+// starts once its signature verified (see Verified), or as a refused one
+// ends, so that the span filter sees its status; it is dated from now.
 func (o *Observer) StartCallback(ctx context.Context, d callback.Delivery) (context.Context, callback.Trace) {
-	ctx, span := o.tracer.Start(ctx, CallbackSpanName, trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithAttributes(semconv.HTTPRequestMethodKey.String(d.Method)))
-	return ctx, &callbackTrace{o: o, span: span}
+	arrived := time.Now()
+	if d.Header != nil {
+		ctx = o.propagators.Extract(ctx, propagation.HeaderCarrier(d.Header))
+	}
+	return ctx, &callbackTrace{o: o, parent: ctx, arrived: arrived, request: requestAttributes(d)}
 }
+
+// DeliveryHeaders names the headers the observer's propagators read; see
+// callback.HeaderObserver.
+func (o *Observer) DeliveryHeaders() []string { return o.propagators.Fields() }
+
+var _ callback.HeaderObserver = (*Observer)(nil)
 
 // callbackTrace is one delivery's span.
 type callbackTrace struct {
-	o    *Observer
+	o *Observer
+	// parent is the context StartCallback returned: the sender's trace.
+	parent  context.Context
+	arrived time.Time
+	// request holds the attributes of the request: method, path, ...
+	request []attribute.KeyValue
+	// span is nil until started; noSpan when the filter left it out.
 	span trace.Span
 }
 
-// End records the delivery's metrics and ends its span. A refused
-// delivery gets error.type (its refusal) but, as the semantic conventions
-// say of a server's 4xx answers, not the error status: the handler did
-// its job. A failed one (answered 500) gets both.
+var _ callback.VerifiedTrace = (*callbackTrace)(nil)
+
+// Verified starts the span of a delivery whose signature verified, with
+// its status and ids, unless the span filter leaves it out; see
+// callback.VerifiedTrace.
+func (t *callbackTrace) Verified(ctx context.Context, v callback.VerifiedDelivery) context.Context {
+	return t.start(ctx, v.Status, "", v.TransactionID, v.OrderID)
+}
+
+// start starts the delivery's span as a child of ctx, dated from its
+// arrival, unless the span filter leaves it out, and returns ctx with it.
+func (t *callbackTrace) start(ctx context.Context, status callback.Status, refusal callback.Refusal, transaction callback.ID, order string) context.Context {
+	if !t.o.keep(SpanInfo{Callback: true, CallbackStatus: status, Refusal: refusal}) {
+		t.span = noSpan
+		return ctx
+	}
+	attrs := t.request
+	if status != "" {
+		attrs = append(attrs, CallbackStatusKey.String(string(status)))
+	}
+	if !t.o.withoutIDs {
+		attrs = appendIDs(attrs, transaction, order)
+	}
+	ctx, t.span = t.o.tracer.Start(ctx, CallbackSpanName, trace.WithSpanKind(trace.SpanKindServer),
+		trace.WithTimestamp(t.arrived), trace.WithAttributes(attrs...))
+	return ctx
+}
+
+// End records the delivery's metrics and ends its span, started here for
+// a delivery that was never Verified (a refused one). A refused delivery
+// gets error.type (its refusal) but, as the semantic conventions say of a
+// server's 4xx answers, not the error status: the handler did its job. A
+// failed one (answered 500) gets both.
 func (t *callbackTrace) End(r callback.Result) {
 	ctx := context.Background()
 	sets := t.o.callbackEnding(callbackEndingKey{r.Verdict, metricStatus(r.Status), r.Refusal})
 	t.o.callbacks.Add(ctx, 1, sets.byStatus...)
 	t.o.callbackDuration.Record(ctx, r.Duration.Seconds(), sets.byVerdict...)
+	if t.span == nil {
+		t.start(t.parent, r.Status, r.Refusal, r.TransactionID, r.OrderID)
+	}
 	if t.span.IsRecording() {
 		t.span.SetAttributes(callbackAttributes(r)...)
 		if r.Verdict == callback.VerdictFailed {
@@ -77,25 +131,59 @@ func (o *Observer) callbackEnding(key callbackEndingKey) *callbackSets {
 	return actual.(*callbackSets)
 }
 
+// callbackAttributes are the attributes of a delivery's end; the status
+// and the ids were given as its span started.
 func callbackAttributes(r callback.Result) []attribute.KeyValue {
-	attrs := make([]attribute.KeyValue, 0, 7)
+	attrs := make([]attribute.KeyValue, 0, 4)
 	attrs = append(attrs, VerdictKey.String(string(r.Verdict)), semconv.HTTPResponseStatusCode(r.HTTPStatus))
-	if r.Status != "" {
-		attrs = append(attrs, CallbackStatusKey.String(string(r.Status)))
-	}
 	if r.Refusal != "" {
 		attrs = append(attrs, RefusalKey.String(string(r.Refusal)), semconv.ErrorTypeKey.String(string(r.Refusal)))
 	}
 	if r.Verdict == callback.VerdictFailed {
 		attrs = append(attrs, semconv.ErrorTypeKey.String(string(r.Verdict)))
 	}
-	if r.TransactionID != 0 {
-		attrs = append(attrs, TransactionIDKey.String(r.TransactionID.String()))
+	return attrs
+}
+
+// requestAttributes are the attributes otelhttp gives a server span that
+// the delivery has: never the query (see callback.Delivery). The port is
+// left out when it is the scheme's default, as otelhttp does.
+func requestAttributes(d callback.Delivery) []attribute.KeyValue {
+	scheme := "http"
+	if d.TLS {
+		scheme = "https"
 	}
-	if r.OrderID != "" {
-		attrs = append(attrs, OrderIDKey.String(r.OrderID))
+	// Room for the status and the two ids start appends.
+	attrs := make([]attribute.KeyValue, 0, 9)
+	attrs = append(attrs, semconv.HTTPRequestMethodKey.String(d.Method), semconv.URLScheme(scheme))
+	if d.Path != "" {
+		attrs = append(attrs, semconv.URLPath(d.Path))
+	}
+	if d.Route != "" {
+		attrs = append(attrs, semconv.HTTPRoute(d.Route))
+	}
+	host, port := splitHostPort(d.Host)
+	if host != "" {
+		attrs = append(attrs, semconv.ServerAddress(host))
+	}
+	if port > 0 && !(scheme == "http" && port == 80) && !(scheme == "https" && port == 443) {
+		attrs = append(attrs, semconv.ServerPort(port))
 	}
 	return attrs
+}
+
+// splitHostPort splits a Host header's host and port; the port is 0 when
+// it names none (or none that is a number).
+func splitHostPort(hostport string) (string, int) {
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]"), 0
+	}
+	p, err := strconv.ParseUint(port, 10, 16)
+	if err != nil {
+		return host, 0
+	}
+	return host, int(p)
 }
 
 // metricStatus is a callback's status as a metric's attribute: a status

@@ -50,6 +50,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
 
@@ -102,7 +103,10 @@ const CallbackSpanName = "paygate callback"
 // Observer is a paygate.Observer and a callback.Observer that
 // records spans and metrics. It is safe for concurrent use.
 type Observer struct {
-	tracer trace.Tracer
+	tracer      trace.Tracer
+	propagators propagation.TextMapPropagator
+	filter      func(SpanInfo) bool // nil: every span is kept
+	withoutIDs  bool
 
 	callDuration     metric.Float64Histogram
 	calls            metric.Int64Counter
@@ -139,8 +143,16 @@ func New(opts ...Option) *Observer {
 	if cfg.meterProvider == nil {
 		cfg.meterProvider = otel.GetMeterProvider()
 	}
+	if cfg.propagators == nil {
+		cfg.propagators = otel.GetTextMapPropagator()
+	}
 	version := trace.WithInstrumentationVersion(paygate.Version)
-	o := &Observer{tracer: cfg.tracerProvider.Tracer(ScopeName, version, trace.WithSchemaURL(semconv.SchemaURL))}
+	o := &Observer{
+		tracer:      cfg.tracerProvider.Tracer(ScopeName, version, trace.WithSchemaURL(semconv.SchemaURL)),
+		propagators: cfg.propagators,
+		filter:      cfg.filter,
+		withoutIDs:  cfg.withoutIDs,
+	}
 	o.newInstruments(cfg.meterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(paygate.Version),
 		metric.WithSchemaURL(semconv.SchemaURL)))
 	return o
@@ -185,14 +197,26 @@ func histogram(m metric.Meter, name, description string) metric.Float64Histogram
 	return h
 }
 
-// StartCall starts the call's client span; see paygate.Observer.
+// StartCall starts the call's client span, unless the span filter leaves
+// it out; see paygate.Observer.
 func (o *Observer) StartCall(ctx context.Context, info paygate.CallInfo) (context.Context, paygate.CallTrace) {
 	op := o.operation(info)
-	ctx, span := o.tracer.Start(ctx, info.Operation, op.startOptions...)
+	span := noSpan
+	if o.keep(SpanInfo{Operation: info.Operation}) {
+		ctx, span = o.tracer.Start(ctx, info.Operation, op.startOptions...)
+	}
 	t := callTraces.Get().(*callTrace)
 	t.o, t.span, t.op = o, span, op
 	return ctx, t
 }
+
+// keep reports whether the span filter keeps a span.
+func (o *Observer) keep(info SpanInfo) bool {
+	return o.filter == nil || o.filter(info)
+}
+
+// noSpan stands for a span the filter left out: it records nothing.
+var noSpan = trace.SpanFromContext(context.Background())
 
 // callTraces recycles the traces of ended calls: End is called once and
 // last (see paygate.CallTrace), and a trace, with room for End's
@@ -248,7 +272,7 @@ func (t *callTrace) End(r paygate.CallResult) {
 		t.o.unknownOutcomes.Add(ctx, 1, t.op.only...)
 	}
 	if t.span.IsRecording() {
-		t.span.SetAttributes(appendCallAttributes(t.ending[:0], r)...)
+		t.span.SetAttributes(appendCallAttributes(t.ending[:0], r, !t.o.withoutIDs)...)
 		if failed(r.Outcome) {
 			t.span.SetStatus(codes.Error, string(r.Outcome))
 		}
@@ -262,7 +286,8 @@ func (t *callTrace) End(r paygate.CallResult) {
 // eight at most. Each one left out matters: the SDK de-duplicates a span's
 // attributes through a map when it ends, and a first attempt's call (five
 // attributes at start, three here) stays within the map's smallest size.
-func appendCallAttributes(attrs []attribute.KeyValue, r paygate.CallResult) []attribute.KeyValue {
+// The ids are appended only when ids is set (see WithoutIDs).
+func appendCallAttributes(attrs []attribute.KeyValue, r paygate.CallResult, ids bool) []attribute.KeyValue {
 	attrs = append(attrs, OutcomeKey.String(string(r.Outcome)))
 	if r.Attempts > 1 {
 		attrs = append(attrs, semconv.HTTPRequestResendCount(r.Attempts-1), RetriesKey.Int(r.Attempts-1))
@@ -273,14 +298,22 @@ func appendCallAttributes(attrs []attribute.KeyValue, r paygate.CallResult) []at
 	if r.HTTPStatus != 0 {
 		attrs = append(attrs, semconv.HTTPResponseStatusCode(r.HTTPStatus))
 	}
-	if r.OrderID != "" {
-		attrs = append(attrs, OrderIDKey.String(r.OrderID))
-	}
-	if r.TransactionID != 0 {
-		attrs = append(attrs, TransactionIDKey.String(r.TransactionID.String()))
+	if ids {
+		attrs = appendIDs(attrs, r.TransactionID, r.OrderID)
 	}
 	if failed(r.Outcome) {
 		attrs = append(attrs, semconv.ErrorTypeKey.String(string(r.Outcome)))
+	}
+	return attrs
+}
+
+// appendIDs appends the ids that are set, of a call or a callback.
+func appendIDs(attrs []attribute.KeyValue, transaction paygate.ID, order string) []attribute.KeyValue {
+	if order != "" {
+		attrs = append(attrs, OrderIDKey.String(order))
+	}
+	if transaction != 0 {
+		attrs = append(attrs, TransactionIDKey.String(transaction.String()))
 	}
 	return attrs
 }
