@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"slices"
 	"strings"
 	"time"
 )
@@ -197,22 +196,38 @@ func patternPath(pattern string) string {
 	return ""
 }
 
-// namedHeaders copies from header those of names that are present, but
-// the credentials (see HeaderObserver); nil when none is.
+// namedHeaders returns the headers of names that are present in header,
+// but the credentials (see HeaderObserver); nil when none is. A name is
+// matched without regard to case, and without canonicalizing it (which
+// allocates for the lower-case names propagators give); the values are the
+// request's own, not copies.
 func namedHeaders(header http.Header, names []string) http.Header {
 	var out http.Header
 	for _, name := range names {
-		key := http.CanonicalHeaderKey(name)
-		values := header[key]
+		key, values := lookupHeader(header, name)
 		if len(values) == 0 || credentialHeader(key) {
 			continue
 		}
 		if out == nil {
 			out = make(http.Header, len(names))
 		}
-		out[key] = slices.Clone(values)
+		out[key] = values
 	}
 	return out
+}
+
+// lookupHeader finds name in header, whose keys net/http has
+// canonicalized, and returns its key.
+func lookupHeader(header http.Header, name string) (string, []string) {
+	if values, ok := header[name]; ok {
+		return name, values
+	}
+	for key, values := range header {
+		if strings.EqualFold(key, name) {
+			return key, values
+		}
+	}
+	return "", nil
 }
 
 // credentialHeader reports the canonical keys of the headers that carry

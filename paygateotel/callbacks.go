@@ -2,7 +2,7 @@ package paygateotel
 
 import (
 	"context"
-	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -10,7 +10,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/propagation"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
 
@@ -25,7 +24,7 @@ import (
 func (o *Observer) StartCallback(ctx context.Context, d callback.Delivery) (context.Context, callback.Trace) {
 	arrived := time.Now()
 	if d.Header != nil {
-		ctx = o.propagators.Extract(ctx, propagation.HeaderCarrier(d.Header))
+		ctx = o.propagators.Extract(ctx, deliveryCarrier(d.Header))
 	}
 	return ctx, &callbackTrace{o: o, parent: ctx, arrived: arrived, request: requestAttributes(d)}
 }
@@ -71,10 +70,13 @@ func (t *callbackTrace) start(ctx context.Context, status callback.Status, refus
 	if !t.o.withoutIDs {
 		attrs = appendIDs(attrs, transaction, order)
 	}
-	ctx, t.span = t.o.tracer.Start(ctx, CallbackSpanName, trace.WithSpanKind(trace.SpanKindServer),
-		trace.WithTimestamp(t.arrived), trace.WithAttributes(attrs...))
+	ctx, t.span = t.o.tracer.Start(ctx, CallbackSpanName, serverKind, trace.WithTimestamp(t.arrived), trace.WithAttributes(attrs...))
 	return ctx
 }
+
+// serverKind is made once: an option is an interface, and making it costs
+// an allocation.
+var serverKind = trace.WithSpanKind(trace.SpanKindServer)
 
 // End records the delivery's metrics and ends its span, started here for
 // a delivery that was never Verified (a refused one). A refused delivery
@@ -173,17 +175,52 @@ func requestAttributes(d callback.Delivery) []attribute.KeyValue {
 }
 
 // splitHostPort splits a Host header's host and port; the port is 0 when
-// it names none (or none that is a number).
+// it names none (or none that is a number). Unlike net.SplitHostPort, a
+// host without a port costs no error.
 func splitHostPort(hostport string) (string, int) {
-	host, port, err := net.SplitHostPort(hostport)
-	if err != nil {
-		return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]"), 0
+	host, port := hostport, ""
+	if i := strings.LastIndexByte(hostport, ':'); i >= 0 && !strings.Contains(hostport[i:], "]") {
+		host, port = hostport[:i], hostport[i+1:]
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if port == "" {
+		return host, 0
 	}
 	p, err := strconv.ParseUint(port, 10, 16)
 	if err != nil {
 		return host, 0
 	}
 	return host, int(p)
+}
+
+// deliveryCarrier is the propagators' view of callback.Delivery.Header: a
+// few headers, found without canonicalizing the propagators' lower-case
+// names (which propagation.HeaderCarrier does, at an allocation each).
+type deliveryCarrier http.Header
+
+// Get returns the first value of the header key, in any case.
+func (c deliveryCarrier) Get(key string) string {
+	if v := c[key]; len(v) > 0 {
+		return v[0]
+	}
+	for k, v := range c {
+		if len(v) > 0 && strings.EqualFold(k, key) {
+			return v[0]
+		}
+	}
+	return ""
+}
+
+// Set does nothing: a delivery's headers are read, never written.
+func (deliveryCarrier) Set(string, string) {}
+
+// Keys returns the names of the headers.
+func (c deliveryCarrier) Keys() []string {
+	keys := make([]string, 0, len(c))
+	for k := range c {
+		keys = append(keys, k)
+	}
+	return keys
 }
 
 // metricStatus is a callback's status as a metric's attribute: a status
