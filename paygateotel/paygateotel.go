@@ -9,21 +9,34 @@
 // ("card/process"), parent of the spans of the HTTP requests made for it
 // when the client's transport is instrumented (otelhttp.NewTransport), with
 // an event per attempt when it took several or failed. Each callback
-// delivery is one server span, parent
-// of what the callback.Func does with its context.
+// delivery is one server span, "paygate callback": a child of the trace
+// the sender (the gateway, a proxy in front of the handler) sent in its
+// traceparent header, read with the observer's propagators, as otelhttp's
+// server spans are; and the parent of what the callback.Func does with its
+// context.
 //
 // Span attributes: paygate.operation, paygate.outcome,
-// paygate.gateway_code when the gateway sent one, paygate.retries when the
-// request was sent again (as the semantic conventions'
-// http.request.resend_count), paygate.order_id and
-// paygate.transaction_id when the request carried them, and the semantic
-// conventions' http.request.method, http.response.status_code,
-// server.address, server.port, url.template and error.type. A callback's
-// span has paygate.callback.status, paygate.callback.verdict,
-// paygate.callback.refusal and its transaction and order ids. No URL with
-// its query is ever recorded (a GET's query carries signed parameters, and
-// card/getToken's the card), nor card data, tokens, PaRes, MD, keys or
-// bodies: the SDK never gives them to an observer.
+// paygate.gateway_code when the gateway sent one, the semantic
+// conventions' http.request.resend_count and paygate.retries (the same
+// count, kept for the queries written against it) when the request was
+// sent again, paygate.order_id and paygate.transaction_id when the request
+// carried them, and the semantic conventions' http.request.method,
+// http.response.status_code, server.address, server.port, url.template and
+// error.type. A callback's span has paygate.callback.status,
+// paygate.callback.verdict, paygate.callback.refusal and its transaction
+// and order ids, with http.request.method, http.response.status_code,
+// url.path, url.scheme, http.route (the path of the http.ServeMux pattern
+// that routed it), server.address and server.port (when the Host header
+// names one other than the scheme's default). No URL with its query is
+// ever recorded (a GET's query carries signed parameters, and
+// card/getToken's the card), nor card data, tokens, PaRes, MD, keys,
+// credential headers or bodies: the SDK never gives them to an observer.
+//
+// Options: WithTracerProvider and WithMeterProvider (the global ones by
+// default), WithPropagators (the global one by default), WithSpanFilter to
+// leave out some spans (the balance look-ups a dashboard polls, the
+// callbacks of one status; the metrics still count them), WithoutIDs to
+// keep order and transaction ids off the spans.
 //
 // Metrics (no id in any attribute, so their cardinality stays bounded):
 //
