@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -29,13 +30,32 @@ const (
 	traceparent   = "00-" + senderTraceID + "-" + senderSpanID + "-01"
 )
 
+// funcSpan holds the span context the callback.Func last ran in; the
+// handler's goroutine writes it, the test's reads it.
+type funcSpan struct {
+	mu  sync.Mutex
+	ctx trace.SpanContext
+}
+
+func (f *funcSpan) set(sc trace.SpanContext) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.ctx = sc
+}
+
+func (f *funcSpan) get() trace.SpanContext {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ctx
+}
+
 // routedHandler serves an observed handler on "POST /paygate/callback" of
 // a ServeMux, as the callback package's doc mounts it, and returns the
 // server's URL; the span context the Func last ran in goes to inFunc.
-func routedHandler(t *testing.T, obs *paygateotel.Observer, inFunc *trace.SpanContext) string {
+func routedHandler(t *testing.T, obs *paygateotel.Observer, inFunc *funcSpan) string {
 	t.Helper()
 	h, err := callback.NewHandler([]string{paygatetest.DefaultPrivateKey}, func(ctx context.Context, _ *callback.Callback) error {
-		*inFunc = trace.SpanContextFromContext(ctx)
+		inFunc.set(trace.SpanContextFromContext(ctx))
 		return nil
 	}, callback.WithObserver(obs))
 	require.NoError(t, err)
@@ -74,7 +94,7 @@ func withGlobalPropagator(t *testing.T, p propagation.TextMapPropagator) {
 func TestCallbackSpanContinuesTheSendersTrace(t *testing.T) {
 	withGlobalPropagator(t, propagation.TraceContext{})
 	rec := newRecorded(t)
-	var inFunc trace.SpanContext
+	var inFunc funcSpan
 	base := routedHandler(t, rec.obs, &inFunc)
 	status := deliver(t, base+"/paygate/callback?source=gw", callback.Completed, url.Values{"order_id": {"ord-tp"}},
 		http.Header{"Traceparent": {traceparent}})
@@ -84,7 +104,7 @@ func TestCallbackSpanContinuesTheSendersTrace(t *testing.T) {
 	assert.Equal(t, senderTraceID, span.SpanContext().TraceID().String(), "the sender's trace goes on")
 	assert.Equal(t, senderSpanID, span.Parent().SpanID().String(), "the sender's span is the parent")
 	assert.True(t, span.Parent().IsRemote())
-	assert.Equal(t, span.SpanContext().SpanID(), inFunc.SpanID(), "the Func runs in the callback's span")
+	assert.Equal(t, span.SpanContext().SpanID(), inFunc.get().SpanID(), "the Func runs in the callback's span")
 
 	u, err := url.Parse(base)
 	require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -12,7 +13,6 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
-	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/callback"
@@ -43,7 +43,7 @@ func TestWithPropagators(t *testing.T) {
 	header := http.Header{"Traceparent": {traceparent}}
 
 	rec := newRecordedWith(t, paygateotel.WithPropagators(propagation.TraceContext{}))
-	var inFunc trace.SpanContext
+	var inFunc funcSpan
 	require.Equal(t, http.StatusOK, deliver(t, routedHandler(t, rec.obs, &inFunc)+"/paygate/callback", callback.Completed, nil, header))
 	span := rec.onlySpan(t, paygateotel.CallbackSpanName)
 	assert.Equal(t, senderSpanID, span.Parent().SpanID().String(), "read with the propagator given")
@@ -61,8 +61,11 @@ func TestWithPropagators(t *testing.T) {
 // every call and delivery, and the Func of a callback left out runs in
 // the context it came with.
 func TestWithSpanFilter(t *testing.T) {
+	var mu sync.Mutex // the filter runs on the handler's goroutines too
 	var seen []paygateotel.SpanInfo
 	rec := newRecordedWith(t, paygateotel.WithSpanFilter(func(s paygateotel.SpanInfo) bool {
+		mu.Lock()
+		defer mu.Unlock()
 		seen = append(seen, s)
 		return s.Operation != "balance" && s.CallbackStatus != callback.Processing
 	}))
@@ -73,10 +76,10 @@ func TestWithSpanFilter(t *testing.T) {
 	_, err = client.Cards.Charge(testCtx(t), cardCharge(paygatetest.CardApproved, "ord-f1"))
 	require.NoError(t, err)
 
-	var inFunc trace.SpanContext
+	var inFunc funcSpan
 	base := routedHandler(t, rec.obs, &inFunc) + "/paygate/callback"
 	require.Equal(t, http.StatusOK, deliver(t, base, callback.Processing, url.Values{"id": {"501"}}, nil))
-	assert.False(t, inFunc.IsValid(), "a callback left out has no span for the Func to run in")
+	assert.False(t, inFunc.get().IsValid(), "a callback left out has no span for the Func to run in")
 	require.Equal(t, http.StatusOK, deliver(t, base, callback.Completed, url.Values{"id": {"502"}}, nil))
 	forged := paygatetest.NewCallbackSigner("sk_forger", paygate.FormExtended).Request(base, callback.Processing, nil)
 	resp, err := http.DefaultClient.Do(forged)
@@ -89,6 +92,8 @@ func TestWithSpanFilter(t *testing.T) {
 	require.Len(t, callbacks, 2, "the completed callback and the refused one")
 	assert.Equal(t, "completed", attrs(callbacks[0])[paygateotel.CallbackStatusKey].AsString())
 	assert.Equal(t, "signature_invalid", attrs(callbacks[1])[paygateotel.RefusalKey].AsString())
+	mu.Lock()
+	defer mu.Unlock()
 	assert.Equal(t, []paygateotel.SpanInfo{
 		{Operation: "balance"}, {Operation: "card/process"},
 		{Callback: true, CallbackStatus: callback.Processing}, {Callback: true, CallbackStatus: callback.Completed},
@@ -111,7 +116,7 @@ func TestWithoutIDs(t *testing.T) {
 	require.NoError(t, err)
 	_, err = client.Transactions.Status(testCtx(t), &paygate.TransactionStatusParams{ID: pay.ID})
 	require.NoError(t, err)
-	var inFunc trace.SpanContext
+	var inFunc funcSpan
 	require.Equal(t, http.StatusOK, deliver(t, routedHandler(t, rec.obs, &inFunc)+"/paygate/callback", callback.Completed,
 		url.Values{"order_id": {"ord-pii"}}, nil))
 
