@@ -156,8 +156,9 @@ func requestAttributes(d callback.Delivery) []attribute.KeyValue {
 		scheme = "https"
 	}
 	// Room for the status and the two ids start appends.
-	attrs := make([]attribute.KeyValue, 0, 9)
-	attrs = append(attrs, semconv.HTTPRequestMethodKey.String(d.Method), semconv.URLScheme(scheme))
+	attrs := make([]attribute.KeyValue, 0, 10)
+	attrs = appendMethod(attrs, d.Method)
+	attrs = append(attrs, semconv.URLScheme(scheme))
 	if d.Path != "" {
 		attrs = append(attrs, semconv.URLPath(d.Path))
 	}
@@ -172,6 +173,20 @@ func requestAttributes(d callback.Delivery) []attribute.KeyValue {
 		attrs = append(attrs, semconv.ServerPort(port))
 	}
 	return attrs
+}
+
+// appendMethod appends http.request.method as the semantic conventions
+// (and otelhttp) record it: a method the HTTP specifications do not define
+// is "_OTHER", with the method as sent in http.request.method_original, so
+// that what anyone can send to a public URL does not become a value of its
+// own.
+func appendMethod(attrs []attribute.KeyValue, method string) []attribute.KeyValue {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete,
+		http.MethodConnect, http.MethodOptions, http.MethodTrace, http.MethodPatch:
+		return append(attrs, semconv.HTTPRequestMethodKey.String(method))
+	}
+	return append(attrs, semconv.HTTPRequestMethodOther, semconv.HTTPRequestMethodOriginal(method))
 }
 
 // splitHostPort splits a Host header's host and port; the port is 0 when

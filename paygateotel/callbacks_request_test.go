@@ -140,3 +140,22 @@ func TestCallbackSpanWithoutARouteOrATraceparent(t *testing.T) {
 	_, hasRoute := a["http.route"]
 	assert.False(t, hasRoute, "no pattern routed the request")
 }
+
+// TestCallbackSpanOfAnUnknownMethod: the callback URL is public, and a
+// method the HTTP specifications do not define is recorded as the
+// semantic conventions (and otelhttp) do: "_OTHER", the method as sent in
+// http.request.method_original.
+func TestCallbackSpanOfAnUnknownMethod(t *testing.T) {
+	rig := newCallbackRig(t)
+	req, err := http.NewRequest("PROPFIND", rig.target+"/hook", nil)
+	require.NoError(t, err)
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, http.StatusMethodNotAllowed, resp.StatusCode)
+
+	a := attrs(rig.rec.onlySpan(t, paygateotel.CallbackSpanName))
+	assert.Equal(t, "_OTHER", a["http.request.method"].AsString())
+	assert.Equal(t, "PROPFIND", a["http.request.method_original"].AsString())
+	assert.Equal(t, "method", a[paygateotel.RefusalKey].AsString())
+}

@@ -24,7 +24,8 @@
 // http.response.status_code, server.address, server.port, url.template and
 // error.type. A callback's span has paygate.callback.status,
 // paygate.callback.verdict, paygate.callback.refusal and its transaction
-// and order ids, with http.request.method, http.response.status_code,
+// and order ids, with http.request.method (for a method HTTP does not
+// define "_OTHER", and http.request.method_original), http.response.status_code,
 // url.path, url.scheme, http.route (the path of the http.ServeMux pattern
 // that routed it), server.address and server.port (when the Host header
 // names one other than the scheme's default). No URL with its query is
