@@ -31,14 +31,16 @@ type Observer interface {
 
 // HeaderObserver is an Observer that reads some of a delivery's request
 // headers, to continue a trace that the sender (the gateway, a proxy in
-// front of the handler) started: the handler copies the headers that
-// DeliveryHeaders names (traceparent, tracestate: a propagator's Fields)
-// into [Delivery.Header]. It is asked at every delivery, so that a list
-// that changes (a global propagator set after the handler was made) is
-// followed. Authorization, Proxy-Authorization and Cookie are never
-// copied, named or not: they are credentials.
+// front of the handler) started: the handler puts the headers that
+// DeliveryHeaders names into [Delivery.Header]. Authorization,
+// Proxy-Authorization and Cookie are never given, named or not: they are
+// credentials.
 type HeaderObserver interface {
 	Observer
+	// DeliveryHeaders names the headers, in any case (traceparent,
+	// tracestate: a propagator's Fields). It is asked at every delivery,
+	// so that a list that changes (a global propagator set after the
+	// handler was made) is followed.
 	DeliveryHeaders() []string
 }
 
