@@ -75,8 +75,9 @@ type SpanInfo struct {
 // signature verified (or it was refused), so that it sees the status;
 // the callback's span, when kept, is still dated from the delivery's
 // arrival. What is done inside a call or a callback left out (an
-// instrumented transport's spans, the callback.Func's) has the caller's
-// span, if any, as parent. keep must be safe for concurrent use.
+// instrumented transport's spans, the callback.Func's) has as parent the
+// caller's span, or for a callback the sender's, if any. keep must be safe
+// for concurrent use.
 func WithSpanFilter(keep func(SpanInfo) bool) Option {
 	return optionFunc(func(c *config) { c.filter = keep })
 }
