@@ -57,6 +57,8 @@ func TestCompletedCharge(t *testing.T) {
 	assert.Equal(t, "succeeded", a[paygateotel.OutcomeKey].AsString())
 	_, hasRetries := a[paygateotel.RetriesKey]
 	assert.False(t, hasRetries, "paygate.retries is set only when the request was sent again")
+	_, hasResends := a["http.request.resend_count"]
+	assert.False(t, hasResends, "http.request.resend_count is set only when the request was sent again")
 	assert.Equal(t, "POST", a["http.request.method"].AsString())
 	assert.Equal(t, int64(200), a["http.response.status_code"].AsInt64())
 	assert.Equal(t, "127.0.0.1", a["server.address"].AsString())
@@ -131,6 +133,7 @@ func TestGETRetriedAfter503(t *testing.T) {
 
 	span := rec.onlySpan(t, "transaction/status")
 	a := attrs(span)
+	assert.Equal(t, int64(1), a["http.request.resend_count"].AsInt64(), "the semantic conventions' count of resends")
 	assert.Equal(t, int64(1), a[paygateotel.RetriesKey].AsInt64())
 	assert.Equal(t, "succeeded", a[paygateotel.OutcomeKey].AsString())
 	assert.Equal(t, pay.ID.String(), a[paygateotel.TransactionIDKey].AsString())
