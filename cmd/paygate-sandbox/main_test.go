@@ -36,5 +36,5 @@ func TestMain_VersionExitsZero(t *testing.T) {
 	cmd.Env = append(os.Environ(), "PAYGATE_SANDBOX_MAIN=1")
 	out, err := cmd.Output()
 	require.NoError(t, err, "exit status of -version: %s", out)
-	assert.Regexp(t, `^paygate-sandbox \(devel\) go1\.\S+\n`, string(out))
+	assert.Regexp(t, `^paygate-sandbox \(devel\) go1\.\S+ \S+/\S+\n`, string(out))
 }
