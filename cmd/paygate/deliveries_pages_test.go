@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate-go"
 )
 
 // The sandbox answers the deliveries a page at a time (per_page at most
@@ -33,6 +35,6 @@ func TestDeliveries_WalksEveryPage(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, all, total)
 	for i, d := range all {
-		assert.Equal(t, i+1, d.ID)
+		assert.Equal(t, paygate.ID(i+1), d.ID)
 	}
 }
