@@ -20,29 +20,28 @@ import (
 const saveEvery = 200 * time.Millisecond
 
 // WithStateFile keeps the sandbox's state (users, tokens, transactions,
-// balances, subscriptions, callbacks with their attempts, the clock, the
-// id counters) in the file at path across restarts: it is read at start
-// when it exists, and written after changes, at most every 200 ms, and at
-// Close. Each write goes to a temporary file beside it
-// (.NAME.sandbox-tmp-N) renamed over the state file, so the file is always
-// a whole state, and a process killed (even with SIGKILL) loses at most the
-// last 200 ms; the temporary file such a kill leaves is removed at the
-// next start. A path that is a symbolic link stays one: the file it names
-// is the one written. A file that cannot be read, holds a number out of
-// range, or was written by a newer sandbox, makes Listen fail (NewServer
-// panic) with an error naming it (ErrStateFile): the sandbox never starts
-// empty in its place. One sandbox at a time uses a state file: it holds
-// a lock on NAME.lock beside it (left in place) while it runs, and another
-// one started on the file fails with ErrStateFileInUse naming the holder's
-// process (outside Unix the file is not locked). The
-// file holds no key and no card number but the test cards' (another card
-// keeps its first six and last four digits, zeros between, which is all the
-// sandbox reads of it); it is written readable by its owner only. Faults,
-// dashboard sessions, login links, the guess budget and the confirm page's
-// form tokens (a confirm page open across a restart is opened again) are
-// not kept; projects and their settings (a
-// callback URL set through the control plane included) come from the
-// options at each start. An empty path keeps nothing.
+// balances, subscriptions, callbacks with their attempts, the clock, the id
+// counters) in the file at path across restarts: it is read at start when
+// it exists, and written after changes, at most every 200 ms, and at Close.
+// Each write goes to a temporary file beside it (.NAME.sandbox-tmp-N)
+// renamed over the state file, so the file is always a whole state, and a
+// process killed (even with SIGKILL) loses at most the last 200 ms; the
+// temporary file such a kill leaves is removed at the next start. A path
+// that is a symbolic link stays one: the file it names is the one written.
+// A file that cannot be read, holds a number out of range, or was written
+// by a newer sandbox, makes Listen fail (NewServer panic) with an error
+// naming it (ErrStateFile): the sandbox never starts empty in its place.
+// One sandbox at a time uses a state file: it holds a lock on NAME.lock
+// beside it (left in place) while it runs, and another one started on the
+// file fails with ErrStateFileInUse naming the holder's process (outside
+// Unix the file is not locked). The file holds no key and no card number
+// but the test cards' (another card keeps its first six and last four
+// digits, zeros between, which is all the sandbox reads of it); it is
+// written readable by its owner only. Faults, dashboard sessions, login
+// links, the guess budget and the confirm page's form tokens (a confirm
+// page open across a restart is opened again) are not kept; projects and
+// their settings (a callback URL set through the control plane included)
+// come from the options at each start. An empty path keeps nothing.
 func WithStateFile(path string) Option {
 	return func(c *config) { c.stateFile = path }
 }
