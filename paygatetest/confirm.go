@@ -33,8 +33,9 @@ func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request, id string)
 		http.Error(w, "payment not found", http.StatusNotFound)
 		return
 	}
-	// An open payment changes with each page served and each form taken
-	// (a token made or used up, the status): see Server.changed.
+	// Only a decision changes what is kept (see Server.changed): the form
+	// tokens live for the process only, so that showing the page, which
+	// anyone with its address may do, never makes the state file written.
 	open := t.status == paygate.StatusOpened
 	if r.Method == http.MethodPost && open {
 		if s.foreignOrigin(r) || !t.takeConfirmToken(r.PostFormValue("token")) {
@@ -50,7 +51,6 @@ func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request, id string)
 			s.transition(t, paygate.StatusFailed)
 		default:
 			s.mu.Unlock()
-			s.changed()
 			http.Error(w, "action must be approve or decline", http.StatusBadRequest)
 			return
 		}
@@ -61,7 +61,7 @@ func (s *Server) serveConfirm(w http.ResponseWriter, r *http.Request, id string)
 		page.Token = t.newConfirmToken()
 	}
 	s.mu.Unlock()
-	if open {
+	if open && status != paygate.StatusOpened {
 		s.changed()
 	}
 	switch status {

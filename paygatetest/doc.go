@@ -168,26 +168,39 @@
 // WithStateFile (paygate-sandbox -state FILE) keeps the sandbox's state in
 // a file: users, tokens, transactions, balances, subscriptions, callbacks
 // with their attempts and next attempt, the clock's advance and the id
-// counters. It is read at start and written at most every 200 ms after a
-// change, and at Close, to a temporary file renamed over it: the file is
-// always one whole state, and a process killed with SIGKILL loses at most
-// the last 200 ms. After a restart, processing payments settle, callbacks
-// that were queued are sent and retries keep their schedule. The file
-// carries a format version; a file that is corrupt, of a newer version,
-// or of a project the sandbox does not serve stops the start with an
-// error naming the file (ErrStateFile): the sandbox never starts empty in
-// its place. Only what may change the state is followed by a write: API
-// calls but the reads (status, transactions, balance, payout types and
-// parameters), control-plane POSTs, the confirm page of an open payment,
-// clock moves and callbacks; a read, the ACS and dashboard pages, or a
-// request refused before it is served (no or a wrong key or signature, an
-// unknown path, a body over the bound, too many guesses) writes nothing,
-// so that no client keeps the sandbox writing its whole state. The file
-// holds no key and no card number but the test cards' (other cards keep
-// their first six and last four digits, zeros between), readable by its
-// owner only. Faults, dashboard sessions and login links are not kept, and
-// projects with their settings (a callback URL set through the control
-// plane included) come from the options at each start.
+// counters. It is read at start, record by record as it is decoded (a start
+// costs about what the state it makes costs, in time and memory), and
+// written at most every 200 ms after a change, and at Close, to a temporary
+// file beside it (.FILE.sandbox-tmp-N) renamed over it: the file is always
+// one whole state, and a process killed with SIGKILL loses at most the last
+// 200 ms; the temporary file such a kill leaves is removed at the next
+// start, and no other file. A FILE that is a symbolic link stays one: the
+// file it names is written. After a restart, processing payments settle,
+// callbacks that were queued are sent and retries keep their schedule. The
+// file begins with its format version, and holds its fields in the order
+// the sandbox writes them; a file that is corrupt, of a newer version, out
+// of that order, of a project the sandbox does not serve, or with a number
+// out of range (a counter, an id, an attempt count, a card's expiry, a time
+// after the year 8000, an amount the API would refuse) stops the start with
+// an error naming the file and the field (ErrStateFile): the sandbox never
+// starts empty in its place, nor trips over the number later. One sandbox
+// at a time runs on a file: it holds a lock on FILE.lock beside it (left in
+// place; the lock goes with the process), and a second one started on the
+// file, by its name or a link, stops with ErrStateFileInUse naming the
+// holder's process (outside Unix the file is not locked). Only what may
+// change the state is followed by a write: API calls but the reads (status,
+// transactions, balance, payout types and parameters), control-plane POSTs,
+// a confirm form that decides a payment, clock moves and callbacks; a read,
+// the confirm, ACS and dashboard pages, or a request refused before it is
+// served (no or a wrong key or signature, an unknown path, a body over the
+// bound, too many guesses) writes nothing, so that no client keeps the
+// sandbox writing its whole state. The file holds no key and no card number
+// but the test cards' (other cards keep their first six and last four
+// digits, zeros between), readable by its owner only. Faults, dashboard
+// sessions, login links and the confirm page's form tokens are not kept (a
+// confirm page open across a restart is opened again), and projects with
+// their settings (a callback URL set through the control plane included)
+// come from the options at each start.
 //
 // # Time
 //

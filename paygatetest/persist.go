@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -21,20 +20,28 @@ import (
 const saveEvery = 200 * time.Millisecond
 
 // WithStateFile keeps the sandbox's state (users, tokens, transactions,
-// balances, subscriptions, callbacks with their attempts, the clock, the
-// id counters) in the file at path across restarts: it is read at start
-// when it exists, and written after changes, at most every 200 ms, and at
-// Close. Each write goes to a temporary file renamed over the state file,
-// so the file is always a whole state, and a process killed (even with
-// SIGKILL) loses at most the last 200 ms. A file that cannot be read, or
-// was written by a newer sandbox, makes Listen fail (NewServer panic) with
-// an error naming it: the sandbox never starts empty in its place. The
-// file holds no key and no card number but the test cards' (another card
-// keeps its first six and last four digits, zeros between, which is all the
-// sandbox reads of it); it is written readable by its owner only. Faults, dashboard sessions, login
-// links and the guess budget are not kept; projects and their settings (a
-// callback URL set through the control plane included) come from the
-// options at each start. An empty path keeps nothing.
+// balances, subscriptions, callbacks with their attempts, the clock, the id
+// counters) in the file at path across restarts: it is read at start when
+// it exists, and written after changes, at most every 200 ms, and at Close.
+// Each write goes to a temporary file beside it (.NAME.sandbox-tmp-N)
+// renamed over the state file, so the file is always a whole state, and a
+// process killed (even with SIGKILL) loses at most the last 200 ms; the
+// temporary file such a kill leaves is removed at the next start. A path
+// that is a symbolic link stays one: the file it names is the one written.
+// A file that cannot be read, holds a number out of range, or was written
+// by a newer sandbox, makes Listen fail (NewServer panic) with an error
+// naming it (ErrStateFile): the sandbox never starts empty in its place.
+// One sandbox at a time uses a state file: it holds a lock on NAME.lock
+// beside it (left in place) while it runs, and another one started on the
+// file fails with ErrStateFileInUse naming the holder's process (outside
+// Unix the file is not locked). The file holds no key and no card number
+// but the test cards' (another card keeps its first six and last four
+// digits, zeros between, which is all the sandbox reads of it); it is
+// written readable by its owner only. Faults, dashboard sessions, login
+// links, the guess budget and the confirm page's form tokens (a confirm
+// page open across a restart is opened again) are not kept; projects and
+// their settings (a callback URL set through the control plane included)
+// come from the options at each start. An empty path keeps nothing.
 func WithStateFile(path string) Option {
 	return func(c *config) { c.stateFile = path }
 }
@@ -45,52 +52,57 @@ var ErrStateFile = errors.New("paygatetest: unusable state file")
 
 // persister writes the state file after changes.
 type persister struct {
-	path  string
-	dirty atomic.Bool
-	stop  chan struct{}
-	done  chan struct{}
-	once  sync.Once
+	name   string // the file as given, for messages
+	path   string // the file its symbolic links name, which is written
+	unlock func() // releases the file's lock; see lockStateFile
+	dirty  atomic.Bool
+	stop   chan struct{}
+	done   chan struct{}
+	once   sync.Once // of finish
+	// released makes release run once: Close calls it after finish, and
+	// a start that fails after taking the lock calls it too.
+	released sync.Once
 }
 
-// loadStateFile reads the state file into s, when it exists: restored
-// reports whether it did.
-func (s *Server) loadStateFile(path string) (restored bool, err error) {
-	raw, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+// openStateFile makes the writer of the state file at name, not yet
+// started: it follows the file's symbolic links, takes its lock (see
+// lockStateFile) and removes the temporary files a sandbox killed while
+// writing it left. Whoever gets it calls release once done.
+func openStateFile(name string) (*persister, error) {
+	path, err := resolveStatePath(name)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %v", ErrStateFile, name, err)
+	}
+	unlock, err := lockStateFile(path)
+	if errors.Is(err, ErrStateFileInUse) {
+		return nil, err
 	}
 	if err != nil {
-		return false, fmt.Errorf("%w %s: %v", ErrStateFile, path, err)
+		return nil, fmt.Errorf("%w %s: %v", ErrStateFile, name, err)
 	}
-	var head struct {
-		Version *int `json:"version"`
+	if err := removeStaleTemps(path); err != nil {
+		unlock()
+		return nil, fmt.Errorf("%w %s: %v", ErrStateFile, name, err)
 	}
-	if err := json.Unmarshal(raw, &head); err != nil || head.Version == nil {
-		return false, fmt.Errorf("%w %s: not a sandbox state file (corrupt or truncated): remove it to start empty", ErrStateFile, path)
-	}
-	if *head.Version != stateVersion {
-		return false, fmt.Errorf("%w %s: format version %d, and this sandbox reads version %d: use the sandbox that wrote it, or remove the file to start empty",
-			ErrStateFile, path, *head.Version, stateVersion)
-	}
-	var saved savedState
-	if err := json.Unmarshal(raw, &saved); err != nil {
-		return false, fmt.Errorf("%w %s: corrupt: %v", ErrStateFile, path, err)
-	}
-	if err := s.restore(saved); err != nil {
-		return false, fmt.Errorf("%w %s: %v", ErrStateFile, path, err)
-	}
-	return true, nil
+	return &persister{name: name, path: path, unlock: unlock, stop: make(chan struct{}), done: make(chan struct{})}, nil
 }
 
-// startPersisting writes the state file from now on: at once (so that a
-// bad path is found at start and the file exists), then after changes.
-// Changes are the requests that may have changed the state (see
-// Server.changed), callbacks recorded or attempted (the delivery log's
-// changes) and clock moves.
-func (s *Server) startPersisting(path string) error {
-	p := &persister{path: path, stop: make(chan struct{}), done: make(chan struct{})}
-	if err := p.write(s.snapshot()); err != nil {
-		return err
+// release releases the state file's lock, once; it writes nothing.
+func (p *persister) release() { p.released.Do(p.unlock) }
+
+// startPersisting writes the state file from now on: at once when it was
+// not restored from it (so that a bad path is found at start and the file
+// exists), then after changes. A file restored from holds the state
+// already, and its lock file beside it shows the directory takes new
+// files: writing it again would only make the start slower and its peak
+// of memory higher. Changes are the requests that may have changed the
+// state (see Server.changed), callbacks recorded or attempted (the
+// delivery log's changes) and clock moves.
+func (s *Server) startPersisting(p *persister, restored bool) error {
+	if !restored {
+		if err := p.write(s.snapshot()); err != nil {
+			return err
+		}
 	}
 	s.persist = p
 	unsub := s.clock.subscribe(func() { p.dirty.Store(true) })
@@ -133,9 +145,9 @@ func (s *Server) startPersisting(path string) error {
 // writer writing the whole state. The handlers that may change it call
 // this: an authenticated API call but the reads (route.reads), whatever
 // it answers; a control-plane operation but the GET ones, whatever it
-// answers; the confirm page when it makes or uses up a form token or
-// decides a payment. Dashboard sessions, login links and faults are not
-// kept, and the ACS page keeps nothing.
+// answers; the confirm page when it decides a payment. Dashboard sessions,
+// login links, faults and the confirm page's form tokens are not kept, and
+// the ACS page keeps nothing.
 func (s *Server) changed() {
 	if s.persist != nil {
 		s.persist.dirty.Store(true)
@@ -144,7 +156,7 @@ func (s *Server) changed() {
 
 // finish stops the writer and writes the state a last time; Close calls it
 // once no request is served any more and before callbacks stop, so that
-// callbacks still due are kept as due.
+// callbacks still due are kept as due, then releases the file's lock.
 func (p *persister) finish(s *Server) {
 	p.once.Do(func() {
 		close(p.stop)
@@ -158,18 +170,19 @@ func (p *persister) finish(s *Server) {
 func (p *persister) save(s *Server) {
 	if err := p.write(s.snapshot()); err != nil {
 		p.dirty.Store(true)
-		slog.Error("paygatetest: cannot write the state file", "file", p.path, "error", err)
+		slog.Error("paygatetest: cannot write the state file", "file", p.name, "error", err)
 	}
 }
 
 // write replaces the state file by saved: a temporary file in the same
-// directory, synced, then renamed over it, so that the file is a whole
-// state at every moment, the old one or the new one. The JSON is streamed
-// to the file, never held whole in memory.
+// directory (named by tempPrefix), synced, then renamed over it, so that
+// the file is a whole state at every moment, the old one or the new one;
+// a symbolic link to it stays a link. The JSON is streamed to the file,
+// never held whole in memory.
 func (p *persister) write(saved savedState) error {
-	tmp, err := os.CreateTemp(filepath.Dir(p.path), "."+filepath.Base(p.path)+".*")
+	tmp, err := os.CreateTemp(filepath.Dir(p.path), tempPrefix(p.path)+"*")
 	if err != nil {
-		return fmt.Errorf("state file %s: %w", p.path, err)
+		return fmt.Errorf("state file %s: %w", p.name, err)
 	}
 	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
 	buf := bufio.NewWriterSize(tmp, 64<<10)
@@ -187,7 +200,7 @@ func (p *persister) write(saved savedState) error {
 		err = os.Rename(tmp.Name(), p.path)
 	}
 	if err != nil {
-		return fmt.Errorf("state file %s: %w", p.path, err)
+		return fmt.Errorf("state file %s: %w", p.name, err)
 	}
 	return nil
 }

@@ -110,7 +110,6 @@ type savedExtra struct {
 	ThreeDSOutcome paygate.Status  `json:"three_ds_outcome,omitempty"`
 	SuccessURL     string          `json:"success_url,omitempty"`
 	FailURL        string          `json:"fail_url,omitempty"`
-	ConfirmTokens  []string        `json:"confirm_tokens,omitempty"`
 	ChargebackID   int64           `json:"chargeback_id,omitempty"`
 	RetrievalID    int64           `json:"retrieval_id,omitempty"`
 	PenaltyID      int64           `json:"penalty_id,omitempty"`
@@ -200,7 +199,7 @@ func saveTxn(t *txn) savedTxn {
 			Reason: x.reason, Earlier: x.earlier, Reversed: x.reversed, ReversedTo: x.reversedTo, MD: x.md,
 			Remember: x.remember, Recurring: x.recurring, Subscribed: x.subscribed, RecurInterval: x.recurInterval,
 			RecurTrial: x.recurTrial, PermanentToken: x.permanentToken, ThreeDSOutcome: x.threeDSOutcome,
-			SuccessURL: x.successURL, FailURL: x.failURL, ConfirmTokens: x.confirmTokens,
+			SuccessURL: x.successURL, FailURL: x.failURL,
 			ChargebackID: x.chargebackID, RetrievalID: x.retrievalID, PenaltyID: x.penaltyID,
 		}
 	}
@@ -215,7 +214,7 @@ func (e *savedExtra) extra() *txnExtra {
 		reason: e.Reason, earlier: e.Earlier, reversed: e.Reversed, reversedTo: e.ReversedTo, md: e.MD,
 		remember: e.Remember, recurring: e.Recurring, subscribed: e.Subscribed, recurInterval: e.RecurInterval,
 		recurTrial: e.RecurTrial, permanentToken: e.PermanentToken, threeDSOutcome: e.ThreeDSOutcome,
-		successURL: e.SuccessURL, failURL: e.FailURL, confirmTokens: e.ConfirmTokens,
+		successURL: e.SuccessURL, failURL: e.FailURL,
 		chargebackID: e.ChargebackID, retrievalID: e.RetrievalID, penaltyID: e.PenaltyID,
 	}
 }

@@ -89,92 +89,226 @@ func (c *Clock) restoreClock(saved savedClock) {
 }
 
 // restore replaces the state, which holds only the configured projects,
-// by saved: every name in it must resolve (a project the configuration
-// lacks, a user or transaction that is not in the file), else it is an
-// error and nothing changed. It runs before the server serves.
+// by saved: every number in range (see persist_check.go), every name
+// resolved (a project the configuration lacks, a user or transaction that
+// is not in the file is an error). It runs before the server serves; on an
+// error the server is not to be used. readState restores from the file
+// itself the same way, record by record.
 func (s *Server) restore(saved savedState) error {
-	st := newState(s.st.retention, s.st.log)
-	st.projects, st.maxTokens = s.st.projects, s.st.maxTokens
-	st.nextTxn, st.nextUser, st.nextToken = saved.NextTxn, saved.NextUser, saved.NextToken
-	project := func(key string) (*Project, error) {
-		if p := st.projects[key]; p != nil {
-			return p, nil
-		}
-		return nil, fmt.Errorf("it holds the state of project %q, which this sandbox does not serve (start it with that project)", key)
+	r := s.newRestorer()
+	err := firstError(
+		r.counter("next_transaction", saved.NextTxn), r.counter("next_user", saved.NextUser),
+		r.counter("next_token", saved.NextToken), r.counter("last_delivery", int64(saved.LastDelivery)),
+		r.clock(saved.Clock), r.balances(saved.Balances),
+	)
+	if err != nil {
+		return err
 	}
 	for _, su := range saved.Users {
-		p, err := project(su.Project)
-		if err != nil {
+		if err := r.user(su); err != nil {
 			return err
 		}
-		if n, err := strconv.ParseInt(su.ID, 10, 64); err != nil || n < 1 || n >= st.nextUser || st.users[su.ID] != nil {
-			return fmt.Errorf("user id %q is repeated, or no number below the next user id %d", su.ID, st.nextUser)
-		}
-		u := &user{id: su.ID, project: p, identifier: su.Identifier, displayName: su.DisplayName, email: su.Email,
-			phone: su.Phone, ip: su.IP, locale: su.Locale}
-		st.users[u.id] = u
-		st.identifiers[p.Key+"\x00"+u.identifier] = u
 	}
 	for _, stok := range saved.Tokens {
-		p, err := project(stok.Project)
-		if err != nil {
+		if err := r.token(stok); err != nil {
 			return err
-		}
-		if !stok.Card.valid() || !validTokenID(stok.ID, st.nextToken) || st.tokens[stok.ID] != nil {
-			return fmt.Errorf("token %q is repeated, has no card number, or is no id below the next token number %d", stok.ID, st.nextToken)
-		}
-		t := &token{id: stok.ID, project: p, card: st.sameCard(stok.Card.card()), expiresAt: stok.ExpiresAt,
-			used: stok.Used, permanent: stok.Permanent, pending: stok.Pending}
-		st.tokens[t.id] = t
-		if !t.permanent {
-			st.temporary = append(st.temporary, t) // in the order they were made: the file sorts them by id
 		}
 	}
 	for _, sx := range saved.Transactions {
-		if err := st.restoreTxn(sx, project); err != nil {
-			return fmt.Errorf("transaction %d: %w", sx.ID, err)
+		if err := r.txn(sx); err != nil {
+			return err
 		}
 	}
 	for _, ss := range saved.Subscriptions {
-		u := st.users[ss.User]
-		if u == nil || !ss.Card.valid() {
-			return fmt.Errorf("the subscription of transaction %d names no user or card number", ss.ReferenceID)
-		}
-		// A subscription runs recurringLifetime from its start, and its
-		// first automatic charge is after the start: a file that says
-		// otherwise would make the sandbox charge for centuries.
-		if ss.Interval < 0 || ss.EndsAt.Sub(ss.NextAuto) > recurringLifetime {
-			return fmt.Errorf("the subscription of transaction %d runs longer than %s", ss.ReferenceID, recurringLifetime)
-		}
-		st.recurring[u.id] = &subscription{user: u, card: st.sameCard(ss.Card.card()), referenceID: ss.ReferenceID,
-			orderID: ss.OrderID, interval: ss.Interval, price: ss.Price, currency: ss.Currency,
-			lastManual: ss.LastManual, nextAuto: ss.NextAuto, endsAt: ss.EndsAt, cancelled: ss.Cancelled}
-	}
-	for key, m := range saved.Balances {
-		if _, err := project(key); err != nil {
+		if err := r.subscription(ss); err != nil {
 			return err
 		}
-		st.balances[key] = make(map[string]decimal.Decimal, len(m))
-		for cur, v := range m {
-			st.balances[key][cur] = v
+	}
+	for _, sd := range saved.Deliveries {
+		if err := r.delivery(sd); err != nil {
+			return err
 		}
 	}
-	if err := s.deliveries.log.restore(saved, st.txns); err != nil {
+	r.commit()
+	return nil
+}
+
+// restorer builds a state from the records of a state file, one at a
+// time, in the order the file holds them (see stateFields): the counters
+// before the records they number, users before what names them,
+// transactions before their subscriptions and callbacks.
+type restorer struct {
+	s            *Server
+	st           *state
+	lastDelivery int
+	saved        savedClock
+	strs         map[string]string // see same
+}
+
+// same returns the copy of v restored before, if any: the values a
+// running sandbox shares among transactions and callbacks (a type, a
+// status, a currency, a callback URL) are shared again, rather than each
+// record keeping a copy of its own from the file.
+func (r *restorer) same(v string) string {
+	if kept, ok := r.strs[v]; ok {
+		return kept
+	}
+	r.strs[v] = v
+	return v
+}
+
+// newRestorer starts a state with only the configured projects, and
+// empties the delivery log.
+func (s *Server) newRestorer() *restorer {
+	st := newState(s.st.retention, s.st.log)
+	st.projects, st.maxTokens = s.st.projects, s.st.maxTokens
+	s.deliveries.log.reset()
+	return &restorer{s: s, st: st, strs: make(map[string]string)}
+}
+
+// commit makes the restored state the server's.
+func (r *restorer) commit() {
+	l := r.s.deliveries.log
+	l.mu.Lock()
+	l.lastSeq = r.lastDelivery
+	l.mu.Unlock()
+	r.s.clock.restoreClock(r.saved)
+	r.s.st = r.st
+}
+
+// project returns the configured project of key.
+func (r *restorer) project(key string) (*Project, error) {
+	if p := r.st.projects[key]; p != nil {
+		return p, nil
+	}
+	return nil, fmt.Errorf("it holds the state of project %q, which this sandbox does not serve (start it with that project)", key)
+}
+
+// counter sets the id counter of the state file's field.
+func (r *restorer) counter(field string, v int64) error {
+	switch field {
+	case "next_transaction":
+		r.st.nextTxn = v
+		return checkInt(field, v, firstTransactionID, lastTransactionID)
+	case "next_user":
+		r.st.nextUser = v
+		return checkInt(field, v, 1, maxCounter)
+	case "next_token":
+		r.st.nextToken = v
+		return checkInt(field, v, 1, lastTokenNumber)
+	}
+	r.lastDelivery = int(v)
+	return checkInt(field, v, 0, maxCounter)
+}
+
+func (r *restorer) clock(c savedClock) error {
+	r.saved = c
+	return c.check()
+}
+
+func (r *restorer) balances(saved map[string]map[string]decimal.Decimal) error {
+	if err := checkBalances(saved); err != nil {
 		return err
 	}
-	s.clock.restoreClock(saved.Clock)
-	s.st = st
+	for key, m := range saved {
+		if _, err := r.project(key); err != nil {
+			return err
+		}
+		r.st.balances[key] = make(map[string]decimal.Decimal, len(m))
+		for cur, v := range m {
+			r.st.balances[key][cur] = v
+		}
+	}
 	return nil
+}
+
+func (r *restorer) user(su savedUser) error {
+	st := r.st
+	p, err := r.project(su.Project)
+	if err != nil {
+		return err
+	}
+	if n, err := strconv.ParseInt(su.ID, 10, 64); err != nil || n < 1 || n >= st.nextUser || st.users[su.ID] != nil {
+		return fmt.Errorf("user id %q is repeated, or no number below the next user id %d", su.ID, st.nextUser)
+	}
+	u := &user{id: su.ID, project: p, identifier: su.Identifier, displayName: su.DisplayName, email: su.Email,
+		phone: su.Phone, ip: su.IP, locale: su.Locale}
+	st.users[u.id] = u
+	st.identifiers[p.Key+"\x00"+u.identifier] = u
+	return nil
+}
+
+func (r *restorer) token(stok savedToken) error {
+	st := r.st
+	p, err := r.project(stok.Project)
+	if err != nil {
+		return err
+	}
+	if err := stok.check(); err != nil {
+		return fmt.Errorf("token %q: %w", stok.ID, err)
+	}
+	if !stok.Card.valid() || !validTokenID(stok.ID, st.nextToken) || st.tokens[stok.ID] != nil {
+		return fmt.Errorf("token %q is repeated, has no card number, or is no id below the next token number %d", stok.ID, st.nextToken)
+	}
+	t := &token{id: stok.ID, project: p, card: st.sameCard(stok.Card.card()), expiresAt: stok.ExpiresAt,
+		used: stok.Used, permanent: stok.Permanent, pending: stok.Pending}
+	st.tokens[t.id] = t
+	if !t.permanent {
+		st.temporary = append(st.temporary, t) // in the order they were made: the file sorts them by id
+	}
+	return nil
+}
+
+// txn adds a saved transaction.
+func (r *restorer) txn(sx savedTxn) error {
+	sx.Type, sx.Status = paygate.TransactionType(r.same(string(sx.Type))), paygate.Status(r.same(string(sx.Status)))
+	sx.Method, sx.Currency = r.same(sx.Method), r.same(sx.Currency)
+	if err := r.st.restoreTxn(sx, r.project); err != nil {
+		return fmt.Errorf("transaction %d: %w", sx.ID, err)
+	}
+	return nil
+}
+
+func (r *restorer) subscription(ss savedSubscription) error {
+	st := r.st
+	if err := ss.check(st.nextTxn); err != nil {
+		return fmt.Errorf("the subscription of transaction %d: %w", ss.ReferenceID, err)
+	}
+	u := st.users[ss.User]
+	if u == nil || !ss.Card.valid() {
+		return fmt.Errorf("the subscription of transaction %d names no user or card number", ss.ReferenceID)
+	}
+	// A subscription runs recurringLifetime from its start, and its
+	// first automatic charge is after the start: a file that says
+	// otherwise would make the sandbox charge for centuries.
+	if ss.EndsAt.Sub(ss.NextAuto) > recurringLifetime {
+		return fmt.Errorf("the subscription of transaction %d runs longer than %s", ss.ReferenceID, recurringLifetime)
+	}
+	st.recurring[u.id] = &subscription{user: u, card: st.sameCard(ss.Card.card()), referenceID: ss.ReferenceID,
+		orderID: ss.OrderID, interval: ss.Interval, price: ss.Price, currency: ss.Currency,
+		lastManual: ss.LastManual, nextAuto: ss.NextAuto, endsAt: ss.EndsAt, cancelled: ss.Cancelled}
+	return nil
+}
+
+func (r *restorer) delivery(sd savedDelivery) error {
+	if err := sd.check(r.lastDelivery); err != nil {
+		return fmt.Errorf("delivery %d: %w", sd.Seq, err)
+	}
+	sd.URL = r.same(sd.URL)
+	return r.s.deliveries.log.restore(sd, r.st.txns[sd.Transaction])
 }
 
 // restoreTxn adds a saved transaction to st.
 func (st *state) restoreTxn(sx savedTxn, project func(string) (*Project, error)) error {
+	if err := sx.check(st.nextTxn); err != nil {
+		return err
+	}
 	p, err := project(sx.Project)
 	if err != nil {
 		return err
 	}
-	if st.txns[sx.ID] != nil || sx.ID >= st.nextTxn {
-		return fmt.Errorf("its id is repeated or beyond the next id %d", st.nextTxn)
+	if st.txns[sx.ID] != nil {
+		return errors.New("its id is repeated")
 	}
 	t := &txn{id: sx.ID, project: p, orderID: sx.OrderID, referenceID: sx.ReferenceID, price: st.sameAmount(sx.Price),
 		currency: sx.Currency, typ: sx.Type, method: sx.Method, status: sx.Status, createdAt: sx.CreatedAt,
@@ -201,34 +335,42 @@ func (st *state) restoreTxn(sx savedTxn, project func(string) (*Project, error))
 	return nil
 }
 
-// restore fills the empty log with the saved deliveries of txns. A
-// callback that was queued or being sent when the state was saved is
-// neither done nor scheduled: resume sends it again.
-func (l *deliveryLog) restore(saved savedState, txns map[int64]*txn) error {
+// reset empties the log, before a restore.
+func (l *deliveryLog) reset() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.list, l.holes, l.lastSeq = l.list[:0], 0, saved.LastDelivery
+	l.list, l.holes, l.lastSeq = l.list[:0], 0, 0
 	clear(l.retries)
 	clear(l.kept)
-	for _, sd := range saved.Deliveries {
-		t := txns[sd.Transaction]
-		if t == nil || sd.Seq > saved.LastDelivery || (len(l.list) > 0 && sd.Seq <= l.list[len(l.list)-1].seq) {
-			return fmt.Errorf("delivery %d names no kept transaction, or is out of order", sd.Seq)
+}
+
+// restore adds the saved callback sd of t (nil when the state holds no
+// such transaction) after those restored before it. A callback that was
+// queued or being sent when the state was saved is neither done nor
+// scheduled: resume sends it again. The restorer sets the log's lastSeq
+// once every callback is in.
+func (l *deliveryLog) restore(sd savedDelivery, t *txn) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if t == nil || (len(l.list) > 0 && sd.Seq <= l.list[len(l.list)-1].seq) {
+		return fmt.Errorf("delivery %d names no kept transaction, or is out of order", sd.Seq)
+	}
+	d := delivery{seq: sd.Seq, prev: t.lastSeq, txn: t, url: sd.URL, status: l.status(sd.Status), reason: sd.Reason,
+		attempts: sd.Attempts, automatic: sd.Automatic, delivered: sd.Delivered, done: true}
+	if len(sd.History) > 0 {
+		d.history = make([]attempt, len(sd.History))
+		for i, a := range sd.History {
+			d.history[i] = newAttempt(a.At, a.Status, nil, a.Manual)
+			d.history[i].err = a.Error
 		}
-		d := delivery{seq: sd.Seq, prev: t.lastSeq, txn: t, url: sd.URL, status: l.status(sd.Status), reason: sd.Reason,
-			attempts: sd.Attempts, automatic: sd.Automatic, delivered: sd.Delivered, done: true}
-		for _, a := range sd.History {
-			d.history = append(d.history, newAttempt(a.At, a.Status, nil, a.Manual))
-			d.history[len(d.history)-1].err = a.Error
-		}
-		d.setNext(sd.NextAt)
-		t.lastSeq = sd.Seq
-		l.kept.add(t.project)
-		l.list = append(l.list, d)
-		l.setDone(&l.list[len(l.list)-1], sd.Done)
-		if d.hasNext {
-			l.retries[d.seq] = retry{seq: d.seq, target: d.url, at: d.nextAt()}
-		}
+	}
+	d.setNext(sd.NextAt)
+	t.lastSeq = sd.Seq
+	l.kept.add(t.project)
+	l.list = append(l.list, d)
+	l.setDone(&l.list[len(l.list)-1], sd.Done)
+	if d.hasNext {
+		l.retries[d.seq] = retry{seq: d.seq, target: d.url, at: d.nextAt()}
 	}
 	return nil
 }

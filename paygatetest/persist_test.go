@@ -86,6 +86,11 @@ func TestStateFile_RefusesACorruptOrNewerFile(t *testing.T) {
 		"truncated":                  `{"version":1,"transactions":[`,
 		"not JSON":                   "\x00\x01garbage",
 		"newer":                      `{"version":99}`,
+		"version not first":          `{"next_user":2,"version":1}`,
+		"fields out of order":        `{"version":1,"users":[],"next_user":2}`,
+		"a field twice":              `{"version":1,"users":[],"users":[]}`,
+		"data after the state":       `{"version":1} {}`,
+		"a list that is not one":     `{"version":1,"transactions":{}}`,
 		"user id beyond the counter": `{"version":1,"next_user":1,"users":[{"id":"1","project":"sandbox-project","identifier":"a"}]}`,
 		"token id beyond the counter": `{"version":1,"next_token":1,"tokens":[{"id":"tmp_0000000000000001","project":"sandbox-project",` +
 			`"card":{"number":"4242424242424242"}}]}`,

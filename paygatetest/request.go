@@ -212,10 +212,17 @@ func parseAmount(v string) (decimal.Decimal, bool) {
 		return decimal.Zero, false
 	}
 	d, err := decimal.NewFromString(v)
-	if err != nil || d.Exponent() < -maxAmountScale || d.Exponent() > maxAmountLength {
+	if err != nil || !amountInRange(d, maxAmount) {
 		return decimal.Zero, false
 	}
-	return d, d.Abs().LessThan(maxAmount)
+	return d, true
+}
+
+// amountInRange reports whether d has at most maxAmountScale decimal
+// places and is below limit. The exponent is looked at first: comparing
+// 1e999999999 would cost gigabytes.
+func amountInRange(d, limit decimal.Decimal) bool {
+	return d.Exponent() >= -maxAmountScale && d.Exponent() <= maxAmountLength && d.Abs().LessThan(limit)
 }
 
 // readCurrency reads an ISO 4217 code in either letter case, as upper case,

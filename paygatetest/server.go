@@ -158,6 +158,7 @@ func (s *Server) Close() {
 		s.hs.Close()
 		if s.persist != nil {
 			s.persist.finish(s)
+			s.persist.release()
 		}
 		s.deliveries.close()
 	})
@@ -217,9 +218,14 @@ func start(addr string, opts []Option) (*Server, error) {
 	s.st.addProject(p)
 	s.st.maxTokens = cfg.maxTokens
 	restored := false // from the state file: then the fixtures are in it
+	var persist *persister
 	if cfg.stateFile != "" {
 		var err error
-		if restored, err = s.loadStateFile(cfg.stateFile); err != nil {
+		if persist, err = openStateFile(cfg.stateFile); err != nil {
+			return nil, err
+		}
+		if restored, err = s.loadStateFile(persist); err != nil {
+			persist.release()
 			return nil, err
 		}
 	}
@@ -228,6 +234,9 @@ func start(addr string, opts []Option) (*Server, error) {
 	if addr != "" {
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
+			if persist != nil {
+				persist.release()
+			}
 			return nil, err
 		}
 		s.hs.Listener.Close()
@@ -238,9 +247,10 @@ func start(addr string, opts []Option) (*Server, error) {
 	// URL is set before the first request can arrive: handlers read it.
 	s.URL = "http://" + s.hs.Listener.Addr().String()
 	s.publicURL = cmp.Or(cfg.publicURL, s.URL)
-	if cfg.stateFile != "" {
-		if err := s.startPersisting(cfg.stateFile); err != nil {
+	if persist != nil {
+		if err := s.startPersisting(persist, restored); err != nil {
 			s.hs.Listener.Close()
+			persist.release()
 			return nil, err
 		}
 	}

@@ -208,7 +208,7 @@ type txnExtra struct {
 
 	// alternative-method payments
 	successURL, failURL string
-	confirmTokens       []string // of the confirm forms served and not used, oldest first
+	confirmTokens       []string // of the confirm forms served and not used, oldest first; not in the state file
 
 	// disputes (see events.go): the chargeback of a payment, the retrieval
 	// of a chargeback, the penalty of a chargeback or refund

@@ -7,7 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -68,4 +70,21 @@ func TestRun_RefusesMissingFixturesAndACorruptState(t *testing.T) {
 		envOf(nil), &cmdtest.Buffer{}, &cmdtest.Buffer{})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), state)
+}
+
+// Two sandboxes on one -state file would overwrite each other's state: the
+// second stops at start, saying which file and who holds it.
+func TestRun_ASecondSandboxOnOneStateFileIsRefused(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state.json")
+	_, stop := startRun(t, &cmdtest.Buffer{}, "-secret", "s", "-state", state)
+	defer stop()
+	// Refused at once; were it not, it would serve until the context ends.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := Run(ctx, "paygate-sandbox", []string{"-addr", "127.0.0.1:0", "-secret", "s", "-state", state},
+		envOf(nil), &cmdtest.Buffer{}, &cmdtest.Buffer{})
+	require.Error(t, err, "the second sandbox served")
+	assert.Contains(t, err.Error(), state)
+	assert.Contains(t, err.Error(), "in use by another sandbox")
+	assert.Contains(t, err.Error(), "process "+strconv.Itoa(os.Getpid()))
 }
