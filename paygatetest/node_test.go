@@ -1,0 +1,28 @@
+package paygatetest_test
+
+import (
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestControlPlane_FromNode drives the control plane from JavaScript
+// (Debian's nodejs, its built-in fetch and JSON.parse; .ci/install-node
+// installs it): it lists the transactions and charges one back by the id
+// it read, which holds only while every control-plane id is a JSON string,
+// since JSON.parse reads a 19-digit number as the nearest float64.
+func TestControlPlane_FromNode(t *testing.T) {
+	t.Parallel()
+	node, err := exec.LookPath("node")
+	require.NoError(t, err, "node is needed: run .ci/install-node")
+	s := newSandbox(t)
+	fixtures, err := filepath.Abs("testdata/fixtures/example.json")
+	require.NoError(t, err)
+	cmd := exec.Command(node, "testdata/controlplane_client.mjs")
+	cmd.Env = []string{"PAYGATE_SANDBOX_URL=" + s.srv.URL, "PAYGATE_SECRET=" + s.srv.PrivateKey, "FIXTURES=" + fixtures}
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "control plane from Node: 11 transactions")
+}
