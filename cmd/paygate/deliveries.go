@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/paygate/paygate-go/internal/jsonscalar"
 )
 
 func newDeliveriesCmd(cfg *config) *cobra.Command {
@@ -69,7 +71,7 @@ func newRedeliverCmd(cfg *config) *cobra.Command {
 				return err
 			}
 			return cfg.emit(d, func(w io.Writer) {
-				fmt.Fprintf(w, "delivery %d (%s id=%s) queued again to %s\n", d.ID, d.Fields["status"], d.Fields["id"], d.URL)
+				fmt.Fprintf(w, "delivery %s (%s id=%s) queued again to %s\n", d.ID, d.Fields["status"], d.Fields["id"], d.URL)
 			})
 		},
 	}
@@ -79,7 +81,7 @@ func newRedeliverCmd(cfg *config) *cobra.Command {
 // members it does not name are kept as received, so that --json prints
 // whatever the sandbox tells (a next attempt's time, for one).
 type delivery struct {
-	ID        int               `json:"id"`
+	ID        deliveryID        `json:"id"`
 	URL       string            `json:"url"`
 	Fields    map[string]string `json:"fields"`
 	Attempts  []attempt         `json:"attempts"`
@@ -114,6 +116,22 @@ func (d delivery) MarshalJSON() ([]byte, error) {
 	return json.Marshal(out)
 }
 
+// deliveryID is a delivery's id. The sandbox sends it as a JSON string, as
+// every id of its control plane; a number decodes too.
+type deliveryID int64
+
+// UnmarshalJSON accepts a string of digits or a JSON number.
+func (id *deliveryID) UnmarshalJSON(b []byte) error {
+	n, err := jsonscalar.Int64(b)
+	*id = deliveryID(n)
+	return err
+}
+
+// MarshalJSON writes the id as the sandbox does, a JSON string.
+func (id deliveryID) MarshalJSON() ([]byte, error) { return strconv.AppendQuote(nil, id.String()), nil }
+
+func (id deliveryID) String() string { return strconv.FormatInt(int64(id), 10) }
+
 type attempt struct {
 	Time   string `json:"time"`
 	Status int    `json:"status,omitempty"`
@@ -133,7 +151,7 @@ func (p *controlPlane) deliveries(ctx context.Context) ([]delivery, error) {
 	for {
 		q := url.Values{"per_page": {strconv.Itoa(deliveriesPage)}}
 		if n := len(out); n > 0 {
-			q.Set("cursor", strconv.Itoa(out[n-1].ID))
+			q.Set("cursor", out[n-1].ID.String())
 		}
 		page, err := p.deliveriesAt(ctx, "deliveries?"+q.Encode())
 		if err != nil {
@@ -184,11 +202,11 @@ func (d delivery) printAttempts(w io.Writer, from int) {
 		if a.Manual {
 			manual = " (redelivery)"
 		}
-		fmt.Fprintf(w, "delivery %d %s id=%s attempt %d at %s to %s: %s%s\n",
+		fmt.Fprintf(w, "delivery %s %s id=%s attempt %d at %s to %s: %s%s\n",
 			d.ID, d.Fields["status"], d.Fields["id"], i+1, a.Time, d.URL, result, manual)
 	}
 	if len(d.Attempts) == 0 && from == 0 {
-		fmt.Fprintf(w, "delivery %d %s id=%s to %s: no attempt yet\n", d.ID, d.Fields["status"], d.Fields["id"], d.URL)
+		fmt.Fprintf(w, "delivery %s %s id=%s to %s: no attempt yet\n", d.ID, d.Fields["status"], d.Fields["id"], d.URL)
 	}
 }
 
@@ -198,7 +216,7 @@ func (c *config) followDeliveries(ctx context.Context, cp *controlPlane, interva
 	if interval <= 0 {
 		return usagef("--interval must be positive")
 	}
-	seen := map[int]int{} // delivery id -> attempts printed
+	seen := map[deliveryID]int{} // delivery id -> attempts printed
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {

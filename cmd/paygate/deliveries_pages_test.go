@@ -23,7 +23,7 @@ func TestDeliveries_WalksEveryPage(t *testing.T) {
 		cursor, _ := strconv.Atoi(r.URL.Query().Get("cursor"))
 		page := []map[string]any{}
 		for id := cursor + 1; id <= total && len(page) < perPage; id++ {
-			page = append(page, map[string]any{"id": id, "fields": map[string]string{}, "attempts": []any{}})
+			page = append(page, map[string]any{"id": strconv.Itoa(id), "fields": map[string]string{}, "attempts": []any{}})
 		}
 		json.NewEncoder(w).Encode(page)
 	}))
@@ -33,6 +33,6 @@ func TestDeliveries_WalksEveryPage(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, all, total)
 	for i, d := range all {
-		assert.Equal(t, i+1, d.ID)
+		assert.Equal(t, deliveryID(i+1), d.ID)
 	}
 }

@@ -26,7 +26,7 @@ func TestTrigger_ChargebackReachesAHandlerThatConfirmsIt(t *testing.T) {
 	assert.Equal(t, "chargeback", chargeback["type"])
 
 	cb := receiver.next(t, callback.ChargebackCompleted)
-	assert.Equal(t, json.Number(cb.ID.String()), chargeback["id"], "the callback is about the chargeback the command made")
+	assert.Equal(t, cb.ID.String(), chargeback["id"], "the callback is about the chargeback the command made")
 }
 
 func TestTrigger_ToURLSendsACallbackTheSDKVerifies(t *testing.T) {
