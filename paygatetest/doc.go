@@ -104,6 +104,13 @@
 //
 // ControlPlaneHelp describes every operation above, for a command's help.
 //
+// Every id in every control-plane answer is a JSON string: transaction and
+// reference ids, user ids, delivery ids, cursors and the fixtures' ids. A
+// transaction id has 19 digits, more than a JavaScript number (a float64)
+// holds, and a test in JavaScript reads these answers with JSON.parse.
+// The API under /v1/ answers as the gateway does, ids as JSON numbers;
+// docs/testing.md shows how a test outside Go reads them exactly.
+//
 // GET /sandbox/transactions answers the project's transactions newest
 // first, each as GET transactions/{id} shows it, in
 // {"transactions":[...],"total":N,"page":P,"per_page":N,"next_cursor":ID}:

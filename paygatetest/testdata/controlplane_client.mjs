@@ -3,8 +3,12 @@
 // in JavaScript would drive it: it lists the transactions, then charges
 // one back by the id it read.
 //
+// It also reads an answer of the API (/v1), whose ids are JSON numbers as
+// the gateway's are, both ways docs/testing.md shows ("Ids outside Go").
+//
 // Run by TestControlPlane_FromNode with PAYGATE_SANDBOX_URL,
-// PAYGATE_SECRET and FIXTURES (a fixture file) in the environment. It exits
+// PAYGATE_SECRET, FIXTURES (a fixture file), V1_ANSWER (the body of a
+// GET /v1/transactions/{id}) and V1_ID (its id) in the environment. It exits
 // 0 when every check passes, and 1 with the failed check otherwise.
 import { readFile } from "node:fs/promises";
 
@@ -50,5 +54,17 @@ const [, all] = await call("GET", "transactions?per_page=1000");
 check(all.transactions.every((t) => typeof t.id === "string" && (t.referenceId === null || typeof t.referenceId === "string")),
   "every listed id and referenceId is a string");
 check(new Set(all.transactions.map((t) => t.id)).size === all.total, "no two listed ids read alike");
+
+// A /v1 answer: JSON.parse alone rounds its id; the two ways of
+// docs/testing.md keep every digit.
+const v1 = process.env.V1_ANSWER;
+check(String(JSON.parse(v1).id) !== process.env.V1_ID, "JSON.parse alone rounds a 19-digit /v1 id");
+const quoted = JSON.parse(v1.replace(/([:,[]\s*)(-?\d{16,})(?=\s*[,\]}])/g, '$1"$2"'));
+check(quoted.id === process.env.V1_ID, `quoting long integers keeps the /v1 id: ${quoted.id}`);
+if (JSON.parse("1", (k, v, context) => context)?.source === "1") { // Node 21 and later
+  const revived = JSON.parse(v1, (key, value, context) =>
+    Number.isInteger(value) && !Number.isSafeInteger(value) ? context.source : value);
+  check(revived.id === process.env.V1_ID, `a reviver with context.source keeps the /v1 id: ${revived.id}`);
+}
 
 console.log(`control plane from Node: ${all.total} transactions, chargeback ${chargeback.id} of ${payment.id}`);
