@@ -113,7 +113,7 @@
 //
 // GET /sandbox/transactions answers the project's transactions newest
 // first, each as GET transactions/{id} shows it, in
-// {"transactions":[...],"total":N,"page":P,"per_page":N,"next_cursor":ID}:
+// {"transactions":[...],"total":N,"page":P,"per_page":N,"next_cursor":"ID"}:
 // status (with later effects, as the API's list), type, order_id and
 // from/to (the creation time, inclusive) select them; a page holds
 // per_page (100 unless given, at most 1000); page counts from 1, or
