@@ -21,7 +21,19 @@ type CallbackConfirmation struct {
 	// Unconfirmed lists the fields the record could not confirm because it
 	// does not carry them (basic form: reference_id and user).
 	Unconfirmed []string
+
+	superseded bool
 }
+
+// Superseded reports whether the callback was the truth once and its
+// transaction has moved on since: status is the one field that disagrees,
+// and the record reads a status of a later stage ([callback.Key.Stage])
+// that a later callback of the same transaction reports (a completed
+// payment refunded or charged back since, a processing one completed
+// since). Acknowledge such a callback without acting on it: the later
+// callback carries the truth. Values moved between fields never leave
+// status alone in disagreement, so a forgery is not superseded.
+func (c *CallbackConfirmation) Superseded() bool { return c.superseded }
 
 // Confirmed reports whether every field the record carries agrees.
 func (c *CallbackConfirmation) Confirmed() bool { return len(c.Mismatched) == 0 }
@@ -88,7 +100,7 @@ func (c *Client) ConfirmCallback(ctx context.Context, cb *callback.Callback, opt
 		conf = compareCallback(cb, tx, FormExtended)
 	}
 	if !conf.Confirmed() {
-		return conf, &CallbackMismatchError{ID: cb.ID, Status: cb.Status, Fields: conf.Mismatches()}
+		return conf, &CallbackMismatchError{ID: cb.ID, Status: cb.Status, Fields: conf.Mismatches(), Superseded: conf.superseded}
 	}
 	return conf, nil
 }
@@ -248,7 +260,24 @@ func compareCallback(cb *callback.Callback, tx *Transaction, form Form) *Callbac
 	} else {
 		conf.Unconfirmed = []string{"reference_id", "user"}
 	}
+	conf.superseded = slices.Equal(conf.Mismatched, []string{"status"}) && laterStatus(cb.Status, tx, form)
 	return conf
+}
+
+// laterStatus reports whether the record tx has a shape of a callback
+// status of a later stage than s: the transaction moved on since a
+// callback of status s was sent.
+func laterStatus(s callback.Status, tx *Transaction, form Form) bool {
+	stage := callback.Key{Status: s}.Stage()
+	for _, later := range callback.Statuses() {
+		if (callback.Key{Status: later}).Stage() <= stage {
+			continue
+		}
+		if shape, _ := shapeFor(later, tx.Type, form); shape != nil && slices.Contains(shape.Statuses, tx.Status) {
+			return true
+		}
+	}
+	return false
 }
 
 // statusConfirms reports whether the record's status is one shape lists

@@ -183,3 +183,49 @@ func TestCallbackHandler_SwappedCopyFirstDoesNotSuppressTheGenuine(t *testing.T)
 		"a swapped copy after the genuine one is a repeat")
 	assert.Equal(t, []paygate.ID{refund}, acted)
 }
+
+// A genuine callback whose transaction moved on since (refunded, charged
+// back, completed after processing) disagrees with the record on status
+// alone, and only there: it is superseded, history a later callback
+// reports, to acknowledge without acting on. A callback with values moved
+// between fields is never superseded.
+func TestConfirmCallback_SupersededWhenTheRecordMovedOnSince(t *testing.T) {
+	t.Parallel()
+	forEachSandbox(t, func(t *testing.T, sb *sandbox) {
+		verifier, err := callback.NewVerifier([]string{sb.srv.PrivateKey})
+		require.NoError(t, err)
+		confirm := func(t *testing.T, values url.Values) (*paygate.CallbackConfirmation, *paygate.CallbackMismatchError) {
+			t.Helper()
+			cb, err := verifier.ParseValues(values)
+			require.NoError(t, err)
+			conf, err := sb.client.ConfirmCallback(testCtx(t), cb)
+			var mismatch *paygate.CallbackMismatchError
+			require.ErrorAs(t, err, &mismatch)
+			require.Equal(t, conf.Superseded(), mismatch.Superseded)
+			return conf, mismatch
+		}
+
+		refunded, _ := fullyRefunded(t, sb, "ord-superseded-refund")
+		conf, mismatch := confirm(t, sb.delivered(t, refunded, callback.Completed))
+		assert.Equal(t, []string{"status"}, conf.Mismatches())
+		assert.True(t, mismatch.Superseded, "completed, refunded since")
+
+		chargedBack := sb.charge(t, paygatetest.CardApproved, "25.00", "ord-superseded-chargeback")
+		_, err = sb.srv.Trigger(chargedBack.ID, paygatetest.EventChargeback)
+		require.NoError(t, err)
+		_, mismatch = confirm(t, sb.delivered(t, chargedBack.ID, callback.Completed))
+		assert.True(t, mismatch.Superseded, "completed, charged back since")
+
+		if sb.form == paygate.FormExtended { // the basic form sends no processing callback
+			processed, err := sb.tryCharge(t, paygatetest.CardProcessing, "25.00", "ord-superseded-processing")
+			require.NoError(t, err)
+			_, err = sb.srv.Trigger(processed.ID, paygatetest.EventComplete)
+			require.NoError(t, err)
+			_, mismatch = confirm(t, sb.delivered(t, processed.ID, callback.Processing))
+			assert.True(t, mismatch.Superseded, "processing, completed since")
+		}
+
+		_, mismatch = confirm(t, swapped(sb.delivered(t, refunded, callback.Completed), "order_id", "currency"))
+		assert.False(t, mismatch.Superseded, "values moved between fields")
+	})
+}

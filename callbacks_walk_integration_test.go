@@ -3,7 +3,6 @@ package paygate_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net/http"
 	"os"
 	"slices"
@@ -31,18 +30,15 @@ func readmeHandler(client *paygate.Client, orders *orderBook) (*callback.Handler
 	handler, err := callback.NewHandler([]string{os.Getenv("PAYGATE_SECRET")},
 		func(ctx context.Context, cb *callback.Callback) error {
 			// The signature covers values, not field names: act only on a
-			// callback the gateway's own record confirms (see below).
+			// callback the gateway's own record confirms.
 			_, err := client.ConfirmCallback(ctx, cb)
 			var mismatch *paygate.CallbackMismatchError
 			switch {
-			case (err == nil || errors.As(err, &mismatch)) && cb.Stale:
-				return nil // a later status of its transaction was processed already: acknowledged, never acted on
-			case errors.As(err, &mismatch):
-				// Moved between fields, replayed, or read while the transaction
-				// still changes: never acted on, answered 500, delivered again.
-				return fmt.Errorf("callback %s %s disagrees on %v: %w", cb.ID, cb.Status, mismatch.Fields, err)
+			case cb.Stale && (err == nil || errors.As(err, &mismatch)),
+				errors.As(err, &mismatch) && mismatch.Superseded:
+				return nil // its transaction has moved on since: acknowledged, never acted on
 			case err != nil:
-				return err // the gateway could not be asked: answered 500, delivered again
+				return err // values moved between fields, or the gateway not reached: 500, delivered again
 			}
 			switch cb.Status {
 			case callback.Completed:
@@ -52,10 +48,7 @@ func readmeHandler(client *paygate.Client, orders *orderBook) (*callback.Handler
 			case callback.ChargebackCompleted:
 				return orders.MarkChargedBack(ctx, cb.OrderID, cb.ID, cb.Price, cb.Currency)
 			}
-			// The other statuses (processing, waiting_approval, failed,
-			// verified, retrieval_completed, penalty_completed, payout_*):
-			// keep them with the order's history.
-			return orders.RecordStatus(ctx, cb.OrderID, cb.ID, cb.Status)
+			return orders.RecordStatus(ctx, cb.OrderID, cb.ID, cb.Status) // the order's history
 		})
 	// README handler end
 	return handler, err
@@ -410,24 +403,39 @@ func keys[K comparable, V any](m map[K]V) []K {
 	return out
 }
 
-// The webhooks guide shows the handler the walk above runs, to the letter.
+// The README, the webhooks guide and the callback package's doc show the
+// handler the walk above runs, to the letter: one pattern everywhere, so
+// that a handler copied from any of them confirms every callback.
 func TestREADME_HandlerIsTheOneTheWalkUses(t *testing.T) {
 	t.Parallel()
-	src, err := os.ReadFile("callbacks_walk_integration_test.go")
-	require.NoError(t, err)
-	_, code, ok := strings.Cut(string(src), "\t// README handler begin\n")
-	require.True(t, ok)
-	code, _, ok = strings.Cut(code, "\t// README handler end\n")
-	require.True(t, ok)
+	code := between(t, "callbacks_walk_integration_test.go", "\t// README handler begin\n", "\t// README handler end\n")
 	code = strings.ReplaceAll("\n"+code, "\n\t", "\n")[1:]
 
-	readme, err := os.ReadFile("docs/webhooks.md")
+	for _, place := range []struct{ file, after, prefix string }{
+		{"README.md", "### Callbacks\n", ""},
+		{"docs/webhooks.md", "## The handler\n", ""},
+		{"callback/doc.go", "// The handler pattern:", "//\t"},
+	} {
+		block := between(t, place.file, place.after, "\n"+place.prefix+"if err != nil {")
+		if place.prefix == "" {
+			_, block, _ = strings.Cut(block, "```go\n")
+		} else {
+			block = block[strings.Index(block, place.prefix):]
+			block = strings.ReplaceAll(block, "\n"+place.prefix, "\n")[len(place.prefix):]
+		}
+		assert.Equal(t, code, block+"\n", "the handler of %s differs from the walk's", place.file)
+	}
+}
+
+// between returns the text of file between the first start and the end
+// that follows it.
+func between(t *testing.T, file, start, end string) string {
+	t.Helper()
+	src, err := os.ReadFile(file)
 	require.NoError(t, err)
-	_, section, ok := strings.Cut(string(readme), "## The handler\n")
-	require.True(t, ok)
-	_, block, ok := strings.Cut(section, "```go\n")
-	require.True(t, ok)
-	block, _, ok = strings.Cut(block, "```")
-	require.True(t, ok)
-	assert.True(t, strings.HasPrefix(block, code), "README's handler:\n%s\nthe walk's:\n%s", block, code)
+	_, text, ok := strings.Cut(string(src), start)
+	require.True(t, ok, "%s has no %q", file, start)
+	text, _, ok = strings.Cut(text, end)
+	require.True(t, ok, "%s has no %q after %q", file, end, start)
+	return text
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -21,13 +22,19 @@ import (
 const secretCode = "8317"
 
 // requireNoCardData fails when out holds the full number, its first twelve
-// digits, the security code, or either of them hex-encoded.
+// digits, the security code, or either of them hex-encoded. Pointer
+// addresses that %v prints (0x35835a383170) are not data and are left out:
+// their digits hold a four-digit code by chance now and then.
 func requireNoCardData(t *testing.T, out, number, code string) {
 	t.Helper()
+	data := strings.ToLower(pointerAddress.ReplaceAllString(out, "0x…"))
 	for _, secret := range []string{number, number[:12], code, hex.EncodeToString([]byte(number)), hex.EncodeToString([]byte(code))} {
-		require.NotContains(t, strings.ToLower(out), strings.ToLower(secret), "card data leaked into %q", out)
+		require.NotContains(t, data, strings.ToLower(secret), "card data leaked into %q", out)
 	}
 }
+
+// pointerAddress matches an address as fmt prints a pointer.
+var pointerAddress = regexp.MustCompile(`0x[0-9a-f]+`)
 
 func cardInputs() map[string]any {
 	details := CardDetails{Number: NewCardNumber(visaApproved), Expiry: NewExpiry(12, 2030), SecurityCode: NewSecurityCode(secretCode), Holder: "JANE DOE"}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/paygate/paygate-go/internal/cleartext"
 	"github.com/paygate/paygate-go/internal/signing"
 	"github.com/paygate/paygate-go/internal/wire"
 )
@@ -399,21 +400,14 @@ func WithCallTimeout(d time.Duration) CallOption {
 var errCleartext = errors.New("paygate: base URL: plain http:// to a host that is not loopback would send card data in clear text; use https:// (or WithInsecureHTTP on a private test network)")
 
 // checkCleartext refuses a plain http:// base URL whose host is not
-// loopback, unless WithInsecureHTTP allowed it.
+// loopback, unless WithInsecureHTTP allowed it. The rule is
+// internal/cleartext's, which the merchant's command applies too.
 func (c *Client) checkCleartext() error {
 	u, err := url.Parse(c.baseURL)
-	if err != nil || u.Scheme != "http" || c.insecure || isLoopbackHost(u.Hostname()) {
+	if err != nil || c.insecure || !cleartext.Exposed(u) {
 		return nil
 	}
 	return errCleartext
-}
-
-func isLoopbackHost(h string) bool {
-	if strings.EqualFold(h, "localhost") || strings.HasSuffix(strings.ToLower(h), ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
 }
 
 // hostPort returns the host and port of an address parseHTTPURL accepted,

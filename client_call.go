@@ -19,6 +19,12 @@ import (
 // sent as they are, in key order, with the client's project key added; out
 // receives the answer (see below) and may be nil.
 //
+// path is sent as it is written, so it is refused (a [*ValidationError],
+// nothing sent) unless its segments hold only ASCII letters, digits and
+// -._~!$&'()*+,;=:@: no percent-escape (an encoded "." or "/" would pass
+// any check here and be decoded into a step up by the gateway or a proxy),
+// no query or fragment, no empty, "." or ".." segment.
+//
 // The request goes through the pipeline of the typed calls, with every
 // guarantee they give: it is signed unless it is one of the three unsigned
 // GETs (card/getToken, payout-types, payout-parameters); a GET is retried
@@ -26,11 +32,23 @@ import (
 // is (its error matches [ErrOutcomeUnknown]); a redirect is refused; the
 // answer is read up to the client's size limit; a gateway error object
 // becomes an [*Error]; the extended-only endpoints fail on a basic-form
-// client before anything is sent. Because the SDK cannot tell which of the
-// given parameters carry card data or personal data, an error of a raw
-// call masks every value it sent (but project, order_id, orderId, price,
-// amount, currency and signature) and never quotes a body that is not a
-// gateway error object.
+// client before anything is sent.
+//
+// The SDK cannot tell which of the given parameters carry card data or
+// personal data, so an error of a raw call, and the SDK's log records of
+// it, never quote a body that is not a gateway error object and mask every
+// value the call sent, however short (a security code, a PIN) and however
+// the answer reformatted it (in another letter case or spacing,
+// URL-encoded, HTML- or JSON-escaped, a number in groups, an expiry as
+// MMYY), but those that identify the request: project, order_id,
+// orderId, id (a transaction id), price, amount, currency and signature,
+// which the typed calls leave readable too. A user is masked: some
+// endpoints take the payer's own identifier, an e-mail address, as user.
+// Errors and log records name the endpoint as an [Observer] gets it, never
+// by the path, which may hold an e-mail address or a card number:
+// "transactions/{id}" for an endpoint the SDK knows, [OperationOther] for
+// any other; where an answer quotes the path, all but its plain words are
+// masked.
 //
 // out may be a *json.RawMessage (the body as received), a *map[string]any,
 // *[]any or *any (numbers arrive as json.Number, so that a 19-digit
@@ -66,15 +84,44 @@ func rawEndpoint(method, path string) (endpoint, error) {
 		return endpoint{}, &ValidationError{Field: "method", Reason: "the gateway serves GET and POST only, not " + method}
 	}
 	path = strings.TrimPrefix(strings.TrimPrefix(path, "/"), "v1/")
-	if path == "" || strings.ContainsAny(path, "?#") || strings.Contains(path, "..") || strings.Contains(path, "://") {
-		return endpoint{}, &ValidationError{Field: "path", Reason: "must be an endpoint below /v1/, with its parameters in params"}
+	if !isRawPath(path) {
+		return endpoint{}, &ValidationError{Field: "path", Reason: "must be an endpoint below /v1/: segments of letters, digits and " +
+			rawPathPunctuation + ", none empty, . or .., nothing percent-encoded, the parameters in params"}
 	}
 	ep, known := endpointFor(method, path)
 	if !known {
 		ep = endpoint{method: method, path: path, idempotent: method == http.MethodGet, template: OperationOther}
 	}
-	ep.answer, ep.maskEverySent = decodeRules{}, true
+	ep.answer, ep.raw = decodeRules{}, true
 	return ep, nil
+}
+
+// rawPathPunctuation are the characters besides ASCII letters and digits a
+// segment of a raw call's path may hold: those RFC 3986 lets a path segment
+// hold as they are. "%" is not one of them: an encoded "." or "/" would pass
+// a check of the path as written and be decoded by the gateway, or a proxy,
+// into a step up ("%2e%2e/admin"). The gateway's endpoints never need one.
+const rawPathPunctuation = "-._~!$&'()*+,;=:@"
+
+// isRawPath reports whether path (below /v1/) may be sent as it is: it
+// names one endpoint below /v1/ whatever decodes or cleans it on the way,
+// with no query, fragment, escape, empty, "." or ".." segment.
+func isRawPath(path string) bool {
+	if path == "" {
+		return false
+	}
+	for _, seg := range strings.Split(path, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+		for i := 0; i < len(seg); i++ {
+			c := seg[i]
+			if !isASCIIDigit(c) && !('a' <= c && c <= 'z') && !('A' <= c && c <= 'Z') && strings.IndexByte(rawPathPunctuation, c) < 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // rawParams are the parameters of a raw call.

@@ -4,8 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -183,5 +188,122 @@ func TestCall_ExtendedOnlyEndpointFailsOnABasicClient(t *testing.T) {
 	c, mock := newSilentMock(t, WithForm(FormBasic))
 	err := c.Call(context.Background(), "GET", "balance", nil, nil)
 	require.ErrorIs(t, err, ErrBasicForm)
+	assert.Zero(t, mock.GetTotalCallCount())
+}
+
+// wholeToken matches v standing alone: not inside a longer run of letters
+// and digits, as a masked value would otherwise be found inside a port, a
+// duration or a word.
+func wholeToken(v string) *regexp.Regexp {
+	return regexp.MustCompile(`(^|[^0-9A-Za-z])` + regexp.QuoteMeta(v) + `([^0-9A-Za-z]|$)`)
+}
+
+// errorTexts are the ways a merchant may print err: its text, %v, %+v and a
+// JSON log record of it.
+func errorTexts(err error) []string {
+	var logged strings.Builder
+	slog.New(slog.NewJSONHandler(&logged, timeless)).Error("call failed", "err", err)
+	return []string{err.Error(), fmt.Sprintf("%v", err), fmt.Sprintf("%+v", err), logged.String()}
+}
+
+func TestCall_EchoedValuesAreMaskedWhateverTheirLength(t *testing.T) {
+	t.Parallel()
+	params := url.Values{"cvc": {"987"}, "pin": {"12"}, "lang": {"zq"}, "holder": {"Al Bo"},
+		"order_id": {"ord-77"}, "id": {"9001"}}
+	answers := map[string]httpmock.Responder{
+		"error object quoting the request": echoRequest(400, true),
+		"page quoting the request":         echoRequest(502, false),
+		"transport error quoting the body": func(req *http.Request) (*http.Response, error) {
+			b, _ := io.ReadAll(req.Body)
+			decoded, _ := url.QueryUnescape(string(b))
+			return nil, fmt.Errorf("malformed HTTP response %q", decoded)
+		},
+	}
+	for name, answer := range answers {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var logged strings.Builder
+			debug := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug,
+				ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
+					if a.Key == "duration" { // digits of its own ("12.2µs")
+						return slog.Attr{}
+					}
+					return timeless.ReplaceAttr(groups, a)
+				}}))
+			c, mock := newMockClient(t, WithLogger(debug))
+			mock.RegisterResponder(http.MethodPost, testBaseURL+"/v1/card/processV2", answer)
+			err := c.Call(context.Background(), "POST", "card/processV2", params, nil)
+			require.Error(t, err)
+			texts := append(errorTexts(err), logged.String())
+			for _, text := range texts {
+				for _, v := range []string{"987", "12", "zq", "Al Bo", "Al+Bo"} {
+					assert.NotRegexp(t, wholeToken(v), text)
+				}
+			}
+			if name != "page quoting the request" { // a page is withheld whole
+				assert.Contains(t, err.Error(), "ord-77", "the order id stays readable")
+				assert.Contains(t, err.Error(), "9001", "the transaction id stays readable")
+			}
+		})
+	}
+}
+
+func TestCall_PathIsNamedAsTheObserverNamesIt(t *testing.T) {
+	t.Parallel()
+	const email, number = "jane.roe@mail.example", "4000056655665556"
+	unknownPath := "users/" + email + "/cards/" + number
+	echoPath := func(req *http.Request) (*http.Response, error) {
+		return httpmock.NewStringResponse(404, `{"error":{"code":40401,"message":"no route `+req.URL.Path+`"}}`), nil
+	}
+	cases := map[string]struct {
+		method, path string
+		answer       httpmock.Responder
+		form         Form
+		named        string
+	}{
+		"transport error":       {"GET", unknownPath, httpmock.NewErrorResponder(errors.New("connection reset by peer")), FormExtended, "GET other"},
+		"unknown outcome":       {"POST", unknownPath, httpmock.NewErrorResponder(errors.New("connection reset by peer")), FormExtended, "POST other"},
+		"malformed answer":      {"GET", unknownPath, httpmock.NewStringResponder(200, `not json`), FormExtended, "GET other"},
+		"answer echoing a path": {"GET", unknownPath, echoPath, FormExtended, "no route"},
+		"known endpoint's id":   {"GET", "transactions/" + email, httpmock.NewErrorResponder(errors.New("connection reset by peer")), FormExtended, "GET transactions/{id}"},
+		"basic form":            {"GET", "transactions/" + number, nil, FormBasic, "GET transactions/{id}"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			var logged strings.Builder
+			debug := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug, ReplaceAttr: timeless.ReplaceAttr}))
+			c, mock := newMockClient(t, WithLogger(debug), WithForm(tc.form))
+			if tc.answer != nil {
+				mock.RegisterNoResponder(tc.answer)
+			}
+			err := c.Call(context.Background(), tc.method, tc.path, nil, new(map[string]any))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.named)
+			for _, text := range append(errorTexts(err), logged.String()) {
+				assert.NotContains(t, text, "jane.roe")
+				assert.NotContains(t, text, url.PathEscape(email))
+				assert.NotContains(t, text, number)
+			}
+			if tc.answer != nil {
+				assert.Contains(t, logged.String(), "path=", "the attempt is logged")
+			}
+		})
+	}
+}
+
+// TestCall_RefusesPercentEncodedPaths: the parent-directory check cannot
+// be passed by encoding the dots or the slash, in any letter case.
+func TestCall_RefusesPercentEncodedPaths(t *testing.T) {
+	t.Parallel()
+	c, mock := newSilentMock(t)
+	for _, path := range []string{
+		"%2e%2e/%2e%2e/admin", "%2E%2e/balance", "/v1/%2E%2E/%2E%2E/admin", "card%2fprocess", "card%2Fprocess",
+		"..%2fadmin", "%2e./admin", "transactions/%34%32", "a/./b", "./balance", "a//b", `..\admin`, "a b", "bal\nance",
+	} {
+		err := c.Call(context.Background(), "GET", path, nil, nil)
+		requireValidationError(t, err, "path")
+		assert.NotContains(t, err.Error(), path, "the refusal does not quote the path")
+	}
 	assert.Zero(t, mock.GetTotalCallCount())
 }

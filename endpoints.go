@@ -27,10 +27,12 @@ type endpoint struct {
 	// which tells TransactionsService.Settle what to look for; empty for
 	// the requests Settle does not settle.
 	kind OperationKind
-	// maskEverySent masks every value the request sent in its errors, not
-	// only those of a card-bearing request: set for raw calls
-	// (Client.Call), whose parameters the SDK cannot tell apart.
-	maskEverySent bool
+	// raw marks a raw call's endpoint (Client.Call), whose parameters and
+	// path are the caller's and may hold anything: every value it sent is
+	// masked in its errors, not only those of a card-bearing request, and
+	// errors and log records name it by its operation, not its path (see
+	// shownPath).
+	raw bool
 	// template is the path before at filled in its {id}: the operation's
 	// name for observers, which must never carry an id.
 	template string
@@ -150,6 +152,19 @@ func (e endpoint) at(id string) endpoint {
 func (e endpoint) operation() string {
 	if e.template != "" {
 		return e.template
+	}
+	return e.path
+}
+
+// shownPath names the endpoint in errors and log records: a typed call's
+// path, whose only variable part is the id of a transaction the error
+// names anyway; a raw call's operation, as an observer gets it
+// ("transactions/{id}", or OperationOther for a path the SDK does not
+// know), since a raw call's path may hold an e-mail address or a card
+// number.
+func (e endpoint) shownPath() string {
+	if e.raw {
+		return e.operation()
 	}
 	return e.path
 }

@@ -17,7 +17,7 @@ import (
 // are the HTTP status the gateway answers with.
 type ErrorCode int
 
-//go:generate go run ./internal/cmd/gencodes -spec ../shared/spec/payment-gateway-api.md -out errors_codes.go
+//go:generate go run ./internal/cmd/gencodes -table internal/cmd/gencodes/errors.md -out errors_codes.go
 
 // codeEntry is a row of the gateway's error table (codeTable, generated
 // from the spec).
@@ -46,6 +46,15 @@ func Codes() []ErrorCode {
 		out[i] = e.code
 	}
 	return out
+}
+
+// Known reports whether c is a code of the gateway's error table (see
+// [Codes]). A metric labelled by code should label the others alike
+// ("other"): ErrorCode is an open set of numbers, and a gateway or a proxy
+// answering a new one at every call would make a series of each.
+func (c ErrorCode) Known() bool {
+	_, ok := codeIndex[c]
+	return ok
 }
 
 // HTTPStatus is the HTTP status the gateway answers with for the code: the
@@ -83,9 +92,10 @@ type Error struct {
 	Code ErrorCode
 	// Message is the gateway's message, or a description of the failure
 	// (a refused redirect, a withheld body). For a request that carried
-	// card data, and for every raw call (Client.Call), every value the request sent but those that identify it
-	// (project, order id, price, amount, currency, signature) is masked in
-	// it.
+	// card data, and for every raw call (Client.Call), every value the
+	// request sent but those that identify it (project, order id,
+	// transaction id, price, amount, currency, signature) is masked in it,
+	// also where the message reformats it (see Client.Call).
 	Message string
 	// Body is a short excerpt of a body that was not a gateway error object,
 	// with anything that looks like a card number masked. It is always
@@ -147,7 +157,9 @@ var ErrOutcomeUnknown = errors.New("paygate: outcome unknown")
 // OutcomeUnknownError is the error of a non-idempotent request that may have
 // been processed by the gateway. It matches [ErrOutcomeUnknown].
 type OutcomeUnknownError struct {
-	// Method and Path name the request, for example POST card/process.
+	// Method and Path name the request, for example POST card/process; a
+	// raw call's Path is its operation, never the path it was given (see
+	// Client.Call).
 	Method, Path string
 	// Kind is the operation the request performed, which says what
 	// settling it looks for; empty for a request Settle does not settle
@@ -223,6 +235,7 @@ func (e *ListingBoundError) Is(target error) bool { return target == ErrListingB
 // NetworkError is the error of a request that got no HTTP answer at all,
 // after the retries the policy allowed.
 type NetworkError struct {
+	// Method and Path name the request as OutcomeUnknownError's do.
 	Method, Path string
 	// Attempts is how many times the request was sent.
 	Attempts int
@@ -240,6 +253,7 @@ func (e *NetworkError) Unwrap() error { return e.Err }
 // ResponseError reports a successful HTTP answer whose body could not be
 // understood: not JSON, the wrong JSON types, or a required field missing.
 type ResponseError struct {
+	// Method and Path name the request as OutcomeUnknownError's do.
 	Method, Path string
 	HTTPStatus   int
 	// Field is the JSON field at fault, when one is known.
@@ -331,6 +345,10 @@ type CallbackMismatchError struct {
 	// Fields are the callback fields that disagree (see
 	// CallbackConfirmation.Mismatched).
 	Fields []string
+	// Superseded is set when the callback was the truth once and its
+	// transaction has moved on since (see CallbackConfirmation.Superseded):
+	// acknowledge it without acting on it.
+	Superseded bool
 }
 
 // Error implements the error interface. It names the fields, never their

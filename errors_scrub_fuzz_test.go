@@ -15,6 +15,9 @@ func FuzzSentSecretsMask(f *testing.F) {
 	f.Add("<html>month=07 year 2031</html>", "7", "2031", "JANE ROE")
 	f.Add("", "0", "00", "***")
 	f.Add("holder JANE ROE, jane+roe", "913", "07", "Jane Roe")
+	f.Add("card 4000 0566 5566 5556 or 4000-0566-5566-5556, exp 1230", "4000056655665556", "1230", "O'BRIEN")
+	f.Add(`holder O&#39;BRIEN, O&#x27;Brien, "O\u0027BRIEN", O%27BRIEN, O'BRIEN  JR`, "12", "30", "O'BRIEN JR")
+	f.Add("pin 12, cvc 987, lang zq (zqx)", "12", "987", "zq")
 	f.Fuzz(func(t *testing.T, text, cardA, cardB, other string) {
 		s := sentSecrets{{cardA, true}, {cardB, true}, {other, false}}
 		got := s.mask(text)
@@ -31,8 +34,8 @@ func FuzzSentSecretsMask(f *testing.F) {
 						t.Fatalf("digit value %q survives in %q", v, got)
 					}
 				}
-			case len(v) >= 4 && strings.Contains(got, v) && !strings.Contains(text, v):
-				t.Fatalf("masking made %q appear in %q", v, got)
+			case len(v) >= 4 && strings.Contains(got, v):
+				t.Fatalf("value %q survives in %q", v, got)
 			}
 		}
 	})

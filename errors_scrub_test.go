@@ -193,15 +193,35 @@ func TestSentSecrets_MaskWholeRunsOnly(t *testing.T) {
 
 // TestSentSecrets_MaskReformattedEchoes covers an answer that reformats what
 // the request sent: the year by its last two digits, the month without
-// (or with) its leading zero, the holder's name in another letter case,
-// raw or URL-encoded.
+// (or with) its leading zero, the expiry as one number (MMYY, YYMM,
+// MMYYYY, YYYYMM), the holder's name in another letter case, with other
+// spacing, raw, URL-encoded, HTML-escaped or JSON-escaped, the card number
+// in groups.
 func TestSentSecrets_MaskReformattedEchoes(t *testing.T) {
 	t.Parallel()
 	s := secretsOf([]byte("card%5Bnumber%5D=4242424242424242&card%5Bexpiration_month%5D=7&card%5Bexpiration_year%5D=2047"+
 		"&card%5Bsecurity_code%5D=913&card%5Bholder%5D=Jane+Roe&order_id=ord-1"), false)
-	got := s.mask("card 07/47 expires 7/2047, holder JANE ROE (jane roe, JANE+ROE) order ord-1 code 913 HTTP 400 in 2047ms")
-	assert.Equal(t, "card ***/*** expires ***/***, holder *** (***, ***) order ord-1 code *** HTTP 400 in ***ms", got)
+	got := s.mask("card 07/47 expires 7/2047, holder JANE ROE (jane roe, JANE+ROE, Jane  Roe, JANE%20ROE, JANE&nbsp;ROE) order ord-1 code 913 HTTP 400 in 2047ms")
+	assert.Equal(t, "card ***/*** expires ***/***, holder *** (***, ***, ***, ***, ***) order ord-1 code *** HTTP 400 in ***ms", got)
 
 	payout := secretsOf([]byte("account=4242424242424242&remitterCardExpirationYear=2031&orderId=p-1"), false)
 	assert.Equal(t, "exp 09/*** ***", payout.mask("exp 09/31 31"))
+
+	card := secretsOf([]byte("card%5Bnumber%5D=4242424242424242&card%5Bexpiration_month%5D=12&card%5Bexpiration_year%5D=2030"+
+		"&card%5Bholder%5D=O%27BRIEN&order_id=ord-2"), false)
+	for echo, want := range map[string]string{
+		"expiry 1230 refused":                "expiry *** refused",
+		"expiry 3012 refused":                "expiry *** refused",
+		"expiry 122030 or 203012":            "expiry *** or ***",
+		"holder O&#39;BRIEN refused":         "holder *** refused",
+		"holder O&#x27;Brien, O&apos;BRIEN":  "holder ***, ***",
+		`holder "O\u0027BRIEN" (O%27BRIEN)`:  `holder "***" (***)`,
+		"holder O&#039;BRIEN":                "holder ***",
+		"card 4242 4242 4242 4242 refused":   "card *** refused",
+		"card 4242-4242-4242-4242 refused":   "card *** refused",
+		"card 4242  4242  4242  4242, ord-2": "card ***, ord-2",
+		"4242 4242 4242 4242 12/30 HTTP 400": "*** ***/*** HTTP 400",
+	} {
+		assert.Equal(t, want, card.mask(echo), "echo %q", echo)
+	}
 }

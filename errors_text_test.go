@@ -59,6 +59,10 @@ func TestErrorCode_StringIsTheSpecsMeaning(t *testing.T) {
 	for _, c := range Codes() {
 		assert.Equal(t, spec[c], c.String(), "%d", int(c))
 		assert.Equal(t, int(c)/100, c.HTTPStatus(), "%d", int(c))
+		assert.True(t, c.Known(), "%d", int(c))
+	}
+	for _, c := range []ErrorCode{0, 40000, 40016, 40999, 46001, 99999, -1} {
+		assert.False(t, c.Known(), "%d is not in the table", int(c))
 	}
 	assert.Equal(t, "40999", ErrorCode(40999).String(), "an unlisted code prints as its number")
 	assert.Equal(t, "0", ErrorCode(0).String())

@@ -72,7 +72,7 @@ func (c *Client) do(ctx context.Context, ep endpoint, params any, out any, opts 
 // run is do's pipeline; obs, when not nil, hears of each attempt.
 func (c *Client) run(ctx context.Context, ep endpoint, params any, out any, opts []CallOption, obs *callObservation) error {
 	if ep.extendedOnly && c.form == FormBasic {
-		return fmt.Errorf("%w: %s %s", ErrBasicForm, ep.method, ep.path)
+		return fmt.Errorf("%w: %s %s", ErrBasicForm, ep.method, ep.shownPath())
 	}
 	if v, ok := params.(validator); ok {
 		if err := v.validate(c.form); err != nil {
@@ -89,7 +89,7 @@ func (c *Client) run(ctx context.Context, ep endpoint, params any, out any, opts
 	// already hold another request.
 	if err := ctx.Err(); err != nil {
 		// Nothing can be sent on an ended context: not an unknown outcome.
-		return &NetworkError{Method: ep.method, Path: ep.path, Err: err}
+		return &NetworkError{Method: ep.method, Path: ep.shownPath(), Err: err}
 	}
 	encoded, unknown, err := c.encode(make([]byte, 0, 512), ep, params)
 	if err != nil {
@@ -111,14 +111,14 @@ func (c *Client) run(ctx context.Context, ep endpoint, params any, out any, opts
 		if !ep.idempotent && r.mayHaveReached {
 			return unknown.after(attempts, x.err)
 		}
-		return &NetworkError{Method: ep.method, Path: ep.path, Attempts: attempts, Err: x.err}
+		return &NetworkError{Method: ep.method, Path: ep.shownPath(), Attempts: attempts, Err: x.err}
 	}
 	if isRedirect(status) {
 		return &Error{HTTPStatus: status, Message: redirectRefused(r.location), Attempts: attempts}
 	}
 	warnings, err := c.decode(ep, status, body, out)
 	if err != nil {
-		err = secretsOf(encoded, ep.maskEverySent).scrub(err)
+		err = ep.sentSecrets(encoded).scrub(err)
 	}
 	for _, w := range warnings {
 		c.log(ctx, slog.LevelWarn, "paygate unreadable field left zero", ep, status, 0, attempts, nil,
@@ -159,7 +159,7 @@ func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, unkno
 	if pairs, err = appendParams(pairs, params); err != nil {
 		return nil, unknown, err
 	}
-	unknown = OutcomeUnknownError{Method: ep.method, Path: ep.path, Kind: ep.kind}
+	unknown = OutcomeUnknownError{Method: ep.method, Path: ep.shownPath(), Kind: ep.kind}
 	unknown.OrderID, _ = pairs.Get("order_id")
 	if unknown.OrderID == "" {
 		unknown.OrderID, _ = pairs.Get("orderId")
@@ -283,7 +283,7 @@ func (a *attempt) send(ctx context.Context, n int) reply {
 		}
 	}
 	if err != nil {
-		return reply{err: scrubURL(err, c.apiPrefix+a.ep.path)}
+		return reply{err: scrubURL(err, c.apiPrefix+a.ep.shownPath())}
 	}
 	if c.baseUser != nil {
 		// As a header, not in req.URL: a transport (a proxy, a logging
@@ -300,7 +300,7 @@ func (a *attempt) send(ctx context.Context, n int) reply {
 	if err != nil {
 		// Before logging: a transport error can quote the answer, which
 		// may echo the request.
-		err = append(secretsOf(a.encoded, a.ep.maskEverySent), c.credentials()...).scrub(scrubURL(err, c.apiPrefix+a.ep.path))
+		err = append(a.ep.sentSecrets(a.encoded), c.credentials()...).scrub(scrubURL(err, c.apiPrefix+a.ep.shownPath()))
 		c.log(ctx, slog.LevelDebug, "paygate request", a.ep, 0, time.Since(start), n, err)
 		return reply{connected: gotConn.Load(), err: err}
 	}
@@ -311,7 +311,7 @@ func (a *attempt) send(ctx context.Context, n int) reply {
 	x := reply{status: resp.StatusCode, header: resp.Header, connected: true}
 	x.body, x.err = readLimited(resp.Body, c.maxBody)
 	if x.err != nil {
-		x.err = secretsOf(a.encoded, a.ep.maskEverySent).scrub(x.err)
+		x.err = a.ep.sentSecrets(a.encoded).scrub(x.err)
 	}
 	c.log(ctx, slog.LevelDebug, "paygate request", a.ep, x.status, time.Since(start), n, x.err)
 	return x
@@ -385,7 +385,7 @@ func (c *Client) log(ctx context.Context, level slog.Level, msg string, ep endpo
 	}
 	attrs := append([]slog.Attr{
 		slog.String("method", ep.method),
-		slog.String("path", ep.path),
+		slog.String("path", ep.shownPath()),
 		slog.Int("status", status),
 		slog.Duration("duration", d),
 		slog.Int("attempt", n),
@@ -420,7 +420,7 @@ func (c *Client) decode(ep endpoint, status int, body []byte, out any) ([]Decode
 		return nil, nil
 	}
 	if err := verifyBody(body); err != nil {
-		return nil, &ResponseError{Method: ep.method, Path: ep.path, HTTPStatus: status, Err: err}
+		return nil, &ResponseError{Method: ep.method, Path: ep.shownPath(), HTTPStatus: status, Err: err}
 	}
 	warnings, err := decodeTolerant(body, out, &ep.answer)
 	if err == nil {
@@ -429,7 +429,7 @@ func (c *Client) decode(ep endpoint, status int, body []byte, out any) ([]Decode
 		}
 	}
 	if err != nil {
-		re := &ResponseError{Method: ep.method, Path: ep.path, HTTPStatus: status, Err: err}
+		re := &ResponseError{Method: ep.method, Path: ep.shownPath(), HTTPStatus: status, Err: err}
 		var fe *fieldError
 		var me *missingFieldError
 		switch {

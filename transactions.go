@@ -74,7 +74,7 @@ func (s *TransactionsService) Reverse(ctx context.Context, p *ReverseParams, opt
 	}
 	if !out.Success && (out.Status == "" || out.Status.failed()) {
 		ep := endpoints[epReverse]
-		return nil, &DeclinedError{Method: ep.method, Path: ep.path, ID: out.ID, Status: string(out.Status)}
+		return nil, &DeclinedError{Method: ep.method, Path: ep.shownPath(), ID: out.ID, Status: string(out.Status)}
 	}
 	return out, nil
 }

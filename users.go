@@ -137,7 +137,7 @@ func doSuccess[P any](ctx context.Context, c *Client, name endpointName, p *P, o
 	}
 	if !*out.Success {
 		ep := endpoints[name]
-		return &DeclinedError{Method: ep.method, Path: ep.path}
+		return &DeclinedError{Method: ep.method, Path: ep.shownPath()}
 	}
 	return nil
 }

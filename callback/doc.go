@@ -9,19 +9,26 @@
 //
 //	handler, err := callback.NewHandler([]string{os.Getenv("PAYGATE_SECRET")},
 //		func(ctx context.Context, cb *callback.Callback) error {
-//			if cb.Stale {
-//				return nil // a later status of its transaction was processed already
+//			// The signature covers values, not field names: act only on a
+//			// callback the gateway's own record confirms.
+//			_, err := client.ConfirmCallback(ctx, cb)
+//			var mismatch *paygate.CallbackMismatchError
+//			switch {
+//			case cb.Stale && (err == nil || errors.As(err, &mismatch)),
+//				errors.As(err, &mismatch) && mismatch.Superseded:
+//				return nil // its transaction has moved on since: acknowledged, never acted on
+//			case err != nil:
+//				return err // values moved between fields, or the gateway not reached: 500, delivered again
 //			}
-//			// Confirm the callback against the gateway's record first
-//			// (paygate's Client.ConfirmCallback): the signature does not
-//			// bind values to field names.
 //			switch cb.Status {
 //			case callback.Completed:
 //				return orders.MarkPaid(ctx, cb.OrderID, cb.ID, cb.Price, cb.Currency)
 //			case callback.RefundCompleted, callback.Reversed:
 //				return orders.MarkRefunded(ctx, cb.OrderID, cb.ID, cb.Price, cb.Currency)
+//			case callback.ChargebackCompleted:
+//				return orders.MarkChargedBack(ctx, cb.OrderID, cb.ID, cb.Price, cb.Currency)
 //			}
-//			return nil
+//			return orders.RecordStatus(ctx, cb.OrderID, cb.ID, cb.Status) // the order's history
 //		})
 //	if err != nil {
 //		log.Fatal(err)

@@ -145,12 +145,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.serveObserved(w, r)
 		return
 	}
-	h.serve(w, r)
+	h.serve(w, r, nil)
 }
 
 // serve is ServeHTTP; it returns the callback (nil when refused), the
-// status answered and the error behind any answer but 200.
-func (h *Handler) serve(w http.ResponseWriter, r *http.Request) (*Callback, int, error) {
+// status answered and the error behind any answer but 200. A trace that
+// is a VerifiedTrace hears of the verified callback first.
+func (h *Handler) serve(w http.ResponseWriter, r *http.Request, trace Trace) (*Callback, int, error) {
 	cb, err := h.verifier.ParseRequest(r)
 	if err != nil {
 		code := callbackErrorStatus(err)
@@ -161,7 +162,11 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) (*Callback, int,
 		http.Error(w, http.StatusText(code), code)
 		return nil, code, err
 	}
-	if err := h.process(r.Context(), cb); err != nil {
+	ctx := r.Context()
+	if v, ok := trace.(VerifiedTrace); ok {
+		ctx = v.Verified(ctx, VerifiedDelivery{Status: cb.Status, TransactionID: cb.ID, OrderID: cb.OrderID})
+	}
+	if err := h.process(ctx, cb); err != nil {
 		if errors.Is(err, errDedupBusy) {
 			w.Header().Set("Retry-After", "5")
 			http.Error(w, http.StatusText(http.StatusServiceUnavailable), http.StatusServiceUnavailable)
@@ -171,7 +176,7 @@ func (h *Handler) serve(w http.ResponseWriter, r *http.Request) (*Callback, int,
 		if errors.Is(err, errNotRecorded) {
 			msg = "paygate callback processed, but recording it failed"
 		}
-		h.log(r.Context(), slog.LevelError, msg, cb, err)
+		h.log(ctx, slog.LevelError, msg, cb, err)
 		http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
 		return cb, http.StatusInternalServerError, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -13,11 +14,13 @@ import (
 // per-delivery [Trace] carries what the observer keeps between start and
 // end, and a handler without an observer pays one nil check.
 //
-// It receives the callback's status, the verdict, the HTTP status
-// answered, the duration and, once the signature verified, the transaction
-// id and the merchant's order id. It never receives the body, the
-// signature, the keys, or anything of a delivery that failed verification
-// beyond why it was refused. It must be safe for concurrent use.
+// It receives the request's method, path (never its query), route and
+// host, the headers it names (see [HeaderObserver]), the callback's
+// status, the verdict, the HTTP status answered, the duration and, once
+// the signature verified, the transaction id and the merchant's order id.
+// It never receives the body, the signature, the keys, a credential
+// header, or anything of a delivery that failed verification beyond why
+// it was refused. It must be safe for concurrent use.
 type Observer interface {
 	// StartCallback is called as a delivery arrives. The context it
 	// returns is the one the handler's Func receives (so a span
@@ -26,16 +29,70 @@ type Observer interface {
 	StartCallback(ctx context.Context, delivery Delivery) (context.Context, Trace)
 }
 
+// HeaderObserver is an Observer that reads some of a delivery's request
+// headers, to continue a trace that the sender (the gateway, a proxy in
+// front of the handler) started: the handler puts the headers that
+// DeliveryHeaders names into [Delivery.Header]. Authorization,
+// Proxy-Authorization and Cookie are never given, named or not: they are
+// credentials.
+type HeaderObserver interface {
+	Observer
+	// DeliveryHeaders names the headers, in any case (traceparent,
+	// tracestate: a propagator's Fields). It is asked at every delivery,
+	// so that a list that changes (a global propagator set after the
+	// handler was made) is followed.
+	DeliveryHeaders() []string
+}
+
 // Trace receives the end of one delivery.
 type Trace interface {
 	// End reports how the delivery ended; it is always called, once.
 	End(Result)
 }
 
+// VerifiedTrace is a Trace that also hears of a delivery once its
+// signature verified, before the de-duplication store and the Func see
+// it: the context Verified returns is theirs (return ctx to keep it). An
+// observer that decides by the callback's status (to leave out the spans
+// of one status, say) can start its span there, dated from the arrival. A
+// refused delivery is never Verified: End follows StartCallback directly.
+type VerifiedTrace interface {
+	Trace
+	Verified(ctx context.Context, delivery VerifiedDelivery) context.Context
+}
+
 // Delivery describes a delivery as it arrives.
 type Delivery struct {
 	// Method is the request's HTTP method (the gateway POSTs).
 	Method string
+	// Path is the request's URL path, never its query. It is what the
+	// sender asked for: anything a shop puts in its callback URL's path
+	// is in it.
+	Path string
+	// Route is the path of the http.ServeMux pattern that routed the
+	// request ("/paygate/callback" for "POST /paygate/callback", from
+	// http.Request.Pattern), or empty when none did.
+	Route string
+	// Host is the host the request was sent to (its Host header), with
+	// the port when it named one.
+	Host string
+	// TLS reports a request received over TLS (by this server: a proxy
+	// in front of it may have received it otherwise).
+	TLS bool
+	// Header holds the request's headers that a [HeaderObserver] named,
+	// those present; nil otherwise. It is the observer's to read, not to
+	// change.
+	Header http.Header
+}
+
+// VerifiedDelivery describes a delivery whose signature verified; see
+// [VerifiedTrace].
+type VerifiedDelivery struct {
+	// Status is the callback's status.
+	Status Status
+	// TransactionID and OrderID are the callback's.
+	TransactionID ID
+	OrderID       string
 }
 
 // Result describes what the handler did with a delivery.
@@ -106,11 +163,11 @@ func WithObserver(o Observer) Option {
 // serveObserved is ServeHTTP told to h's observer.
 func (h *Handler) serveObserved(w http.ResponseWriter, r *http.Request) {
 	began := time.Now()
-	ctx, trace := h.observer.StartCallback(r.Context(), Delivery{Method: r.Method})
+	ctx, trace := h.observer.StartCallback(r.Context(), h.delivery(r))
 	if ctx != r.Context() {
 		r = r.WithContext(ctx)
 	}
-	cb, status, err := h.serve(w, r)
+	cb, status, err := h.serve(w, r, trace)
 	if trace == nil {
 		return
 	}
@@ -121,6 +178,68 @@ func (h *Handler) serveObserved(w http.ResponseWriter, r *http.Request) {
 		res.Status, res.TransactionID, res.OrderID = cb.Status, cb.ID, cb.OrderID
 	}
 	trace.End(res)
+}
+
+// delivery describes r to the observer.
+func (h *Handler) delivery(r *http.Request) Delivery {
+	d := Delivery{Method: r.Method, Path: r.URL.Path, Route: patternPath(r.Pattern), Host: r.Host, TLS: r.TLS != nil}
+	if ho, ok := h.observer.(HeaderObserver); ok {
+		d.Header = namedHeaders(r.Header, ho.DeliveryHeaders())
+	}
+	return d
+}
+
+// patternPath is the path of a ServeMux pattern, "[METHOD ][HOST]/PATH",
+// as otelhttp takes http.route from it.
+func patternPath(pattern string) string {
+	if i := strings.IndexByte(pattern, '/'); i >= 0 {
+		return pattern[i:]
+	}
+	return ""
+}
+
+// namedHeaders returns the headers of names that are present in header,
+// but the credentials (see HeaderObserver); nil when none is. A name is
+// matched without regard to case, and without canonicalizing it (which
+// allocates for the lower-case names propagators give); the values are the
+// request's own, not copies.
+func namedHeaders(header http.Header, names []string) http.Header {
+	var out http.Header
+	for _, name := range names {
+		key, values := lookupHeader(header, name)
+		if len(values) == 0 || credentialHeader(key) {
+			continue
+		}
+		if out == nil {
+			out = make(http.Header, len(names))
+		}
+		out[key] = values
+	}
+	return out
+}
+
+// lookupHeader finds name in header, whose keys net/http has
+// canonicalized, and returns its key.
+func lookupHeader(header http.Header, name string) (string, []string) {
+	if values, ok := header[name]; ok {
+		return name, values
+	}
+	for key, values := range header {
+		if strings.EqualFold(key, name) {
+			return key, values
+		}
+	}
+	return "", nil
+}
+
+// credentialHeader reports the canonical keys of the headers that carry
+// credentials, which no observer is given.
+func credentialHeader(key string) bool {
+	switch key {
+	case "Authorization", "Proxy-Authorization", "Cookie":
+		return true
+	}
+	return false
 }
 
 func callbackVerdict(cb *Callback, err error) Verdict {

@@ -8,18 +8,22 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/shopspring/decimal"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/paygateotel"
 	"github.com/paygate/paygate-go/paygatetest"
 )
@@ -224,4 +228,53 @@ func BenchmarkObserverCall(b *testing.B) {
 			span.End()
 		}
 	})
+}
+
+// BenchmarkCallbackDelivery is one signed callback served by a
+// callback.Handler (no de-duplication, a Func that does nothing) on a
+// ServeMux, with a traceparent header and TraceContext as the global
+// propagator: "observer=none" is the baseline, "observer=otel" the same
+// delivery observed by paygateotel on the providers of
+// BenchmarkChargeRoundTrip.
+func BenchmarkCallbackDelivery(b *testing.B) {
+	otel.SetTextMapPropagator(propagation.TraceContext{})
+	b.Cleanup(func() { otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator()) })
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discardSpans{}))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
+	b.Cleanup(func() {
+		_ = tp.Shutdown(context.Background())
+		_ = mp.Shutdown(context.Background())
+	})
+	body := paygatetest.NewCallbackSigner(paygatetest.DefaultPrivateKey, paygate.FormExtended).
+		Body(callback.Completed, nil)
+	for _, sub := range []struct {
+		name string
+		opts []callback.Option
+	}{
+		{"observer=none", nil},
+		{"observer=otel", []callback.Option{callback.WithObserver(
+			paygateotel.New(paygateotel.WithTracerProvider(tp), paygateotel.WithMeterProvider(mp)))}},
+	} {
+		b.Run(sub.name, func(b *testing.B) {
+			h, err := callback.NewHandler([]string{paygatetest.DefaultPrivateKey},
+				func(context.Context, *callback.Callback) error { return nil },
+				append([]callback.Option{callback.WithoutDedup()}, sub.opts...)...)
+			if err != nil {
+				b.Fatal(err)
+			}
+			mux := http.NewServeMux()
+			mux.Handle("POST /paygate/callback", h)
+			b.ReportAllocs()
+			for range b.N {
+				r := httptest.NewRequest(http.MethodPost, "http://shop.example/paygate/callback", strings.NewReader(body))
+				r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				r.Header.Set("Traceparent", "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01")
+				w := httptest.NewRecorder()
+				mux.ServeHTTP(w, r)
+				if w.Code != http.StatusOK {
+					b.Fatal(w.Code)
+				}
+			}
+		})
+	}
 }

@@ -1,13 +1,18 @@
 package paygateotel_test
 
 import (
+	"fmt"
+	"io"
 	"net/http"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paygate/paygate-go"
@@ -52,6 +57,8 @@ func TestCompletedCharge(t *testing.T) {
 	assert.Equal(t, "succeeded", a[paygateotel.OutcomeKey].AsString())
 	_, hasRetries := a[paygateotel.RetriesKey]
 	assert.False(t, hasRetries, "paygate.retries is set only when the request was sent again")
+	_, hasResends := a["http.request.resend_count"]
+	assert.False(t, hasResends, "http.request.resend_count is set only when the request was sent again")
 	assert.Equal(t, "POST", a["http.request.method"].AsString())
 	assert.Equal(t, int64(200), a["http.response.status_code"].AsInt64())
 	assert.Equal(t, "127.0.0.1", a["server.address"].AsString())
@@ -126,6 +133,7 @@ func TestGETRetriedAfter503(t *testing.T) {
 
 	span := rec.onlySpan(t, "transaction/status")
 	a := attrs(span)
+	assert.Equal(t, int64(1), a["http.request.resend_count"].AsInt64(), "the semantic conventions' count of resends")
 	assert.Equal(t, int64(1), a[paygateotel.RetriesKey].AsInt64())
 	assert.Equal(t, "succeeded", a[paygateotel.OutcomeKey].AsString())
 	assert.Equal(t, pay.ID.String(), a[paygateotel.TransactionIDKey].AsString())
@@ -172,4 +180,39 @@ func TestRefusedLocalValidation(t *testing.T) {
 	assert.Equal(t, codes.Error, span.Status().Code)
 	assert.Empty(t, span.Events(), "nothing was sent")
 	assert.Equal(t, int64(1), rec.sum(t, "paygate.client.calls", opCharge, outcome(paygate.CallRefused)))
+}
+
+// TestGatewayCodesOutsideTheTableShareOneSeries: a gateway (or a proxy)
+// answering a new code at every call must not make a metric series per
+// code; the span keeps the code as it came.
+func TestGatewayCodesOutsideTheTableShareOneSeries(t *testing.T) {
+	rec := newRecorded(t)
+	var calls atomic.Int64
+	transport := roundTripper(func(r *http.Request) (*http.Response, error) {
+		code := 46000 + calls.Add(1) // 46001...: codes the error table does not list
+		if calls.Load() > 300 {
+			code = int64(paygate.CodeTransactionNotFound)
+		}
+		body := fmt.Sprintf(`{"error":{"code":%d,"message":"no such code"}}`, code)
+		return &http.Response{StatusCode: http.StatusBadRequest, Header: http.Header{"Content-Type": {"application/json"}},
+			Body: io.NopCloser(strings.NewReader(body)), Request: r}, nil
+	})
+	client, err := paygate.NewClient("pk_test", "sk_test", paygate.WithBaseURL("https://gateway.test"),
+		paygate.WithHTTPClient(&http.Client{Transport: transport}), paygate.WithObserver(rec.obs), paygate.WithRetryPolicy(paygate.NoRetries))
+	require.NoError(t, err)
+	for range 301 {
+		_, err := client.Transactions.Status(testCtx(t), &paygate.TransactionStatusParams{ID: 7})
+		var apiErr *paygate.Error
+		require.ErrorAs(t, err, &apiErr)
+	}
+
+	data, ok := rec.metrics(t)["paygate.client.calls"].(metricdata.Sum[int64])
+	require.True(t, ok)
+	assert.Len(t, data.DataPoints, 2, "one series for the unlisted codes, one for 40403")
+	assert.Equal(t, int64(300), rec.sum(t, "paygate.client.calls", opStatus, outcome(paygate.CallGatewayError),
+		paygateotel.GatewayCodeKey.String("other")))
+	assert.Equal(t, int64(1), rec.sum(t, "paygate.client.calls", opStatus, outcome(paygate.CallGatewayError),
+		paygateotel.GatewayCodeKey.Int(40403)))
+	assert.Equal(t, int64(46001), attrs(rec.ended("transaction/status")[0])[paygateotel.GatewayCodeKey].AsInt64(),
+		"the span keeps the code the gateway sent")
 }

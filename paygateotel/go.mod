@@ -2,10 +2,8 @@ module github.com/paygate/paygate-go/paygateotel
 
 go 1.26.0
 
-replace github.com/paygate/paygate-go => ../
-
 require (
-	github.com/paygate/paygate-go v0.0.0
+	github.com/paygate/paygate-go v0.1.0
 	github.com/shopspring/decimal v1.6.0
 	github.com/stretchr/testify v1.12.1
 	go.opentelemetry.io/otel v1.47.0

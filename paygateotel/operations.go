@@ -13,8 +13,9 @@ import (
 
 // operation holds what every call of one operation, to one server,
 // records: its span's start attributes and its metrics' attribute sets.
-// There are as many as the gateway has methods times the outcomes and
-// codes seen, so the cache stays small.
+// There are as many as the gateway has methods times the outcomes and the
+// codes of its error table (the others share one), so the cache stays
+// small.
 type operation struct {
 	attr attribute.KeyValue
 	// startOptions start the span: its kind and attributes.
@@ -64,15 +65,35 @@ func (o *Observer) operation(info paygate.CallInfo) *operation {
 	return actual.(*operation)
 }
 
-// ending returns the cached attribute sets of an ending.
+// otherCode stands, in an endingKey, for every code outside the gateway's
+// error table.
+const otherCode paygate.ErrorCode = -1
+
+// otherCodeLabel is the value of GatewayCodeKey in the metrics for a code
+// outside the gateway's error table (see paygate.ErrorCode.Known): the
+// codes are an open set of numbers, and a gateway or a proxy answering a new
+// one at every call would otherwise make a series of each. The span keeps
+// the code as it came.
+const otherCodeLabel = "other"
+
+// ending returns the cached attribute sets of an ending. The cache is keyed
+// by the code's label, not the code, so that unlisted codes share one entry
+// as they share one series.
 func (op *operation) ending(outcome paygate.CallOutcome, code paygate.ErrorCode) *endingSets {
+	if code != 0 && !code.Known() {
+		code = otherCode
+	}
 	key := endingKey{outcome, code}
 	if s, ok := op.endings.Load(key); ok {
 		return s.(*endingSets)
 	}
 	byOutcome := attribute.NewSet(op.attr, OutcomeKey.String(string(outcome)))
 	byCode := byOutcome
-	if code != 0 {
+	switch code {
+	case 0:
+	case otherCode:
+		byCode = attribute.NewSet(op.attr, OutcomeKey.String(string(outcome)), GatewayCodeKey.String(otherCodeLabel))
+	default:
 		byCode = attribute.NewSet(op.attr, OutcomeKey.String(string(outcome)), GatewayCodeKey.Int(int(code)))
 	}
 	s := &endingSets{

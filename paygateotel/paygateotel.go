@@ -9,28 +9,44 @@
 // ("card/process"), parent of the spans of the HTTP requests made for it
 // when the client's transport is instrumented (otelhttp.NewTransport), with
 // an event per attempt when it took several or failed. Each callback
-// delivery is one server span, parent
-// of what the callback.Func does with its context.
+// delivery is one server span, "paygate callback": a child of the trace
+// the sender (the gateway, a proxy in front of the handler) sent in its
+// traceparent header, read with the observer's propagators, as otelhttp's
+// server spans are; and the parent of what the callback.Func does with its
+// context.
 //
 // Span attributes: paygate.operation, paygate.outcome,
-// paygate.gateway_code when the gateway sent one, paygate.retries when the
-// request was sent again (as the semantic conventions'
-// http.request.resend_count), paygate.order_id and
-// paygate.transaction_id when the request carried them, and the semantic
-// conventions' http.request.method, http.response.status_code,
-// server.address, server.port, url.template and error.type. A callback's
-// span has paygate.callback.status, paygate.callback.verdict,
-// paygate.callback.refusal and its transaction and order ids. No URL with
-// its query is ever recorded (a GET's query carries signed parameters, and
-// card/getToken's the card), nor card data, tokens, PaRes, MD, keys or
-// bodies: the SDK never gives them to an observer.
+// paygate.gateway_code when the gateway sent one, the semantic
+// conventions' http.request.resend_count and paygate.retries (the same
+// count, kept for the queries written against it) when the request was
+// sent again, paygate.order_id and paygate.transaction_id when the request
+// carried them, and the semantic conventions' http.request.method,
+// http.response.status_code, server.address, server.port, url.template and
+// error.type. A callback's span has paygate.callback.status,
+// paygate.callback.verdict, paygate.callback.refusal and its transaction
+// and order ids, with http.request.method (for a method HTTP does not
+// define "_OTHER", and http.request.method_original), http.response.status_code,
+// url.path, url.scheme, http.route (the path of the http.ServeMux pattern
+// that routed it), server.address and server.port (when the Host header
+// names one other than the scheme's default). No URL with its query is
+// ever recorded (a GET's query carries signed parameters, and
+// card/getToken's the card), nor card data, tokens, PaRes, MD, keys,
+// credential headers or bodies: the SDK never gives them to an observer.
+//
+// Options: WithTracerProvider and WithMeterProvider (the global ones by
+// default), WithPropagators (the global one by default), WithSpanFilter to
+// leave out some spans (the balance look-ups a dashboard polls, the
+// callbacks of one status; the metrics still count them), WithoutIDs to
+// keep order and transaction ids off the spans.
 //
 // Metrics (no id in any attribute, so their cardinality stays bounded):
 //
 //   - paygate.client.call.duration (s): histogram by paygate.operation and
 //     paygate.outcome;
 //   - paygate.client.calls: counter by paygate.operation, paygate.outcome
-//     and paygate.gateway_code (when there is one);
+//     and paygate.gateway_code (when there is one; "other" for a code
+//     outside the gateway's error table, see paygate.ErrorCode.Known, so
+//     that a new code at every call does not make a series of each);
 //   - paygate.client.retries: counter of retried attempts by
 //     paygate.operation;
 //   - paygate.client.unknown_outcomes: counter by paygate.operation of the
@@ -48,6 +64,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
 	semconv "go.opentelemetry.io/otel/semconv/v1.40.0"
 	"go.opentelemetry.io/otel/trace"
 
@@ -65,11 +82,15 @@ const (
 	OperationKey = attribute.Key("paygate.operation")
 	// OutcomeKey is a paygate.CallOutcome, for example "declined".
 	OutcomeKey = attribute.Key("paygate.outcome")
-	// GatewayCodeKey is the gateway's five-digit error code, when it sent one.
+	// GatewayCodeKey is the gateway's five-digit error code, when it sent
+	// one: on a span as it came, on a metric as it came when the error
+	// table lists it and the string "other" when it does not.
 	GatewayCodeKey = attribute.Key("paygate.gateway_code")
-	// RetriesKey is how many times the request was sent again.
-	// It is set only on a call that was retried, as
-	// http.request.resend_count is.
+	// RetriesKey is how many times the request was sent again, set only on
+	// a call that was retried, beside the semantic conventions'
+	// http.request.resend_count of the same value (which otelhttp's
+	// users query): it stays for the dashboards and alerts written
+	// against it.
 	RetriesKey = attribute.Key("paygate.retries")
 	// AttemptKey numbers an attempt event, from 1.
 	AttemptKey = attribute.Key("paygate.attempt")
@@ -96,7 +117,10 @@ const CallbackSpanName = "paygate callback"
 // Observer is a paygate.Observer and a callback.Observer that
 // records spans and metrics. It is safe for concurrent use.
 type Observer struct {
-	tracer trace.Tracer
+	tracer      trace.Tracer
+	propagators propagation.TextMapPropagator
+	filter      func(SpanInfo) bool // nil: every span is kept
+	withoutIDs  bool
 
 	callDuration     metric.Float64Histogram
 	calls            metric.Int64Counter
@@ -133,8 +157,16 @@ func New(opts ...Option) *Observer {
 	if cfg.meterProvider == nil {
 		cfg.meterProvider = otel.GetMeterProvider()
 	}
+	if cfg.propagators == nil {
+		cfg.propagators = otel.GetTextMapPropagator()
+	}
 	version := trace.WithInstrumentationVersion(paygate.Version)
-	o := &Observer{tracer: cfg.tracerProvider.Tracer(ScopeName, version, trace.WithSchemaURL(semconv.SchemaURL))}
+	o := &Observer{
+		tracer:      cfg.tracerProvider.Tracer(ScopeName, version, trace.WithSchemaURL(semconv.SchemaURL)),
+		propagators: cfg.propagators,
+		filter:      cfg.filter,
+		withoutIDs:  cfg.withoutIDs,
+	}
 	o.newInstruments(cfg.meterProvider.Meter(ScopeName, metric.WithInstrumentationVersion(paygate.Version),
 		metric.WithSchemaURL(semconv.SchemaURL)))
 	return o
@@ -179,14 +211,26 @@ func histogram(m metric.Meter, name, description string) metric.Float64Histogram
 	return h
 }
 
-// StartCall starts the call's client span; see paygate.Observer.
+// StartCall starts the call's client span, unless the span filter leaves
+// it out; see paygate.Observer.
 func (o *Observer) StartCall(ctx context.Context, info paygate.CallInfo) (context.Context, paygate.CallTrace) {
 	op := o.operation(info)
-	ctx, span := o.tracer.Start(ctx, info.Operation, op.startOptions...)
+	span := noSpan
+	if o.keep(SpanInfo{Operation: info.Operation}) {
+		ctx, span = o.tracer.Start(ctx, info.Operation, op.startOptions...)
+	}
 	t := callTraces.Get().(*callTrace)
 	t.o, t.span, t.op = o, span, op
 	return ctx, t
 }
+
+// keep reports whether the span filter keeps a span.
+func (o *Observer) keep(info SpanInfo) bool {
+	return o.filter == nil || o.filter(info)
+}
+
+// noSpan stands for a span the filter left out: it records nothing.
+var noSpan = trace.SpanFromContext(context.Background())
 
 // callTraces recycles the traces of ended calls: End is called once and
 // last (see paygate.CallTrace), and a trace, with room for End's
@@ -200,7 +244,7 @@ type callTrace struct {
 	op   *operation
 	// ending holds the attributes End sets, so that they need no
 	// allocation of their own (the span copies them).
-	ending [7]attribute.KeyValue
+	ending [8]attribute.KeyValue
 }
 
 // Attempt counts a retry and adds an event per attempt to the span, but
@@ -242,7 +286,7 @@ func (t *callTrace) End(r paygate.CallResult) {
 		t.o.unknownOutcomes.Add(ctx, 1, t.op.only...)
 	}
 	if t.span.IsRecording() {
-		t.span.SetAttributes(appendCallAttributes(t.ending[:0], r)...)
+		t.span.SetAttributes(appendCallAttributes(t.ending[:0], r, !t.o.withoutIDs)...)
 		if failed(r.Outcome) {
 			t.span.SetStatus(codes.Error, string(r.Outcome))
 		}
@@ -253,13 +297,14 @@ func (t *callTrace) End(r paygate.CallResult) {
 }
 
 // appendCallAttributes appends to attrs the attributes of a call's end:
-// seven at most. Each one left out matters: the SDK de-duplicates a span's
+// eight at most. Each one left out matters: the SDK de-duplicates a span's
 // attributes through a map when it ends, and a first attempt's call (five
 // attributes at start, three here) stays within the map's smallest size.
-func appendCallAttributes(attrs []attribute.KeyValue, r paygate.CallResult) []attribute.KeyValue {
+// The ids are appended only when ids is set (see WithoutIDs).
+func appendCallAttributes(attrs []attribute.KeyValue, r paygate.CallResult, ids bool) []attribute.KeyValue {
 	attrs = append(attrs, OutcomeKey.String(string(r.Outcome)))
 	if r.Attempts > 1 {
-		attrs = append(attrs, RetriesKey.Int(r.Attempts-1))
+		attrs = append(attrs, semconv.HTTPRequestResendCount(r.Attempts-1), RetriesKey.Int(r.Attempts-1))
 	}
 	if r.GatewayCode != 0 {
 		attrs = append(attrs, GatewayCodeKey.Int(int(r.GatewayCode)))
@@ -267,14 +312,22 @@ func appendCallAttributes(attrs []attribute.KeyValue, r paygate.CallResult) []at
 	if r.HTTPStatus != 0 {
 		attrs = append(attrs, semconv.HTTPResponseStatusCode(r.HTTPStatus))
 	}
-	if r.OrderID != "" {
-		attrs = append(attrs, OrderIDKey.String(r.OrderID))
-	}
-	if r.TransactionID != 0 {
-		attrs = append(attrs, TransactionIDKey.String(r.TransactionID.String()))
+	if ids {
+		attrs = appendIDs(attrs, r.TransactionID, r.OrderID)
 	}
 	if failed(r.Outcome) {
 		attrs = append(attrs, semconv.ErrorTypeKey.String(string(r.Outcome)))
+	}
+	return attrs
+}
+
+// appendIDs appends the ids that are set, of a call or a callback.
+func appendIDs(attrs []attribute.KeyValue, transaction paygate.ID, order string) []attribute.KeyValue {
+	if order != "" {
+		attrs = append(attrs, OrderIDKey.String(order))
+	}
+	if transaction != 0 {
+		attrs = append(attrs, TransactionIDKey.String(transaction.String()))
 	}
 	return attrs
 }

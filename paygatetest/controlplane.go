@@ -281,13 +281,23 @@ func (s *Server) controlRedeliver(p *Project, _ url.Values, id string) (any, *ap
 func (s *Server) delivery(seq int) (Delivery, bool) { return s.deliveries.log.public(seq) }
 
 // controlCallbackURL serves POST callback-url: url, or empty for none, of
-// project p.
+// project p. It answers the URL it replaced too (previous), so that a tool
+// that changes it for a while puts back exactly that.
 func (s *Server) controlCallbackURL(p *Project, in url.Values, _ string) (any, *apiError) {
 	u := in.Get("url")
-	if err := s.setCallbackURL(p.Key, u); err != nil {
+	previous, err := s.setCallbackURL(p.Key, u)
+	if err != nil {
 		return nil, newError(codeMalformedRequest, strings.TrimPrefix(err.Error(), "paygatetest: "))
 	}
-	return map[string]any{"url": u}, nil
+	return map[string]any{"url": u, "previous": previous}, nil
+}
+
+// controlReadCallbackURL serves GET callback-url: project p's callback
+// URL, empty when callbacks are recorded only.
+func (s *Server) controlReadCallbackURL(p *Project, _ url.Values, _ string) (any, *apiError) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return map[string]any{"url": s.st.projects[p.Key].CallbackURL}, nil
 }
 
 // controlReset serves POST reset: project p forgets its users, tokens,
@@ -342,20 +352,25 @@ var ErrInvalidCallbackURL = errors.New("paygatetest: invalid callback URL")
 // callbacks go there. An empty u records callbacks without sending them.
 // Otherwise u must be an absolute http or https URL of at most 2048 bytes
 // (ErrInvalidCallbackURL).
-func (s *Server) SetCallbackURL(u string) error { return s.setCallbackURL(s.ProjectKey, u) }
+func (s *Server) SetCallbackURL(u string) error {
+	_, err := s.setCallbackURL(s.ProjectKey, u)
+	return err
+}
 
-// setCallbackURL is SetCallbackURL for the project with public key key.
-func (s *Server) setCallbackURL(key, u string) error {
+// setCallbackURL is SetCallbackURL for the project with public key key; it
+// returns the URL it replaced.
+func (s *Server) setCallbackURL(key, u string) (string, error) {
 	if u != "" {
 		p, err := url.Parse(u)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || len(u) > maxControlValue {
-			return fmt.Errorf("%w: %q is not an absolute http(s) URL", ErrInvalidCallbackURL, u)
+			return "", fmt.Errorf("%w: %q is not an absolute http(s) URL", ErrInvalidCallbackURL, u)
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	previous := s.st.projects[key].CallbackURL
 	s.st.projects[key].CallbackURL = u
-	return nil
+	return previous, nil
 }
 
 // Reset forgets every user, token, transaction, subscription and balance,

@@ -57,8 +57,12 @@ the HTTP status. Every id in an answer is a JSON string, as
   POST /sandbox/login-url
       A link that opens the project's dashboard in a browser once, within
       5 minutes, without the key: {"url":"...","expires_in":300}.
+  GET  /sandbox/callback-url
+      Where the project's callbacks go: {"url":"..."}, empty when they are
+      recorded only.
   POST /sandbox/callback-url                 url=<absolute http(s) URL, or empty>
-      Changes where the project's later callbacks go.
+      Changes where the project's later callbacks go; answers
+      {"url":"...","previous":"..."}.
   POST /sandbox/reset
       The project forgets its users, tokens, transactions and faults.
   GET  /sandbox/

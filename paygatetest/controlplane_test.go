@@ -274,3 +274,18 @@ func TestControlPlane_Reset(t *testing.T) {
 		assert.Equal(t, testStart, s.clock.Now(), "the clock stays")
 	})
 }
+
+// GET /sandbox/callback-url reads what POST sets, so that a tool that
+// changes it for a while (paygate listen) can put it back.
+func TestControlPlane_CallbackURLReadsBack(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, paygatetest.WithCallbackURL("http://127.0.0.1:9/first"))
+	status, out := s.control(http.MethodGet, "/sandbox/callback-url", nil)
+	require.Equal(t, http.StatusOK, status, "%v", out)
+	assert.Equal(t, "http://127.0.0.1:9/first", out["url"])
+	status, out = s.control(http.MethodPost, "/sandbox/callback-url", url.Values{"url": {"http://127.0.0.1:9/second"}})
+	require.Equal(t, http.StatusOK, status, "%v", out)
+	assert.Equal(t, "http://127.0.0.1:9/first", out["previous"], "the POST answers what it replaced")
+	_, out = s.control(http.MethodGet, "/sandbox/callback-url", nil)
+	assert.Equal(t, "http://127.0.0.1:9/second", out["url"])
+}

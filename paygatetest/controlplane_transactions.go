@@ -19,10 +19,11 @@ const (
 )
 
 // controlOpsMore are the control plane's operations besides controlOps:
-// the GET ones, among them one at a path that also has a POST one (clock),
-// which matchControl takes for a GET, and the fixtures.
+// the GET ones, among them those at a path that also has a POST one (clock,
+// callback-url), which matchControl takes for a GET, and the fixtures.
 var controlOpsMore = map[string]controlOp{
 	"clock":        {http.MethodGet, (*Server).controlClock},
+	"callback-url": {http.MethodGet, (*Server).controlReadCallbackURL},
 	"transactions": {http.MethodGet, (*Server).controlTransactions},
 	"fixtures":     {http.MethodPost, nil}, // a document: see controlDocuments
 	"login-url":    {http.MethodPost, (*Server).controlLoginURL},

@@ -57,8 +57,8 @@ func (c *call) get(name string) string { return c.params.Get(name) }
 
 func (c *call) basic() bool { return c.project.Form == paygate.FormBasic }
 
-// ServeHTTP serves the API, the ACS page, the confirm pages and the
-// control plane under /sandbox/. Paths are
+// ServeHTTP serves the API, the ACS page, the confirm pages, the control
+// plane under /sandbox/ and the health check at HealthPath. Paths are
 // matched decoded, so /v1/user%2Fresolve is user/resolve.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
@@ -71,6 +71,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveAPIWithFaults(w, r, strings.TrimPrefix(path, "/v1/"))
 	case path == "/sandbox" || strings.HasPrefix(path, "/sandbox/"):
 		s.serveControl(w, r)
+	case path == HealthPath:
+		serveHealth(w, r)
 	default:
 		writeError(w, "", newError(codeMethodNotFound, ""))
 	}

@@ -11,9 +11,11 @@
 // keys come from -project and -secret, else from the environment variables
 // PAYGATE_PROJECT and PAYGATE_SECRET (a command line is visible to every
 // user of the machine; the environment is not). Without a private key it
-// makes a random one and writes it to a new file readable by its owner
-// only (-secret-file, by default in the temporary directory), removed at
-// shutdown: it never serves with a published key, and never prints a key.
+// reads the key file (-secret-file, by default FILE.key beside -state) or,
+// when there is none, makes a random key and writes it to a new file
+// readable by its owner only, read again at the next start (without
+// -secret-file or -state, a temporary file removed at shutdown): it never
+// serves with a published key, and never prints a key.
 // It prints the project's public key, its form and where the private key
 // came from to standard error, and the line "listening on http://ADDR" to
 // standard output once it accepts connections, and shuts down gracefully
@@ -27,7 +29,15 @@
 // loads a scenario (paygatetest's package doc, "Fixtures") into a new
 // state. At start it prints a one-time dashboard login link to standard
 // error.
-// -h prints the usage and exits 0.
+//
+// GET /healthz answers 200 without a key once it serves (for a container's
+// health check or a CI job waiting for it). -healthcheck, with the -addr it
+// serves on, asks that path instead of serving and exits 0 when it answers
+// 200, 1 otherwise: the health check of an image without a shell or curl.
+// -version prints the version of the SDK module it was built from (its
+// build information: "(devel)" when built from a working tree, the
+// release's for a release binary), the Go release and the platform; -h
+// prints the usage; both exit 0.
 package main
 
 import (

@@ -13,7 +13,8 @@ import (
 )
 
 // controlPlane calls a sandbox's control plane under {base}/sandbox/,
-// authorised with the project's private key.
+// authorised with the project's private key: base is sandboxBase, never
+// where an answer points.
 type controlPlane struct {
 	base   string
 	secret string
@@ -34,7 +35,9 @@ func (c *config) controlPlane() (*controlPlane, error) {
 	}
 	return &controlPlane{base: base, secret: secret, http: &http.Client{
 		Timeout: 30 * time.Second,
-		// The bearer key must not follow a redirect to another host.
+		// The bearer key goes to the sandbox's address only. Go's client
+		// would forward it on a redirect to the same host name (another
+		// port, plain http), and the body of a POST with a 307.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}, nil
 }
@@ -46,6 +49,11 @@ func (p *controlPlane) do(ctx context.Context, method, path string, form url.Val
 	if method == http.MethodPost {
 		body = strings.NewReader(form.Encode())
 	}
+	return p.send(ctx, method, path, "application/x-www-form-urlencoded", body, out)
+}
+
+// send is do with the body given as it is, of the content type.
+func (p *controlPlane) send(ctx context.Context, method, path, contentType string, body io.Reader, out any) error {
 	req, err := http.NewRequestWithContext(ctx, method, p.base+"/sandbox/"+path, body)
 	if err != nil {
 		return err
@@ -53,7 +61,7 @@ func (p *controlPlane) do(ctx context.Context, method, path string, form url.Val
 	req.Header.Set("Authorization", "Bearer "+p.secret)
 	req.Header.Set("Accept", "application/json")
 	if body != nil {
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Content-Type", contentType)
 	}
 	res, err := p.http.Do(req)
 	if err != nil {
@@ -64,6 +72,10 @@ func (p *controlPlane) do(ctx context.Context, method, path string, form url.Val
 	if err != nil {
 		return err
 	}
+	if res.StatusCode >= 300 && res.StatusCode < 400 {
+		return fmt.Errorf("%s /sandbox/%s: HTTP %d, a redirect to %q, not followed: the private key goes to the sandbox's address only (is this a sandbox?)",
+			method, path, res.StatusCode, redirectHost(res))
+	}
 	if res.StatusCode != http.StatusOK {
 		return controlError(method, path, res.StatusCode, raw)
 	}
@@ -73,6 +85,14 @@ func (p *controlPlane) do(ctx context.Context, method, path string, form url.Val
 		return fmt.Errorf("%s /sandbox/%s: the answer is not what a sandbox sends: %w", method, path, err)
 	}
 	return nil
+}
+
+// redirectHost is the host a redirect points to, for the error.
+func redirectHost(res *http.Response) string {
+	if u, err := res.Location(); err == nil {
+		return u.Host
+	}
+	return ""
 }
 
 // controlError describes a failed control-plane call by the sandbox's
@@ -100,3 +120,14 @@ func (e *controlPlaneError) Error() string { return e.Call + ": " + e.Code + " "
 // codeEventNotApplies is the sandbox's code for an event that does not
 // apply to the transaction in its state.
 const codeEventNotApplies = "40900"
+
+// controlPlaneAnnotation is the cobra annotation that names, one a line,
+// the control plane's operations a command calls ("POST /sandbox/reset"):
+// a test holds them to paygatetest.ControlPlaneHelp, so that every
+// operation has a command.
+const controlPlaneAnnotation = "paygate.controlplane"
+
+// calls is the annotation of a command that calls the operations ops.
+func calls(ops ...string) map[string]string {
+	return map[string]string{controlPlaneAnnotation: strings.Join(ops, "\n")}
+}

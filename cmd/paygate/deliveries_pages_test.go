@@ -10,6 +10,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate-go"
 )
 
 // The sandbox answers the deliveries a page at a time (per_page at most
@@ -23,7 +25,7 @@ func TestDeliveries_WalksEveryPage(t *testing.T) {
 		cursor, _ := strconv.Atoi(r.URL.Query().Get("cursor"))
 		page := []map[string]any{}
 		for id := cursor + 1; id <= total && len(page) < perPage; id++ {
-			page = append(page, map[string]any{"id": strconv.Itoa(id), "fields": map[string]string{}, "attempts": []any{}})
+			page = append(page, map[string]any{"id": id, "fields": map[string]string{}, "attempts": []any{}})
 		}
 		json.NewEncoder(w).Encode(page)
 	}))
@@ -33,6 +35,6 @@ func TestDeliveries_WalksEveryPage(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, all, total)
 	for i, d := range all {
-		assert.Equal(t, deliveryID(i+1), d.ID)
+		assert.Equal(t, paygate.ID(i+1), d.ID)
 	}
 }

@@ -87,7 +87,9 @@ func TestDeliveries_KeepWhatTheSandboxAdds(t *testing.T) {
 	t.Parallel()
 	const one = `{"id":"1","url":"http://x/cb","fields":{"status":"completed"},"next_attempt":"2026-11-27T00:00:05Z",` +
 		`"attempts":[{"time":"t1","status":500},{"time":"t2","status":200}]}`
-	for name, answer := range map[string]string{"list": "[" + one + "]", "page": `{"deliveries":[` + one + `],"next":2}`} {
+	quoted := strings.Replace(one, `"id":1`, `"id":"1"`, 1)
+	for name, answer := range map[string]string{"list": "[" + one + "]", "page": `{"deliveries":[` + one + `],"next":2}`,
+		"string id": "[" + quoted + "]"} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, answer) }))
 		cp := &controlPlane{base: srv.URL, secret: testSecret, http: srv.Client()}
 		all, err := cp.deliveries(context.Background())
@@ -100,5 +102,27 @@ func TestDeliveries_KeepWhatTheSandboxAdds(t *testing.T) {
 		require.NoError(t, err)
 		assert.JSONEq(t, `{"id":"1","url":"http://x/cb","fields":{"status":"completed"},"next_attempt":"2026-11-27T00:00:05Z",`+
 			`"attempts":[{"time":"t2","status":200}]}`, string(printed), name)
+	}
+}
+
+// redeliver tells the attempt it caused from those before it, or says it
+// has none: the sandbox answers after 5 seconds without one.
+func TestRedeliver_TellsTheNewAttempt(t *testing.T) {
+	t.Parallel()
+	a1 := attempt{Time: "t1", Status: 500}
+	a2 := attempt{Time: "t2", Status: 200, Manual: true}
+	for name, c := range map[string]struct {
+		before *delivery
+		after  delivery
+		want   *attempt
+	}{
+		"one more":          {&delivery{Attempts: []attempt{a1}}, delivery{Attempts: []attempt{a1, a2}}, &a2},
+		"none yet":          {&delivery{Attempts: []attempt{a1}}, delivery{Attempts: []attempt{a1}}, nil},
+		"history full":      {&delivery{Attempts: []attempt{a1, a2}}, delivery{Attempts: []attempt{a2, {Time: "t3", Status: 200, Manual: true}}}, &attempt{Time: "t3", Status: 200, Manual: true}},
+		"unread, manual":    {nil, delivery{Attempts: []attempt{a1, a2}}, &a2},
+		"unread, automatic": {nil, delivery{Attempts: []attempt{a1}}, nil},
+		"never attempted":   {&delivery{}, delivery{}, nil},
+	} {
+		assert.Equal(t, c.want, newAttempt(c.before, c.after), name)
 	}
 }

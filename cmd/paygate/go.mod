@@ -3,7 +3,7 @@ module github.com/paygate/paygate-go/cmd/paygate
 go 1.25
 
 require (
-	github.com/paygate/paygate-go v0.0.0
+	github.com/paygate/paygate-go v0.1.0
 	github.com/shopspring/decimal v1.6.0
 	github.com/spf13/cobra v1.10.2
 	github.com/stretchr/testify v1.12.1
@@ -14,5 +14,3 @@ require (
 	github.com/spf13/pflag v1.0.9 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
-
-replace github.com/paygate/paygate-go => ../..

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/url"
 	"strings"
+
+	"github.com/paygate/paygate-go/internal/jsonscalar"
 )
 
 // emit prints v as indented JSON with --json, else what text writes.
@@ -16,11 +19,16 @@ func (c *config) emit(v any, text func(w io.Writer)) error {
 	return nil
 }
 
-// printJSON prints v as JSON indented by two spaces.
+// printJSON prints v as JSON indented by two spaces, jsonPrintable.
 func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(jsonPrintable(buf.Bytes()))
+	return err
 }
 
 // parseParams reads name=value arguments; a value may hold "=", and a
@@ -49,4 +57,16 @@ func fieldsJSON(v url.Values) map[string]any {
 		}
 	}
 	return out
+}
+
+// textID is an id the sandbox writes as a JSON string or number; the
+// command prints it as a string, as it prints every id: a 19-digit number
+// loses digits in many JSON readers.
+type textID string
+
+// UnmarshalJSON implements json.Unmarshaler: a string or a number.
+func (id *textID) UnmarshalJSON(b []byte) error {
+	s, err := jsonscalar.Text(b)
+	*id = textID(s)
+	return err
 }

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
 	"encoding/csv"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
+	"strconv"
 	"time"
 
+	"github.com/shopspring/decimal"
 	"github.com/spf13/cobra"
 
 	"github.com/paygate/paygate-go"
@@ -44,7 +49,7 @@ func newStatusCmd(cfg *config) *cobra.Command {
 				return err
 			}
 			return cfg.emit(st, func(w io.Writer) {
-				fmt.Fprintf(w, "transaction %s of order %s: %s\n", st.ID, st.OrderID, st.Status)
+				fmt.Fprintf(w, "transaction %s of order %s: %s\n", st.ID, printable(st.OrderID), printable(string(st.Status)))
 			})
 		},
 	}
@@ -79,12 +84,26 @@ func newGetCmd(cfg *config) *cobra.Command {
 func newListCmd(cfg *config) *cobra.Command {
 	var p paygate.TransactionListParams
 	var status, typ, createdFrom, createdTo, updatedFrom, updatedTo string
-	var asCSV bool
+	var asCSV, sandbox bool
 	cmd := &cobra.Command{
-		Use:   "list --order ORDER_ID [filters] [--csv]",
-		Short: "An order's transactions, every page (GET transactions; extended form)",
-		Args:  exactArgs(0),
+		Use:   "list (--order ORDER_ID | --sandbox) [filters] [--csv]",
+		Short: "An order's transactions, or a sandbox's, every page (GET transactions; extended form)",
+		Long: `List an order's transactions (GET transactions, every page): --order is
+required, as the gateway lists one order's. Against a sandbox, --sandbox lists
+every transaction of the project instead, newest first, through the control
+plane (GET /sandbox/transactions), with --order, --status, --type and
+--created-from/--created-to as filters.
+
+Amounts print with the decimals the gateway sent (10.00, 0.2900).`,
+		Args:        exactArgs(0),
+		Annotations: calls("GET /sandbox/transactions"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !sandbox && p.OrderID == "" {
+				return usagef("transactions list needs --order ORDER_ID (the gateway lists one order's transactions); against a sandbox, --sandbox lists them all")
+			}
+			if sandbox && (updatedFrom != "" || updatedTo != "" || p.Limit != 0) {
+				return usagef("--sandbox takes --order, --status, --type, --created-from and --created-to as filters, not --updated-from, --updated-to or --limit")
+			}
 			p.Status, p.Type = paygate.Status(status), paygate.TransactionType(typ)
 			var err error
 			for _, t := range []struct {
@@ -101,16 +120,22 @@ func newListCmd(cfg *config) *cobra.Command {
 					return usagef("--%s must be an RFC 3339 time, not %q", t.flag, t.value)
 				}
 			}
-			client, err := cfg.client()
-			if err != nil {
-				return err
-			}
 			var txs []paygate.Transaction
-			for tx, err := range client.Transactions.All(cmd.Context(), &p) {
+			if sandbox {
+				if txs, err = cfg.sandboxTransactions(cmd.Context(), &p); err != nil {
+					return err
+				}
+			} else {
+				client, err := cfg.client()
 				if err != nil {
 					return err
 				}
-				txs = append(txs, tx)
+				for tx, err := range client.Transactions.All(cmd.Context(), &p) {
+					if err != nil {
+						return err
+					}
+					txs = append(txs, tx)
+				}
 			}
 			if asCSV {
 				return writeCSV(cfg.env.stdout, txs)
@@ -122,7 +147,8 @@ func newListCmd(cfg *config) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&p.OrderID, "order", "", "the merchant's order id (required)")
+	f.StringVar(&p.OrderID, "order", "", "the merchant's order id (required without --sandbox)")
+	f.BoolVar(&sandbox, "sandbox", false, "every transaction of a sandbox's project, newest first (GET /sandbox/transactions)")
 	f.StringVar(&status, "status", "", "only transactions in this status")
 	f.StringVar(&typ, "type", "", "only transactions of this type (payment, refund, chargeback, ...)")
 	f.StringVar(&createdFrom, "created-from", "", "created at or after (RFC 3339)")
@@ -137,6 +163,8 @@ func newListCmd(cfg *config) *cobra.Command {
 // transactionColumns are the columns of the text and CSV listings.
 var transactionColumns = []string{"id", "type", "status", "price", "currency", "fee", "order_id", "reference_id", "method", "created_at"}
 
+// transactionRow is tx's columns in the text and CSV listings, each
+// printable: the gateway wrote them.
 func transactionRow(tx paygate.Transaction) []string {
 	ref := ""
 	if tx.ReferenceID != 0 {
@@ -146,8 +174,22 @@ func transactionRow(tx paygate.Transaction) []string {
 	if t := tx.CreatedAt.Time; !t.IsZero() {
 		created = t.Format(time.RFC3339)
 	}
-	return []string{tx.ID.String(), string(tx.Type), string(tx.Status), tx.Price.String(), tx.Currency,
-		tx.Fee.String(), tx.OrderID, ref, tx.Method, created}
+	row := []string{tx.ID.String(), string(tx.Type), string(tx.Status), withScale(tx.Price), tx.Currency,
+		withScale(tx.Fee), tx.OrderID, ref, tx.Method, created}
+	for i, v := range row {
+		row[i] = printable(v)
+	}
+	return row
+}
+
+// withScale prints d with the decimals it was read with: decimal.Decimal
+// keeps the scale of "10.00", but its String drops the zeros, and a
+// reconciliation compares what the gateway sent.
+func withScale(d decimal.Decimal) string {
+	if e := d.Exponent(); e < 0 {
+		return d.StringFixed(-e)
+	}
+	return d.String()
 }
 
 func printTransactions(w io.Writer, txs []paygate.Transaction) {
@@ -187,7 +229,7 @@ func newBalanceCmd(cfg *config) *cobra.Command {
 				return err
 			}
 			return cfg.emit(b, func(w io.Writer) {
-				fmt.Fprintf(w, "available %s %s, rolling reserve %s\n", b.Amount.StringFixed(2), b.Currency, b.RollingReserve.StringFixed(2))
+				fmt.Fprintf(w, "available %s %s, rolling reserve %s\n", b.Amount.StringFixed(2), printable(b.Currency), b.RollingReserve.StringFixed(2))
 			})
 		},
 	}
@@ -219,7 +261,8 @@ the outcome: read it from the output.`,
 			out := reconciliation{OrderID: rec.OrderID, Kind: string(rec.Kind), Found: rec.Found, Outcome: string(rec.Outcome),
 				Completed: rec.Completed(), Transaction: rec.Transaction, Transactions: rec.Transactions}
 			return cfg.emit(out, func(w io.Writer) {
-				fmt.Fprintf(w, "%s for order %s: found %v, outcome %s, completed %v\n", out.Kind, out.OrderID, out.Found, out.Outcome, out.Completed)
+				fmt.Fprintf(w, "%s for order %s: found %v, outcome %s, completed %v\n",
+					printable(out.Kind), printable(out.OrderID), out.Found, printable(out.Outcome), out.Completed)
 				printTransactions(w, rec.Transactions)
 			})
 		},
@@ -245,4 +288,40 @@ func parseID(s string) (paygate.ID, error) {
 		return 0, usagef("%q is not a transaction id", s)
 	}
 	return id, nil
+}
+
+// sandboxTransactions reads every transaction of the sandbox's project that
+// p selects (order, status, type, creation time), newest first, a page
+// at a time through the control plane.
+func (c *config) sandboxTransactions(ctx context.Context, p *paygate.TransactionListParams) ([]paygate.Transaction, error) {
+	cp, err := c.controlPlane()
+	if err != nil {
+		return nil, err
+	}
+	q := url.Values{"per_page": {strconv.Itoa(controlPage)}}
+	for name, v := range map[string]string{"order_id": p.OrderID, "status": string(p.Status), "type": string(p.Type)} {
+		if v != "" {
+			q.Set(name, v)
+		}
+	}
+	for name, t := range map[string]time.Time{"from": p.Created.From, "to": p.Created.To} {
+		if !t.IsZero() {
+			q.Set(name, t.Format(time.RFC3339))
+		}
+	}
+	out := []paygate.Transaction{}
+	for {
+		var page struct {
+			Transactions []paygate.Transaction `json:"transactions"`
+			NextCursor   textID                `json:"next_cursor"`
+		}
+		if err := cp.do(ctx, http.MethodGet, "transactions?"+q.Encode(), nil, &page); err != nil {
+			return nil, err
+		}
+		out = append(out, page.Transactions...)
+		if page.NextCursor == "" || len(page.Transactions) == 0 {
+			return out, nil
+		}
+		q.Set("cursor", string(page.NextCursor))
+	}
 }

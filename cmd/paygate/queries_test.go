@@ -77,3 +77,62 @@ func TestQueries_JSONParsesBack(t *testing.T) {
 	r = paygateCmd(t, env, "", "reconcile", chargeback.OrderID, "--kind", "refund")
 	assert.Equal(t, exitUsage, r.code, "an unknown kind is refused before anything is sent: %s", r.stderr)
 }
+
+// transactions list without an order names the command's flag, not the
+// gateway's parameter, and points at the sandbox's list of them all.
+func TestTransactionsList_WithoutOrderNamesTheFlag(t *testing.T) {
+	t.Parallel()
+	r := paygateCmd(t, sandboxEnv("http://127.0.0.1:1"), "", "transactions", "list")
+	assert.Equal(t, exitUsage, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "--order")
+	assert.NotContains(t, r.stderr, "orderId")
+}
+
+// transactions list --sandbox lists every transaction of a sandbox, the
+// control plane's list, which needs no order.
+func TestTransactionsList_SandboxListsEveryOrder(t *testing.T) {
+	t.Parallel()
+	base := startSandbox(t)
+	env := sandboxEnv(base)
+	for range 2 {
+		require.Zero(t, paygateCmd(t, env, "", "trigger", "complete").code)
+	}
+	r := paygateCmd(t, env, "", "transactions", "list", "--sandbox", "--type", "payment", "--csv")
+	require.Zero(t, r.code, r.stderr)
+	rows, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, 3, r.stdout)
+	assert.NotEqual(t, rows[1][6], rows[2][6], "two orders")
+}
+
+// The text and CSV listings print an amount with the decimals the gateway
+// sent, as paygate get shows them: 10.00, not 10.
+func TestTransactionsList_KeepsTheGatewaysScale(t *testing.T) {
+	t.Parallel()
+	base := startSandbox(t)
+	env := sandboxEnv(base)
+	r := paygateCmd(t, env, "", "trigger", "complete", "--json")
+	require.Zero(t, r.code, r.stderr)
+	var tx struct {
+		ID      json.Number `json:"id"`
+		OrderID string      `json:"orderId"`
+	}
+	decodeJSON(t, r.stdout, &tx)
+	r = paygateCmd(t, env, "", "get", "transactions/"+tx.ID.String())
+	require.Zero(t, r.code, r.stderr)
+	var raw struct{ Price, Fee json.Number }
+	decodeJSON(t, r.stdout, &raw)
+	require.Equal(t, "10.00", raw.Price.String())
+
+	r = paygateCmd(t, env, "", "transactions", "list", "--order", tx.OrderID, "--csv")
+	require.Zero(t, r.code, r.stderr)
+	rows, err := csv.NewReader(strings.NewReader(r.stdout)).ReadAll()
+	require.NoError(t, err)
+	require.Len(t, rows, 2, r.stdout)
+	assert.Equal(t, raw.Price.String(), rows[1][3], "price")
+	assert.Equal(t, raw.Fee.String(), rows[1][5], "fee")
+
+	r = paygateCmd(t, env, "", "transactions", "get", tx.ID.String())
+	require.Zero(t, r.code, r.stderr)
+	assert.Contains(t, r.stdout, " 10.00 EUR ")
+}

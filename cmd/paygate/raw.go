@@ -44,7 +44,7 @@ redirects refused, and the gateway's error object reported as an error (exit
 				return err
 			}
 			out.WriteByte('\n')
-			_, err = cfg.env.stdout.Write(out.Bytes())
+			_, err = cfg.env.stdout.Write(jsonPrintable(out.Bytes()))
 			return err
 		},
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -54,18 +55,62 @@ func run(ctx context.Context, args []string, env environ) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintln(env.stderr, "paygate:", strings.TrimPrefix(err.Error(), "paygate: "))
+	code := exitCode(err)
+	if cfg.json {
+		printJSONError(env.stderr, err, code)
+		return code
+	}
+	fmt.Fprintln(env.stderr, "paygate:", errorText(err))
+	if code == exitUsage {
+		fmt.Fprintln(env.stderr, `Run "paygate help" for usage.`)
+	}
+	return code
+}
+
+// exitCode is the exit code of a run that ended with err.
+func exitCode(err error) int {
 	var usage *usageError
 	var invalid *paygate.ValidationError
 	var failed *checkFailed
 	switch {
 	case errors.As(err, &usage), errors.As(err, &invalid), isCobraUsage(err):
-		fmt.Fprintln(env.stderr, `Run "paygate help" for usage.`)
 		return exitUsage
 	case errors.As(err, &failed):
 		return exitFailed
 	}
 	return exitError
+}
+
+// printJSONError prints err as --json prints an error, on standard error
+// (standard output holds data only, which a failed check may have
+// printed): {"error":{"message":...,"code":...}}, the code the gateway's
+// or the sandbox's (a number) when the error is theirs, else "usage",
+// "failed" or "error" by the exit code. The message is the exact text;
+// JSON escapes what the terminal must not see raw.
+func printJSONError(w io.Writer, err error, exit int) {
+	var code any = map[int]string{exitUsage: "usage", exitFailed: "failed"}[exit]
+	if code == "" {
+		code = "error"
+	}
+	var gw *paygate.Error
+	var cp *controlPlaneError
+	switch {
+	case errors.As(err, &gw) && gw.Code != 0:
+		code = int(gw.Code)
+	case errors.As(err, &cp):
+		code = json.Number(cp.Code)
+	}
+	out := struct {
+		Error struct {
+			Message string `json:"message"`
+			Code    any    `json:"code"`
+		} `json:"error"`
+	}{}
+	out.Error.Message = strings.TrimPrefix(err.Error(), "paygate: ")
+	out.Error.Code = code
+	if printJSON(w, out) != nil {
+		fmt.Fprintln(w, "paygate:", errorText(err))
+	}
 }
 
 // isCobraUsage reports whether err is cobra's own complaint about the
@@ -87,9 +132,19 @@ Configuration: flags first, then the environment.
   --secret    PAYGATE_SECRET     the project's private key (never printed;
                                  prefer the environment: a command line is
                                  visible to every user of the machine)
-  --base-url  PAYGATE_BASE_URL   the gateway or sandbox, e.g. http://127.0.0.1:8080
+  --base-url  PAYGATE_BASE_URL   the gateway or sandbox, e.g. http://127.0.0.1:8080:
+                                 https://, or http:// to this machine unless
+                                 --insecure-http; the sandbox's control plane
+                                 (trigger, deliveries, redeliver, listen,
+                                 callback-url, clock, fault, fixtures, reset,
+                                 dashboard, transactions list --sandbox) is
+                                 sent the private key, so it must be on this
+                                 machine unless --remote-sandbox
 
-Every command that prints data prints JSON with --json.
+Every command that prints data prints JSON with --json; with --json an error
+is a JSON object on standard error: {"error":{"message":"...","code":...}},
+the code the gateway's or the sandbox's (a number) when the error is theirs,
+else "usage", "failed" or "error".
 
 Exit codes:
   0  success
@@ -97,7 +152,7 @@ Exit codes:
   2  a usage error (unknown command or flag, wrong arguments, missing
      configuration, a parameter the SDK refuses before sending)
   3  a check failed: a signature does not verify (verify), a callback
-     receiver refused the callback (trigger --to)`
+     receiver did not accept a callback (trigger, trigger --to)`
 
 func newRoot(cfg *config) *cobra.Command {
 	root := &cobra.Command{
@@ -114,6 +169,7 @@ func newRoot(cfg *config) *cobra.Command {
 	f.StringVar(&cfg.baseURL, "base-url", "", "the gateway's or sandbox's address (default $PAYGATE_BASE_URL)")
 	f.StringVar(&cfg.form, "form", "extended", "form of the interface: extended or basic")
 	f.BoolVar(&cfg.insecure, "insecure-http", false, "allow plain http:// to a host that is not loopback (a sandbox in another container)")
+	f.BoolVar(&cfg.remoteSandbox, "remote-sandbox", false, "the --base-url on another host is a sandbox: its control plane may be sent the private key")
 	f.BoolVar(&cfg.json, "json", false, "print data as JSON")
 	root.AddCommand(
 		newSandboxCmd(cfg),
@@ -127,6 +183,14 @@ func newRoot(cfg *config) *cobra.Command {
 		newReconcileCmd(cfg),
 		newDeliveriesCmd(cfg),
 		newRedeliverCmd(cfg),
+		newListenCmd(cfg),
+		newCallbackURLCmd(cfg),
+		newClockCmd(cfg),
+		newFaultCmd(cfg),
+		newFixturesCmd(cfg),
+		newResetCmd(cfg),
+		newDashboardCmd(cfg),
+		newVersionCmd(cfg),
 	)
 	return root
 }
@@ -149,7 +213,10 @@ type config struct {
 	baseURL  string
 	form     string
 	insecure bool
-	json     bool
+	// remoteSandbox allows the control plane's commands to send the
+	// private key to a --base-url that is not loopback.
+	remoteSandbox bool
+	json          bool
 }
 
 // projectKey is --project, else $PAYGATE_PROJECT.
@@ -171,14 +238,6 @@ func (c *config) privateKey() (string, error) {
 // base is --base-url, else $PAYGATE_BASE_URL; empty for the SDK's default.
 func (c *config) base() string {
 	return strings.TrimRight(firstOf(c.baseURL, c.env.getenv("PAYGATE_BASE_URL")), "/")
-}
-
-// sandboxBase is base, which the control plane's commands require.
-func (c *config) sandboxBase() (string, error) {
-	if b := c.base(); b != "" {
-		return b, nil
-	}
-	return "", usagef("no sandbox address: give --base-url or set PAYGATE_BASE_URL")
 }
 
 func (c *config) parsedForm() (paygate.Form, error) {
@@ -205,8 +264,12 @@ func (c *config) client() (*paygate.Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	b, err := c.gatewayBase()
+	if err != nil {
+		return nil, err
+	}
 	opts := []paygate.Option{paygate.WithForm(form), paygate.WithAppInfo("paygate-cli", "1")}
-	if b := c.base(); b != "" {
+	if b != "" {
 		opts = append(opts, paygate.WithBaseURL(b))
 	}
 	if c.insecure {

@@ -11,7 +11,7 @@ func TestHelp_DocumentsExitCodesAndEveryCommand(t *testing.T) {
 	r := paygateCmd(t, nil, "", "help")
 	assert.Zero(t, r.code)
 	assert.Contains(t, r.stdout, "Exit codes:")
-	for _, c := range []string{"sandbox", "trigger", "sign", "verify", "get", "post", "transactions", "balance", "reconcile", "deliveries", "redeliver", "completion"} {
+	for _, c := range []string{"sandbox", "trigger", "sign", "verify", "get", "post", "transactions", "balance", "reconcile", "deliveries", "redeliver", "version", "completion"} {
 		assert.Contains(t, r.stdout, "\n  "+c+" ", "help lists %s", c)
 	}
 	r = paygateCmd(t, nil, "", "help", "sandbox")

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -20,19 +21,27 @@ lists them all:
 
   --addr HOST:PORT      address to listen on (127.0.0.1:0 picks a free port)
   --project KEY         the project's public key (default $PAYGATE_PROJECT)
-  --secret KEY          the private key (default $PAYGATE_SECRET, else a random
-                        one written to --secret-file; never printed)
+  --secret KEY          the private key (default $PAYGATE_SECRET, else the one
+                        in --secret-file or FILE.key beside --state, made at
+                        random when missing; never printed)
   --callback-url URL    where the signed callbacks go
   --form extended|basic
   --public-url URL      the address browsers reach it at
   --retain N            how many transactions it keeps
   --state FILE          keep the state in FILE across restarts and crashes
   --fixtures FILE       load a scenario (JSON) into a new state at start
+  --healthcheck         instead of serving, exit 0 if the sandbox on --addr
+                        answers GET ` + paygatetest.HealthPath + `, 1 if not
 
 It prints "listening on http://ADDR" on standard output once it accepts
-connections; the project key, where the private key came from and a one-time
-dashboard login link (valid 5 minutes) on standard error; and stops on SIGINT
-or SIGTERM.
+connections; the project key, where the private key came from, a one-time
+dashboard login link (valid 5 minutes) and where callbacks go on standard
+error; and stops on SIGINT or SIGTERM. GET ` + paygatetest.HealthPath + ` answers 200
+without a key once it serves.
+
+Every operation below is a command too: paygate trigger, deliveries,
+redeliver, listen, callback-url, clock, fault, fixtures, reset, dashboard and
+transactions list --sandbox (each with --base-url of the sandbox).
 
 ` + paygatetest.ControlPlaneHelp
 
@@ -47,7 +56,9 @@ func newSandboxCmd(cfg *config) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			err := sandboxcmd.Run(cmd.Context(), "paygate sandbox", args, cfg.env.getenv, cfg.env.stdout, cfg.env.stderr)
 			if errors.Is(err, flag.ErrHelp) {
-				return nil // the usage was printed; asking for it is no failure
+				// The usage printed lists the flags only: say where the rest is.
+				fmt.Fprintln(cfg.env.stderr, `The control plane's operations, what the sandbox prints and the commands that drive it: "paygate help sandbox".`)
+				return nil // asking for the usage is no failure
 			}
 			return err
 		},

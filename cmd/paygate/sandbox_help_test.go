@@ -19,3 +19,15 @@ func TestHelpSandbox_PrintsTheWholeControlPlane(t *testing.T) {
 		assert.Contains(t, r.stdout, want)
 	}
 }
+
+// paygate sandbox --help prints the sandbox's flags, and says where the
+// rest is: the control plane is in paygate help sandbox.
+func TestSandbox_HelpFlagPointsAtHelpSandbox(t *testing.T) {
+	t.Parallel()
+	for _, flag := range []string{"--help", "-h"} {
+		r := paygateCmd(t, nil, "", "sandbox", flag)
+		assert.Zero(t, r.code, flag)
+		assert.Contains(t, r.stdout+r.stderr, "-callback-url", flag)
+		assert.Contains(t, r.stdout+r.stderr, `"paygate help sandbox"`, flag)
+	}
+}

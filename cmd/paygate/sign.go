@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -28,18 +29,33 @@ the private key ($PAYGATE_SECRET): every value but the signature's, sorted as
 byte strings, joined with "|", HMAC-SHA256, lowercase hex. The parameters are
 name=value arguments, or a request or callback body (a form, or a JSON
 object as the gateway's JSON clients send) read from --body FILE, or from
-standard input with --body -. What is signed is exactly what is given:
-include project, as a request sends it.`,
-		Example: `  PAYGATE_SECRET=... paygate sign project=pk_1 identifier=cust-42 ip=203.0.113.7
+standard input with --body -. Arguments are signed with project added from
+--project or $PAYGATE_PROJECT unless one is given, as the SDK sends every
+request; a body is signed exactly as it is.
+
+sign is for requests to the gateway, but signs whatever it is given: the
+gateway signs a callback's values the same way, whatever their names, so
+the signature of a callback's values makes a callback handler
+(callback.NewHandler) accept that callback. What sign prints is as
+sensitive as what it signs. When the values hold a callback's status,
+sign says so on standard error.`,
+		Example: `  PAYGATE_PROJECT=pk_1 PAYGATE_SECRET=... paygate sign identifier=cust-42 ip=203.0.113.7
   paygate sign --body callback.txt --json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			secret, params, err := cfg.keyAndParams(args, body)
 			if err != nil {
 				return err
 			}
+			if len(args) > 0 {
+				cfg.addProject(params)
+			}
 			out := signature{Canonical: paygate.CanonicalString(params), Signature: paygate.Sign(params, secret)}
+			if status := params.Get("status"); callback.Status(status).Known() {
+				fmt.Fprintf(cfg.env.stderr, "paygate: note: status=%s is a callback's: this signature also makes a callback of these values verify "+
+					"(callback.NewHandler accepts it); sign is for requests to the gateway\n", status)
+			}
 			return cfg.emit(out, func(w io.Writer) {
-				fmt.Fprintln(w, "canonical:", out.Canonical)
+				fmt.Fprintln(w, "canonical:", printable(out.Canonical))
 				fmt.Fprintln(w, "signature:", out.Signature)
 			})
 		},
@@ -112,4 +128,19 @@ func parseBody(raw []byte) (url.Values, error) {
 		return nil, fmt.Errorf("the body is neither a form nor a JSON object within the sandbox's bounds: %w", err)
 	}
 	return v, nil
+}
+
+// addProject adds the configured project key to the name=value arguments
+// sign signs, unless they hold one: every request of the SDK carries it,
+// so a signature without it is not the one the SDK sent.
+func (c *config) addProject(params url.Values) {
+	if params.Has("project") {
+		return
+	}
+	project, err := c.projectKey()
+	if err != nil {
+		fmt.Fprintln(c.env.stderr, "paygate: note: no project key (--project, PAYGATE_PROJECT), so none is signed; every request of the SDK carries project")
+		return
+	}
+	params.Set("project", project)
 }

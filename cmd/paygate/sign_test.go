@@ -1,6 +1,10 @@
 package main
 
 import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"strings"
@@ -116,7 +120,7 @@ func TestVerify_AReformattedValueIsNamedAndExitsThree(t *testing.T) {
 	r := paygateCmd(t, []string{"PAYGATE_SECRET=" + testSecret}, received.Encode(), "verify", "--body", "-")
 	assert.Equal(t, exitFailed, r.code)
 	assert.Contains(t, r.stdout, "canonical: 10.0|1000000000000000001|10042|completed")
-	assert.Contains(t, r.stdout, "expected:  "+paygate.Sign(received, testSecret))
+	assert.Contains(t, r.stdout, "expected:  "+paygate.Sign(received, testSecret)[:8]+"...")
 	assert.Contains(t, r.stdout, "received:  "+sig)
 	assert.Contains(t, r.stdout, `amount="10.0"`)
 
@@ -137,5 +141,41 @@ func TestLooksReformatted(t *testing.T) {
 		"\xff": true,
 	} {
 		assert.Equal(t, reformatted, looksReformatted(v) != "", "%q", v)
+	}
+}
+
+// sign signs what the SDK sends for the same call: the project key from
+// --project or PAYGATE_PROJECT is one of the signed values, as in every
+// request of the SDK.
+func TestSign_SignsWhatTheSDKSends(t *testing.T) {
+	t.Parallel()
+	sent := make(chan url.Values, 1)
+	gateway := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		sent <- r.PostForm
+		io.WriteString(w, `{"id":"1"}`)
+	}))
+	t.Cleanup(gateway.Close)
+	client, err := paygate.NewClient("pk_sign_1", testSecret, paygate.WithBaseURL(gateway.URL))
+	require.NoError(t, err)
+	var out map[string]any
+	require.NoError(t, client.Call(context.Background(), http.MethodPost, "user/resolve",
+		url.Values{"identifier": {"cust-42"}, "ip": {"203.0.113.7"}}, &out))
+	want := (<-sent).Get(paygate.SignatureParam)
+
+	for name, env := range map[string][]string{
+		"environment": {"PAYGATE_SECRET=" + testSecret, "PAYGATE_PROJECT=pk_sign_1"},
+		"flag":        {"PAYGATE_SECRET=" + testSecret, "PAYGATE_PROJECT=pk_other"},
+	} {
+		args := []string{"sign", "--json", "identifier=cust-42", "ip=203.0.113.7"}
+		if name == "flag" {
+			args = append(args, "--project", "pk_sign_1")
+		}
+		r := paygateCmd(t, env, "", args...)
+		require.Zero(t, r.code, "%s: %s", name, r.stderr)
+		var got signature
+		decodeJSON(t, r.stdout, &got)
+		assert.Equal(t, want, got.Signature, name)
+		assert.Contains(t, got.Canonical, "pk_sign_1", name)
 	}
 }

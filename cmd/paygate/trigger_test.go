@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -26,7 +27,53 @@ func TestTrigger_ChargebackReachesAHandlerThatConfirmsIt(t *testing.T) {
 	assert.Equal(t, "chargeback", chargeback["type"])
 
 	cb := receiver.next(t, callback.ChargebackCompleted)
-	assert.Equal(t, cb.ID.String(), chargeback["id"], "the callback is about the chargeback the command made")
+	assert.Equal(t, cb.ID.String(), chargeback["id"], "the callback is about the chargeback the command made; an id is a JSON string")
+	assert.Equal(t, cb.ReferenceID.String(), chargeback["referenceId"], "every id is a JSON string")
+}
+
+// trigger waits for the first attempt of each callback the event made and
+// prints what the receiver answered: exit 3 when it did not accept one.
+func TestTrigger_ReportsEachCallbacksDelivery(t *testing.T) {
+	t.Parallel()
+	refusing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		http.Error(w, "handler down", http.StatusInternalServerError)
+	}))
+	t.Cleanup(refusing.Close)
+	base := startSandbox(t, "--callback-url", refusing.URL)
+	env := sandboxEnv(base)
+
+	r := paygateCmd(t, env, "", "trigger", "chargeback")
+	assert.Equal(t, exitFailed, r.code, "stdout: %s stderr: %s", r.stdout, r.stderr)
+	assert.Contains(t, r.stdout, "chargeback_completed")
+	assert.Contains(t, r.stdout, "HTTP 500", "the receiver's answer")
+	assert.Contains(t, r.stderr, "not accepted")
+
+	r = paygateCmd(t, env, "", "trigger", "chargeback", "--json")
+	assert.Equal(t, exitFailed, r.code)
+	var out struct {
+		ID        string
+		Callbacks []struct {
+			ID        string
+			Delivered bool
+			Attempts  []attempt
+		}
+	}
+	decodeJSON(t, r.stdout, &out)
+	require.Len(t, out.Callbacks, 1, r.stdout)
+	assert.False(t, out.Callbacks[0].Delivered)
+	require.Len(t, out.Callbacks[0].Attempts, 1)
+	assert.Equal(t, http.StatusInternalServerError, out.Callbacks[0].Attempts[0].Status)
+
+	receiver := newCallbackReceiver(t)
+	require.Zero(t, paygateCmd(t, env, "", "callback-url", receiver.URL).code)
+	r = paygateCmd(t, env, "", "trigger", "chargeback")
+	assert.Zero(t, r.code, "stdout: %s stderr: %s", r.stdout, r.stderr)
+	assert.Contains(t, r.stdout, "HTTP 200")
+
+	require.Zero(t, paygateCmd(t, env, "", "callback-url", "--none").code)
+	r = paygateCmd(t, env, "", "trigger", "chargeback")
+	assert.Zero(t, r.code, "stdout: %s stderr: %s", r.stdout, r.stderr)
+	assert.Contains(t, r.stdout, "no callback URL: callbacks are recorded only")
 }
 
 func TestTrigger_ToURLSendsACallbackTheSDKVerifies(t *testing.T) {
@@ -105,4 +152,6 @@ func TestDeliveries_ListsEachAttemptAndRedelivers(t *testing.T) {
 	r := paygateCmd(t, env, "", "redeliver", "2")
 	require.Zero(t, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "delivery 2")
+	assert.Contains(t, r.stdout, "HTTP 200", "what the new attempt got")
+	assert.NotContains(t, r.stdout, "queued", "the attempt was made already")
 }

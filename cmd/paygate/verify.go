@@ -17,8 +17,16 @@ import (
 	"github.com/paygate/paygate-go"
 )
 
+// expectedPrefixLen is how many hex digits of the expected signature verify
+// prints without --show-expected: 32 of its 256 bits. They tell a received
+// signature that is the expected one mangled (cut, re-cased) from one of
+// other values or another key, and forge nothing: a callback handler
+// compares all 64 digits, and the 56 not shown are as unguessable as ever.
+const expectedPrefixLen = 8
+
 func newVerifyCmd(cfg *config) *cobra.Command {
 	var body string
+	var showExpected bool
 	cmd := &cobra.Command{
 		Use:   "verify [--body FILE|-] [name=value ...]",
 		Short: "Verify a callback's (or request's) signature against the private key",
@@ -28,10 +36,16 @@ func newVerifyCmd(cfg *config) *cobra.Command {
 
 An HMAC cannot tell which value differs. When the signature does not verify,
 verify prints the canonical string it computed (compare it with the one your
-side signed), the expected and the received signature, and the values that
-look reformatted on the way (spaces around a value, a number in exponent
-form or rounded through a float, an amount with unusual decimals, true/false
-where the gateway sends 1/0, a value still URL-encoded, invalid UTF-8).`,
+side signed), the received signature and the first 8 hex digits of the
+expected one, and the values that look reformatted on the way (spaces around
+a value, a number in exponent form or rounded through a float, an amount
+with unusual decimals, true/false where the gateway sends 1/0, a value still
+URL-encoded, invalid UTF-8). Control characters of the body print escaped
+(\x1b, \n).
+
+The whole expected signature is printed only with --show-expected: for a
+forged body it is the signature that makes the forgery verify, which a
+callback handler then accepts. 8 of its 64 hex digits forge nothing.`,
 		Example: `  PAYGATE_SECRET=... paygate verify --body callback.txt
   pbpaste | paygate verify --body - --json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -39,11 +53,15 @@ where the gateway sends 1/0, a value still URL-encoded, invalid UTF-8).`,
 			if err != nil {
 				return err
 			}
+			expected := paygate.Sign(params, secret)
 			v := verification{
-				Canonical: paygate.CanonicalString(params),
-				Expected:  paygate.Sign(params, secret),
-				Received:  params.Get(paygate.SignatureParam),
-				Suspects:  reformatted(params),
+				Canonical:      paygate.CanonicalString(params),
+				ExpectedPrefix: expected[:expectedPrefixLen],
+				Received:       params.Get(paygate.SignatureParam),
+				Suspects:       reformatted(params),
+			}
+			if showExpected {
+				v.Expected = expected
 			}
 			v.Valid = paygate.VerifySignature(params, secret) == nil
 			if err := cfg.emit(v, v.print); err != nil {
@@ -56,16 +74,22 @@ where the gateway sends 1/0, a value still URL-encoded, invalid UTF-8).`,
 		},
 	}
 	cmd.Flags().StringVar(&body, "body", "", "read the fields from a form or JSON body in FILE (- for standard input)")
+	cmd.Flags().BoolVar(&showExpected, "show-expected", false, "print the whole expected signature. Dangerous: for a forged body it is the "+
+		"signature that makes the forgery verify (callback.NewHandler accepts it); only for bodies you made, never into a shared log")
 	return cmd
 }
 
 // verification is what verify prints.
 type verification struct {
-	Valid     bool      `json:"valid"`
-	Canonical string    `json:"canonical"`
-	Expected  string    `json:"expected"`
-	Received  string    `json:"received"`
-	Suspects  []suspect `json:"suspects,omitempty"`
+	Valid     bool   `json:"valid"`
+	Canonical string `json:"canonical"`
+	// ExpectedPrefix is the expected signature's first expectedPrefixLen
+	// hex digits.
+	ExpectedPrefix string `json:"expected_prefix"`
+	// Expected is the whole expected signature, with --show-expected only.
+	Expected string    `json:"expected,omitempty"`
+	Received string    `json:"received"`
+	Suspects []suspect `json:"suspects,omitempty"`
 }
 
 // suspect is a value that looks reformatted, and why.
@@ -75,16 +99,21 @@ type suspect struct {
 	Why   string `json:"why"`
 }
 
+// print prints v as text, the body's values printable.
 func (v verification) print(w io.Writer) {
 	if v.Valid {
 		fmt.Fprintln(w, "signature verifies")
-		fmt.Fprintln(w, "canonical:", v.Canonical)
+		fmt.Fprintln(w, "canonical:", printable(v.Canonical))
 		return
 	}
 	fmt.Fprintln(w, "signature does NOT verify")
-	fmt.Fprintln(w, "canonical:", v.Canonical)
-	fmt.Fprintln(w, "expected: ", v.Expected)
-	received := v.Received
+	fmt.Fprintln(w, "canonical:", printable(v.Canonical))
+	if v.Expected != "" {
+		fmt.Fprintln(w, "expected: ", v.Expected)
+	} else {
+		fmt.Fprintf(w, "expected:  %s... (the first %d hex digits; --show-expected prints all)\n", v.ExpectedPrefix, expectedPrefixLen)
+	}
+	received := printable(v.Received)
 	if received == "" {
 		received = "(no signature field)"
 	}
@@ -93,7 +122,7 @@ func (v verification) print(w io.Writer) {
 		fmt.Fprintln(w, "no value looks reformatted: check the key, and that every field sent was kept (empty ones too)")
 	}
 	for _, s := range v.Suspects {
-		fmt.Fprintf(w, "suspect:   %s=%q: %s\n", s.Field, s.Value, s.Why)
+		fmt.Fprintf(w, "suspect:   %s=%q: %s\n", printable(s.Field), s.Value, s.Why)
 	}
 }
 

@@ -2,11 +2,9 @@ module github.com/paygate/paygate-go/dedup/pgdedup
 
 go 1.25.0
 
-replace github.com/paygate/paygate-go => ../..
-
 require (
 	github.com/jackc/pgx/v5 v5.9.2
-	github.com/paygate/paygate-go v0.0.0
+	github.com/paygate/paygate-go v0.1.0
 )
 
 require (

@@ -2,10 +2,8 @@ module github.com/paygate/paygate-go/dedup/redisdedup
 
 go 1.23
 
-replace github.com/paygate/paygate-go => ../..
-
 require (
-	github.com/paygate/paygate-go v0.0.0
+	github.com/paygate/paygate-go v0.1.0
 	github.com/redis/go-redis/v9 v9.14.1
 )
 

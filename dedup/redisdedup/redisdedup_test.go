@@ -43,7 +43,7 @@ func TestStore(t *testing.T) {
 func TestStore_KeysAreHashTaggedAndExpire(t *testing.T) {
 	ctx := context.Background()
 	rdb := connect(t, testengine.Redis(t))
-	s := redisdedup.New(rdb, redisdedup.WithLease(time.Minute), redisdedup.WithRetention(48*time.Hour))
+	s := redisdedup.New(rdb, redisdedup.WithLease(time.Minute), redisdedup.WithRetention(48*time.Hour), redisdedup.WithLogger(quiet))
 	key := dedupsuite.Key(11)
 	claimKey := redisdedup.DefaultKeyPrefix + "{" + key.String() + "}"
 
@@ -71,7 +71,7 @@ func clusterStores(t testing.TB) dedupsuite.Factory {
 	return func(t testing.TB, lease time.Duration) callback.Store {
 		rdb := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs})
 		t.Cleanup(func() { _ = rdb.Close() })
-		return redisdedup.New(rdb, redisdedup.WithLease(lease))
+		return redisdedup.New(rdb, redisdedup.WithLease(lease), redisdedup.WithLogger(quiet))
 	}
 }
 
@@ -93,7 +93,7 @@ func BenchmarkClaimComplete(b *testing.B) {
 func TestNew_DefaultsAreAMinutesLeaseAndThirtyDaysRetention(t *testing.T) {
 	ctx := context.Background()
 	rdb := connect(t, testengine.Redis(t))
-	s := redisdedup.New(rdb)
+	s := redisdedup.New(rdb, redisdedup.WithLogger(quiet))
 	if s.Lease() != time.Minute {
 		t.Fatalf("Lease() = %v, want 1m: the handler's store deadline is a quarter of it", s.Lease())
 	}

@@ -29,6 +29,11 @@ func newHandler(secret string, client *paygate.Client, out, diag io.Writer) (htt
 		case (err == nil || errors.As(err, &mismatch)) && cb.Stale:
 			logger.Info("stale callback acknowledged, not processed", "id", cb.ID, "status", cb.Status)
 			return nil
+		case errors.As(err, &mismatch) && mismatch.Superseded:
+			// True once; a later callback (a refund, a chargeback) reports
+			// where the transaction is now.
+			logger.Info("callback acknowledged, not processed: its transaction has moved on since", "id", cb.ID, "status", cb.Status)
+			return nil
 		case errors.As(err, &mismatch):
 			return fmt.Errorf("callback %s %s disagrees with the gateway's record on %v: %w", cb.ID, cb.Status, mismatch.Fields, err)
 		case err != nil:

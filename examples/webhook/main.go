@@ -15,13 +15,13 @@
 // a verified callback is confirmed against the gateway's own record of its
 // transaction (Client.ConfirmCallback) before it is processed, as the
 // handler of docs/webhooks.md does. A callback that disagrees with the
-// record (values moved between fields, a replay, a transaction still
-// changing) or that cannot be confirmed (the gateway unreachable) is
-// answered 500, so that
-// the gateway delivers it again, and is not processed; one that disagrees
-// because a later status of its transaction was processed already (stale)
-// is acknowledged with 200 and not processed either. Processing prints one
-// line to standard output:
+// record (values moved between fields, a transaction still changing) or
+// that cannot be confirmed (the gateway unreachable) is answered 500, so
+// that the gateway delivers it again, and is not processed; one whose
+// transaction has moved on since (a later status processed already, or a
+// record that reads a later status: a payment charged back or refunded
+// since) is acknowledged with 200, logged at info level and not processed
+// either. Processing prints one line to standard output:
 //
 //	callback id=<id> status=<status>
 //

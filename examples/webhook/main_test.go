@@ -110,6 +110,8 @@ func TestHandler_Contract(t *testing.T) {
 		{"a later status of a transaction", post(delivered(t, srv, stale, callback.RefundCompleted)), 200, "OK",
 			"callback id=" + delivered(t, srv, stale, callback.RefundCompleted).Get("id") + " status=refund_completed"},
 		{"an earlier one after it is stale: acknowledged, not processed", post(delivered(t, srv, stale, callback.Completed)), 200, "OK", ""},
+		{"the payment's completed, delivered late, after the chargeback: superseded, acknowledged, not processed",
+			post(delivered(t, srv, disputed, callback.Completed)), 200, "OK", ""},
 		{"chargeback", post(delivered(t, srv, chargeback, callback.ChargebackCompleted)), 200, "OK", "callback id=" + chargeback.String() + " status=chargeback_completed"},
 		{"signed, but no such transaction", signer.Request("/", callback.Completed, nil), 500, "", ""},
 		{"missing signature", unsigned(signer.Values(callback.Failed, nil)), 403, "", ""},
@@ -135,6 +137,8 @@ func TestHandler_Contract(t *testing.T) {
 	}
 	assert.Contains(t, diag.String(), "disagrees with the gateway's record on [reference_id type status]")
 	assert.Contains(t, diag.String(), "stale callback acknowledged")
+	assert.Contains(t, diag.String(), "level=INFO msg=\"callback acknowledged, not processed: its transaction has moved on since\" id="+disputed.String())
+	assert.NotContains(t, diag.String(), "level=ERROR msg=\"paygate callback function failed\" id="+disputed.String())
 	assert.NotContains(t, diag.String(), srv.PrivateKey)
 }
 

@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/buildversion"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -52,15 +53,27 @@ func Run(ctx context.Context, name string, args []string, getenv func(string) st
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on (host:port)")
 	project := fs.String("project", "", "the project's public key (default $PAYGATE_PROJECT, else "+paygatetest.DefaultProjectKey+")")
 	secret := fs.String("secret", "", "the project's private key (default $PAYGATE_SECRET, else one made at random: see -secret-file)")
-	secretFile := fs.String("secret-file", "", "new file (mode 0600) to write a random private key to, when none is given (default: one in the temporary directory)")
+	secretFile := fs.String("secret-file", "", "file that keeps the private key when none is given: read when it exists (mode 0600), else made with a random key (default: beside -state as FILE.key, else a temporary file removed at shutdown)")
 	callbackURL := fs.String("callback-url", "", "URL that receives the signed callbacks")
 	formName := fs.String("form", "extended", "form of the interface: extended or basic")
 	publicURL := fs.String("public-url", "", "address browsers reach the sandbox at, written into acs.url (default: the listening address)")
 	stateFile := fs.String("state", "", "file that keeps the sandbox's state across restarts, read at start and written after changes (made when missing)")
 	fixtures := fs.String("fixtures", "", "JSON scenario to load at start (see paygatetest's package doc); with -state, only into a new state file")
 	retain := fs.Int("retain", paygatetest.DefaultRetention, "how many transactions to keep; beyond them the oldest in a final state are dropped with their callbacks")
+	healthcheck := fs.Bool("healthcheck", false, "instead of serving, check that the sandbox on -addr answers GET "+paygatetest.HealthPath+" (a container's HEALTHCHECK has no shell or curl); exit 0 if it does, 1 if not")
+	showVersion := fs.Bool("version", false, "print the version of the sandbox (the SDK's module) it was built from, the Go that built it and the platform, and exit")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	switch {
+	case *showVersion:
+		// The sandbox is the SDK's code whichever binary serves it, so the
+		// version is the SDK module's: "(devel)" when built from a working tree.
+		info := buildversion.Read()
+		_, err := fmt.Fprintf(stdout, "%s %s %s %s\n", name, info.SDK, info.Go, info.Platform)
+		return err
+	case *healthcheck:
+		return checkHealth(ctx, *addr, stdout)
 	}
 	if *retain < 1 {
 		return fmt.Errorf("-retain must be at least 1, not %d", *retain)
@@ -78,7 +91,7 @@ func Run(ctx context.Context, name string, args []string, getenv func(string) st
 	if err != nil {
 		return err
 	}
-	key, err := privateKey(*secret, *secretFile, getenv)
+	key, err := privateKey(*secret, *secretFile, *stateFile, getenv)
 	if err != nil {
 		return err
 	}
@@ -110,6 +123,13 @@ func Run(ctx context.Context, name string, args []string, getenv func(string) st
 	}
 	fmt.Fprintf(stderr, "control plane and dashboard at %s/sandbox/ (Authorization: Bearer <private key>)\n", srv.URL)
 	fmt.Fprintf(stderr, "dashboard login link (single use, valid 5 minutes): %s\n", srv.LoginURL())
+	// Without this line a newcomer learns that callbacks go nowhere only
+	// from a handler that never hears of them.
+	if *callbackURL != "" {
+		fmt.Fprintf(stderr, "callbacks go to %s\n", *callbackURL)
+	} else {
+		fmt.Fprintln(stderr, "no callback URL: callbacks are recorded only (set one with -callback-url, POST /sandbox/callback-url or paygate callback-url URL)")
+	}
 	fmt.Fprintf(stdout, "listening on %s\n", srv.URL)
 	<-ctx.Done()
 	return nil

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -142,9 +143,20 @@ func TestRun_HelpPrintsTheUsage(t *testing.T) {
 	err := Run(context.Background(), "paygate-sandbox", []string{"-h"}, envOf(nil), &stdout, &stderr)
 	require.ErrorIs(t, err, flag.ErrHelp)
 	assert.Empty(t, stdout.String())
-	for _, name := range []string{"-addr", "-project", "-secret", "-secret-file", "PAYGATE_SECRET", "-callback-url", "-form", "-public-url", "-retain"} {
+	for _, name := range []string{"-addr", "-project", "-secret", "-secret-file", "PAYGATE_SECRET", "-callback-url", "-form", "-public-url", "-retain", "-healthcheck", "-version"} {
 		assert.Contains(t, stderr.String(), name)
 	}
+}
+
+// TestRun_VersionPrintsTheSDKsVersion: -version prints the version of the
+// SDK's module from the build information and serves nothing. The test
+// binary is built from a working tree: "(devel)".
+func TestRun_VersionPrintsTheSDKsVersion(t *testing.T) {
+	var stdout, stderr strings.Builder
+	err := Run(context.Background(), "paygate-sandbox", []string{"-version", "-addr", "127.0.0.1:0"}, envOf(nil), &stdout, &stderr)
+	require.NoError(t, err)
+	assert.Equal(t, "paygate-sandbox (devel) "+runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH+"\n", stdout.String())
+	assert.Empty(t, stderr.String(), "nothing is served, no key is made")
 }
 
 func TestRun_RejectsBadFlags(t *testing.T) {
@@ -214,14 +226,24 @@ func TestRun_KeyFromTheEnvironmentOrAChosenFile(t *testing.T) {
 	assert.Equal(t, http.StatusOK, resp.StatusCode)
 	assert.Contains(t, stderr2.String(), "made at random, in "+file)
 
-	var out strings.Builder
-	err = Run(context.Background(), "paygate-sandbox", []string{"-addr", "127.0.0.1:0", "-secret-file", file}, envOf(nil), &out, io.Discard)
-	require.Error(t, err, "an existing file is never overwritten")
-	assert.Empty(t, out.String())
 }
 
 func TestRun_WarnsOfThePublishedKey(t *testing.T) {
 	var stderr cmdtest.Buffer
 	startRun(t, &stderr, "-secret", paygatetest.DefaultPrivateKey)
 	assert.Contains(t, stderr.String(), "warning: the private key is the published")
+}
+
+// The sandbox says where its callbacks go, or that they go nowhere, as a
+// newcomer otherwise learns only from a handler that never hears of them.
+func TestRun_SaysWhereCallbacksGo(t *testing.T) {
+	var stderr cmdtest.Buffer
+	_, stop := startRun(t, &stderr, "-secret", "s", "-callback-url", "http://127.0.0.1:9090/callbacks")
+	stop()
+	assert.Contains(t, stderr.String(), "callbacks go to http://127.0.0.1:9090/callbacks\n")
+
+	stderr = cmdtest.Buffer{}
+	_, stop = startRun(t, &stderr, "-secret", "s")
+	stop()
+	assert.Contains(t, stderr.String(), "no callback URL: callbacks are recorded only")
 }

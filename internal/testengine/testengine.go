@@ -102,13 +102,32 @@ func (s *RedisServer) run(port int) bool {
 	s.addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 	// Ours is the server that names our process; one that exits could
 	// not bind the port, taken meanwhile by another process.
-	pid := "process_id:" + strconv.Itoa(cmd.Process.Pid) + "\r\n"
+	pid := strconv.Itoa(cmd.Process.Pid)
 	return waitStarted(s.t, "redis-server", s.logfile(), exited, func() bool {
-		// All sections: "loading" is in persistence, and a server still
-		// reading its append-only file answers other commands LOADING.
-		info, err := redisCommand(s.addr, "INFO")
-		return err == nil && strings.Contains(info, pid) && strings.Contains(info, "loading:0")
+		// INFO's "loading:0" is not enough: between the files of a
+		// multi-part append-only file it reads 0 while the next file is
+		// still to load, and commands then answer LOADING. The server
+		// logs that it accepts connections once everything is loaded.
+		info, err := redisCommand(s.addr, "INFO server")
+		return err == nil && strings.Contains(info, "process_id:"+pid+"\r\n") &&
+			acceptsConnections(s.logfile(), pid)
 	})
+}
+
+// acceptsConnections reports whether the redis-server of process pid has
+// logged, in logfile, that it is ready to accept connections: the log is
+// kept across restarts, and each line starts with its writer's pid.
+func acceptsConnections(logfile, pid string) bool {
+	b, err := os.ReadFile(logfile)
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, pid+":") && strings.Contains(strings.ToLower(line), "ready to accept connections") {
+			return true
+		}
+	}
+	return false
 }
 
 // RedisCluster starts a Redis Cluster of three masters without replicas,

@@ -1,16 +1,20 @@
 // Command gencodes writes the SDK's table of gateway error codes (the
 // ErrorCode constants, their sentinels, HTTP statuses and messages) from
 // the error table of the API specification, so that the codes are written
-// once, by the spec. Run it with go generate in the repository root:
+// once, by the spec. The table is errors.md beside this command, the spec's
+// "Errors" section copied verbatim: the repository builds, generates and
+// tests with nothing outside it. Run it with go generate in the repository
+// root:
 //
 //	go generate .
 //
 // which runs
 //
-//	go run ./internal/cmd/gencodes -spec ../shared/spec/payment-gateway-api.md -out errors_codes.go
+//	go run ./internal/cmd/gencodes -table internal/cmd/gencodes/errors.md -out errors_codes.go
 //
-// The generated file is committed, so that builds never need the spec; a
-// test of this command fails when the file and the spec disagree.
+// The generated file is committed, so that builds never need the
+// generator; a test of this command fails when the file and the table
+// disagree.
 package main
 
 import (
@@ -27,23 +31,23 @@ import (
 )
 
 func main() {
-	spec := flag.String("spec", "../shared/spec/payment-gateway-api.md", "path of the API specification")
+	table := flag.String("table", "internal/cmd/gencodes/errors.md", `path of the spec's "Errors" section`)
 	out := flag.String("out", "errors_codes.go", "path of the Go file to write")
 	flag.Parse()
-	if err := run(*spec, *out); err != nil {
+	if err := run(*table, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "gencodes:", err)
 		os.Exit(1)
 	}
 }
 
-func run(specPath, outPath string) error {
-	spec, err := os.ReadFile(specPath)
+func run(tablePath, outPath string) error {
+	table, err := os.ReadFile(tablePath)
 	if err != nil {
 		return err
 	}
-	src, err := generate(bytes.NewReader(spec))
+	src, err := generate(bytes.NewReader(table))
 	if err != nil {
-		return fmt.Errorf("%s: %w", specPath, err)
+		return fmt.Errorf("%s: %w", tablePath, err)
 	}
 	return os.WriteFile(outPath, src, 0o644)
 }

@@ -13,29 +13,15 @@ import (
 // repoRoot is the repository root, relative to this package.
 const repoRoot = "../../.."
 
-// specPath is where the spec lives in CI's layout: shared/ checked out
-// beside the repository. PAYGATE_SPEC overrides it for other layouts.
-func specPath(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("PAYGATE_SPEC"); p != "" {
-		return p
-	}
-	p, err := filepath.Abs(filepath.Join(repoRoot, "..", "shared", "spec", "payment-gateway-api.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestGeneratedCodeTableMatchesTheSpec regenerates the code table from the
-// spec and compares it with the committed errors_codes.go, so that a code,
-// status or message the spec changes cannot go unnoticed.
+// spec's error table (errors.md, in the repository) and compares it with the
+// committed errors_codes.go, so that a code, status or message the table
+// changes cannot go unnoticed.
 func TestGeneratedCodeTableMatchesTheSpec(t *testing.T) {
-	path := specPath(t)
+	const path = "errors.md"
 	spec, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatalf("the API spec is needed to check errors_codes.go and was not found at %s "+
-			"(CI checks shared/ out beside the repository; elsewhere set PAYGATE_SPEC to the spec's path): %v", path, err)
+		t.Fatal(err)
 	}
 	want, err := generate(bytes.NewReader(spec))
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	_ "embed"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -103,8 +104,10 @@ func writeBlock(dir string, b block, placed map[string]placement) error {
 }
 
 // writeModule makes dir a module joined to every module of the
-// repository's workspace, so that the blocks build offline against the
-// code beside them, as a merchant's program would against the release.
+// repository's workspace, with the workspace's replacements (the root at
+// the version the nested modules require, which is not published before
+// its release), so that the blocks build offline against the code beside
+// them, as a merchant's program would against the release.
 func writeModule(dir string) error {
 	cmd := exec.Command("go", "list", "-m", "-f", "{{.Dir}}")
 	mods, err := cmd.Output()
@@ -116,10 +119,50 @@ func writeModule(dir string) error {
 		work += fmt.Sprintf("\t%q\n", m)
 	}
 	work += ")\n"
+	replaces, err := workspaceReplaces()
+	if err != nil {
+		return err
+	}
+	work += replaces
 	if err := os.WriteFile(filepath.Join(dir, "go.work"), []byte(work), 0o644); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module docsblocks\n\ngo 1.26.0\n"), 0o644)
+}
+
+// workspaceReplaces returns the replace directives of the repository's
+// go.work, a directory made absolute.
+func workspaceReplaces() (string, error) {
+	gowork, err := exec.Command("go", "env", "GOWORK").Output()
+	if err != nil {
+		return "", fmt.Errorf("finding the workspace: %v", err)
+	}
+	path := strings.TrimSpace(string(gowork))
+	if path == "" || path == "off" {
+		return "", nil
+	}
+	out, err := exec.Command("go", "work", "edit", "-json", path).Output()
+	if err != nil {
+		return "", fmt.Errorf("reading %s: %v", path, err)
+	}
+	type mod struct{ Path, Version string }
+	var w struct{ Replace []struct{ Old, New mod } }
+	if err := json.Unmarshal(out, &w); err != nil {
+		return "", fmt.Errorf("reading %s: %v", path, err)
+	}
+	var b strings.Builder
+	for _, r := range w.Replace {
+		target := strconv.Quote(r.New.Path) + " " + r.New.Version
+		if r.New.Version == "" { // a directory, relative to go.work
+			dir := r.New.Path
+			if !filepath.IsAbs(dir) {
+				dir = filepath.Join(filepath.Dir(path), dir)
+			}
+			target = strconv.Quote(dir)
+		}
+		fmt.Fprintf(&b, "replace %s %s => %s\n", r.Old.Path, r.Old.Version, target)
+	}
+	return b.String(), nil
 }
 
 // run runs a command in dir with dir's go.work and returns its output when
