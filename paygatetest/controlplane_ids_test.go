@@ -113,6 +113,7 @@ func TestControlPlane_EveryIDIsAString(t *testing.T) {
 	call(http.MethodGet, "deliveries", "deliveries?per_page=1&cursor="+url.QueryEscape(stringOf(deliveries[0]["id"])), "", "", nil)
 	call(http.MethodPost, "deliveries/{id}/redeliver", "deliveries/"+stringOf(deliveries[0]["id"])+"/redeliver", form, "", nil)
 	call(http.MethodPost, "login-url", "login-url", form, "", nil)
+	call(http.MethodGet, "callback-url", "callback-url", "", "", nil)
 	call(http.MethodPost, "callback-url", "callback-url", form, "url="+url.QueryEscape(rcv.URL), nil)
 	call(http.MethodPost, "reset", "reset", form, "", nil)
 
