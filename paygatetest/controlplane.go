@@ -240,7 +240,7 @@ func (s *Server) controlEvent(p *Project, _ url.Values, idEvent string) (any, *a
 	case err != nil:
 		return nil, newError(codeEventNotApplies, strings.TrimPrefix(err.Error(), "paygatetest: ")+s.validEventsNote(id))
 	}
-	return transactionFields(t, true), nil
+	return controlTransactionJSON(t), nil
 }
 
 // controlFault serves POST faults: method, fault, count (default 1), for
@@ -307,9 +307,11 @@ func (s *Server) controlReset(p *Project, _ url.Values, _ string) (any, *apiErro
 	return map[string]any{"reset": true}, nil
 }
 
-// deliveryJSON is a Delivery as GET /sandbox/deliveries shows it.
+// deliveryJSON is a Delivery as GET /sandbox/deliveries shows it. Its id
+// is a JSON string, as every id of the control plane is (see
+// controlTransactionJSON); the callback's fields are strings already.
 type deliveryJSON struct {
-	ID        int               `json:"id"`
+	ID        int               `json:"id,string"`
 	URL       string            `json:"url"`
 	Fields    map[string]string `json:"fields"`
 	Attempts  []attemptJSON     `json:"attempts"`

@@ -10,7 +10,8 @@ Every request carries "Authorization: Bearer <private key>" of one of the
 sandbox's projects and acts within that project only. Input is a query, a
 form or a JSON object; output is JSON; an error is the gateway's error
 object {"error":{"code":N,"message":"..."}}, whose first three digits are
-the HTTP status.
+the HTTP status. Every id in an answer is a JSON string, as
+"1000000000000000001": 19 digits are more than a JavaScript number holds.
 
   GET  /sandbox/clock
       The sandbox's time: {"now":"<RFC 3339>"}.
@@ -37,7 +38,7 @@ the HTTP status.
       reset-after-commit, timeout-after-commit, status-500, status-503,
       status-429, html-502.
   GET  /sandbox/deliveries                   per_page, page | cursor
-      The project's callbacks, oldest first, a JSON array: id, url, fields,
+      The project's callbacks, oldest first, a JSON array: id (a string), url, fields,
       attempts (time, status or error, manual), delivered, done and
       next_attempt (when the retry schedule sends it next; absent when
       none is due). per_page is 100 unless given, at most 1000; cursor is

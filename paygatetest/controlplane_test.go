@@ -131,7 +131,9 @@ func TestControlPlane_EventAnswersTheByIDTransaction(t *testing.T) {
 	status, out := s.control(http.MethodPost, "/sandbox/transactions/"+pay+"/chargeback", nil)
 	require.Equal(t, http.StatusOK, status)
 	byID := s.ok("transactions/"+idOf(out), nil)
-	assert.Equal(t, byID, out, "the same JSON as GET transactions/{id}")
+	assert.Equal(t, jsonNumber(idOf(out)), byID["id"], "/v1 keeps the gateway's numbers")
+	byID["id"], byID["referenceId"] = idOf(out), pay
+	assert.Equal(t, byID, out, "the JSON of GET transactions/{id}, its ids as strings")
 
 	status, out = s.control(http.MethodPost, "/sandbox/transactions/"+pay+"/chargeback", nil)
 	requireError(t, status, out, 40900)
@@ -178,7 +180,7 @@ func testDeliveriesAndRedeliver(t *testing.T, form paygate.Form) {
 	list := s.deliveriesJSON()
 	require.Len(t, list, 1)
 	d := list[0]
-	assert.Equal(t, float64(1), d["id"])
+	assert.Equal(t, "1", d["id"], "a string, as every id of the control plane")
 	assert.Equal(t, rcv.URL, d["url"])
 	fields := d["fields"].(map[string]any)
 	assert.Equal(t, pay, fields["id"])

@@ -153,7 +153,7 @@ func (s *Server) controlTransactions(p *Project, in url.Values, _ string) (any, 
 		case skip > 0:
 			skip--
 		case len(list) < pg.perPage:
-			list = append(list, transactionFields(t, true))
+			list = append(list, controlTransactionJSON(t))
 			last = t
 		default:
 			more = true
@@ -167,4 +167,19 @@ func (s *Server) controlTransactions(p *Project, in url.Values, _ string) (any, 
 		out["next_cursor"] = idString(last.id)
 	}
 	return out, nil
+}
+
+// controlTransactionJSON is transaction t as the control plane answers it:
+// the JSON of GET transactions/{id} with its ids as JSON strings. A
+// 19-digit id is beyond what a JavaScript number (a float64) holds, and a
+// test in JavaScript reads the control plane with JSON.parse, so every id
+// in every /sandbox/ answer is a string; the /v1 answers keep the
+// gateway's numbers, which clients of the gateway must read anyway.
+func controlTransactionJSON(t *txn) map[string]any {
+	out := transactionFields(t, true)
+	out["id"] = idString(t.id)
+	if t.referenceID != 0 {
+		out["referenceId"] = idString(t.referenceID)
+	}
+	return out
 }

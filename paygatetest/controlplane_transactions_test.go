@@ -140,15 +140,15 @@ func TestControlPlane_DeliveriesPagedWithTheirNextAttempt(t *testing.T) {
 		require.NoError(t, json.Unmarshal(raw, &out))
 		return out
 	}
-	ids := func(list []map[string]any) (out []float64) {
+	ids := func(list []map[string]any) (out []any) {
 		for _, d := range list {
-			out = append(out, d["id"].(float64))
+			out = append(out, d["id"])
 		}
 		return out
 	}
-	assert.Equal(t, []float64{1, 2}, ids(page("per_page=2")))
-	assert.Equal(t, []float64{3}, ids(page("per_page=2&page=2")))
-	assert.Equal(t, []float64{3}, ids(page("per_page=2&cursor=2")), "cursor: after that id")
+	assert.Equal(t, []any{"1", "2"}, ids(page("per_page=2")))
+	assert.Equal(t, []any{"3"}, ids(page("per_page=2&page=2")))
+	assert.Equal(t, []any{"3"}, ids(page("per_page=2&cursor=2")), "cursor: after that id")
 	first := page("per_page=1")[0]
 	assert.Equal(t, "2026-03-01T12:01:00Z", first["next_attempt"], "the first retry, a minute after the failed attempt")
 }

@@ -106,9 +106,16 @@
 //
 // ControlPlaneHelp describes every operation above, for a command's help.
 //
+// Every id in every control-plane answer is a JSON string: transaction and
+// reference ids, user ids, delivery ids, cursors and the fixtures' ids. A
+// transaction id has 19 digits, more than a JavaScript number (a float64)
+// holds, and a test in JavaScript reads these answers with JSON.parse.
+// The API under /v1/ answers as the gateway does, ids as JSON numbers;
+// docs/testing.md shows how a test outside Go reads them exactly.
+//
 // GET /sandbox/transactions answers the project's transactions newest
 // first, each as GET transactions/{id} shows it, in
-// {"transactions":[...],"total":N,"page":P,"per_page":N,"next_cursor":ID}:
+// {"transactions":[...],"total":N,"page":P,"per_page":N,"next_cursor":"ID"}:
 // status (with later effects, as the API's list), type, order_id and
 // from/to (the creation time, inclusive) select them; a page holds
 // per_page (100 unless given, at most 1000); page counts from 1, or

@@ -1,6 +1,9 @@
 package paygatetest
 
-import "time"
+import (
+	"net/http"
+	"time"
+)
 
 // WithServerTimeouts sets the server's timeouts, so that a test of them
 // does not wait for the defaults.
@@ -61,3 +64,16 @@ func (s *Server) HoldStateWriter() {
 // StateChanged reports whether the state was marked changed, to be
 // written, since the last call, and clears the mark.
 func (s *Server) StateChanged() bool { return s.persist.dirty.Swap(false) }
+
+// ControlOperations returns every operation of the control plane as
+// "METHOD path" (after /sandbox/, with {id} and {event} for the variable
+// segments), so that a test can require that it looked at each.
+func ControlOperations() []string {
+	out := []string{http.MethodPost + " transactions/{id}/{event}"}
+	for _, ops := range []map[string]controlOp{controlOps, controlOpsMore} {
+		for path, op := range ops {
+			out = append(out, op.method+" "+path)
+		}
+	}
+	return out
+}

@@ -85,7 +85,7 @@ func requireNoSecretLine(line string, lines chan<- delivery) {
 // is printed as received, whether it answers a list or a page of one.
 func TestDeliveries_KeepWhatTheSandboxAdds(t *testing.T) {
 	t.Parallel()
-	const one = `{"id":1,"url":"http://x/cb","fields":{"status":"completed"},"next_attempt":"2026-11-27T00:00:05Z",` +
+	const one = `{"id":"1","url":"http://x/cb","fields":{"status":"completed"},"next_attempt":"2026-11-27T00:00:05Z",` +
 		`"attempts":[{"time":"t1","status":500},{"time":"t2","status":200}]}`
 	quoted := strings.Replace(one, `"id":1`, `"id":"1"`, 1)
 	for name, answer := range map[string]string{"list": "[" + one + "]", "page": `{"deliveries":[` + one + `],"next":2}`,
