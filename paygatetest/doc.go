@@ -343,8 +343,9 @@
 //   - The confirm page takes the payer's decision only from a form it
 //     served: a single-use token bound to the payment (the forms of its 8
 //     newest page views), and, when the browser sends Origin or Referer,
-//     the sandbox's own host (the request's, or WithPublicURL's); 403
-//     otherwise. It is never framed
+//     the sandbox's own host (the one it listens at, or WithPublicURL's;
+//     never the Host header, which a rebound DNS name or a proxy sets to
+//     the foreign page's host); 403 otherwise. It is never framed
 //     (X-Frame-Options: DENY, frame-ancestors 'none'). Otherwise any page
 //     the payer visits could approve a payment in their name.
 //   - The control plane and the dashboard act only within the project
@@ -369,7 +370,8 @@
 //     never the key, and useless on another server. Each sign-in starts a
 //     new session and ends the project's previous one; a session lasts 12
 //     hours. The dashboard's forms carry a token bound to the session, a
-//     request whose Origin or Referer is another host is refused, and its
+//     request whose Origin or Referer is another host than the confirm
+//     page's own is refused, and its
 //     pages are never framed.
 //   - payout-parameters for CREDIT_CARD takes the card's 6-digit BIN, as
 //     the spec describes, because the parameters depend on it; SEPA

@@ -50,6 +50,7 @@ type Server struct {
 	PrivateKey string
 
 	publicURL string     // written into acs.url; URL unless WithPublicURL
+	ownHosts  []string   // of URL and publicURL: see foreignOrigin
 	faults    faultTable // see InjectFault
 	guesses   *guessLimiter
 	sessions  *sessions
@@ -238,6 +239,7 @@ func start(addr string, opts []Option) (*Server, error) {
 	// URL is set before the first request can arrive: handlers read it.
 	s.URL = "http://" + s.hs.Listener.Addr().String()
 	s.publicURL = cmp.Or(cfg.publicURL, s.URL)
+	s.ownHosts = ownHosts(s.URL, s.publicURL)
 	if cfg.stateFile != "" {
 		if err := s.startPersisting(cfg.stateFile); err != nil {
 			s.hs.Listener.Close()
