@@ -56,14 +56,13 @@ func (s *Server) serveLogin(w http.ResponseWriter, r *http.Request) {
 		s.renderPage(w, http.StatusForbidden, "login.html", loginPage{Error: "cross-site sign-in refused"})
 		return
 	}
-	addr := clientAddress(r)
-	if wait := s.guesses.wait(addr); wait > 0 {
+	if wait := s.guesses.wait(clientAddress(r)); wait > 0 {
 		s.renderLogin(w, wait, "")
 		return
 	}
 	p := s.projectBySecret(r.PostFormValue("key"))
 	if p == nil {
-		s.guesses.wrong(addr)
+		s.holdWrongGuess(r)
 		s.renderLogin(w, 0, "wrong key")
 		return
 	}

@@ -79,9 +79,12 @@
 //	POST /sandbox/reset                           Server.Reset: forgets the project's users, tokens,
 //	                                               transactions, subscriptions, balance and faults
 //
-// Wrong keys are counted per client address (20 at once, then 2 a second)
-// and in all (100, then 20 a second); past that every request with a key,
-// the right one included, gets 429 with Retry-After.
+// Wrong keys (and wrong signatures on /v1) are counted per client address
+// (20 at once, then 2 a second): past that, every request with a key from
+// that address, the right one included, gets 429 with Retry-After. Others'
+// guesses never refuse the right key: past the budget of all addresses
+// together (100, then 20 a second) only the answers to wrong keys are
+// held, up to about 5 seconds. A valid session cookie is never refused.
 //
 // # The dashboard
 //
@@ -356,14 +359,25 @@
 //     only the key of the server's own project (WithProject) moves it
 //     (40300 otherwise); any key reads it. A sandbox shared by teams must
 //     not let one drive, or wipe, another's tests.
-//   - Key guesses are slow: wrong keys on the dashboard's key form, and
-//     wrong bearer keys or session cookies on the control plane, are
-//     counted per client address (20 at once, then 2 a second) and in all
-//     (100 at once, then 20 a second); past that every attempt, the right
-//     key included, is 42900 (HTTP 429) with Retry-After, and each one
-//     made while waiting makes the wait longer (up to 10.5 seconds).
-//     Forwarding headers are not trusted, so clients behind one proxy
-//     share a budget.
+//   - Key guesses are slow, and the key's holder is never locked out by
+//     them. A wrong key on the dashboard's key form or a login link, a
+//     wrong bearer key or session cookie on the control plane, and a wrong
+//     signature on /v1 (40301: a guess of the private key) are counted per
+//     client address (20 at once, then 2 a second; an IPv6 address by its
+//     /64): past that, every attempt from the address, the right key
+//     included, is 42900 (HTTP 429) with Retry-After, the key not looked
+//     at, and each one made while waiting makes the wait longer (up to
+//     10.5 seconds). Guesses are also counted in all (100 at once, then
+//     20 a second): past that, a key is still looked at, so the right one
+//     gets in whoever else guesses, but the answer to a wrong one is held
+//     until the shared budget has room for it (up to 5.05 seconds), which
+//     with the bounded connections caps how fast many addresses together
+//     learn anything. A valid dashboard session is no guess and is never
+//     refused. The limiter remembers at most 10,000 addresses; one that
+//     finds no room counts in the shared budget only. Forwarding headers
+//     are not trusted, so clients behind one proxy share a budget. A
+//     global budget that refused every key once spent would let anyone
+//     lock the developer out of their own sandbox.
 //   - A dashboard sign-in sets a cookie (HttpOnly, SameSite=Strict, Path
 //     /sandbox/, Secure over TLS) holding a random session id and an HMAC
 //     of it and the project under a secret the server draws at start:
