@@ -96,3 +96,20 @@ func TestDashboard_AHostHeaderNamingTheOriginIsNotTheSandbox(t *testing.T) {
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
 	assert.Empty(t, resp.Cookies(), "no session for a foreign page")
 }
+
+// The browser forgets the session cookie when the session ends (12 hours),
+// rather than keeping a dead cookie until it closes.
+func TestDashboard_SessionCookieLastsAsLongAsTheSession(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	resp, _ := newBrowser(t).send(http.MethodPost, s.srv.URL+"/sandbox/login", url.Values{"key": {s.srv.PrivateKey}}, s.srv.URL)
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Len(t, resp.Cookies(), 1)
+	assert.Equal(t, 12*60*60, resp.Cookies()[0].MaxAge)
+
+	link := s.srv.LoginURL()
+	resp, _ = newBrowser(t).send(http.MethodGet, link, nil, "")
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Len(t, resp.Cookies(), 1)
+	assert.Equal(t, 12*60*60, resp.Cookies()[0].MaxAge, "a login link's session too")
+}

@@ -383,7 +383,7 @@
 //     of it and the project under a secret the server draws at start:
 //     never the key, and useless on another server. Each sign-in starts a
 //     new session and ends the project's previous one; a session lasts 12
-//     hours. The dashboard's forms carry a token bound to the session, a
+//     hours, and so does its cookie (Max-Age). The dashboard's forms carry a token bound to the session, a
 //     request whose Origin or Referer is another host than the confirm
 //     page's own is refused, and its
 //     pages are never framed.
