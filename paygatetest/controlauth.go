@@ -57,7 +57,7 @@ func (s *Server) projectBySecret(key string) *Project {
 	defer s.mu.Unlock()
 	var found *Project
 	for _, p := range s.st.projects {
-		if equalSecret(key, p.Secret) {
+		if equalSecret(key, p.Secret.Reveal()) {
 			found = p
 		}
 	}

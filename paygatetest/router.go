@@ -159,7 +159,7 @@ func (s *Server) authenticateRequest(w http.ResponseWriter, r *http.Request, c *
 		retryAfter(w, wait)
 		return newError(codeTooManyGuesses, "too many wrong signatures from this address: try again later")
 	}
-	switch err := paygate.VerifySignature(c.params, p.Secret); {
+	switch err := paygate.VerifySignature(c.params, p.Secret.Reveal()); {
 	case errors.Is(err, paygate.ErrSignatureMissing):
 		return newError(paygate.CodeSignatureMissing, "")
 	case err != nil:

@@ -182,7 +182,7 @@ func start(addr string, opts []Option) (*Server, error) {
 	cfg := config{
 		project: Project{
 			Key:             DefaultProjectKey,
-			Secret:          DefaultPrivateKey,
+			Secret:          NewSecret(DefaultPrivateKey),
 			Sandbox:         true,
 			CardRemembering: true,
 			Form:            paygate.FormExtended,
@@ -200,7 +200,7 @@ func start(addr string, opts []Option) (*Server, error) {
 	}
 	s := &Server{
 		ProjectKey:      cfg.project.Key,
-		PrivateKey:      cfg.project.Secret,
+		PrivateKey:      cfg.project.Secret.Reveal(),
 		clock:           cfg.clock,
 		processingDelay: cfg.processingDelay,
 		timer:           make(map[int64]*time.Timer),
