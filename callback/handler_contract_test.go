@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -204,4 +205,18 @@ func TestCallbackHandler_PrintsItsKindNeverAKey(t *testing.T) {
 	slog.New(slog.NewTextHandler(&logs, nil)).Info("handler", "h", h)
 	assert.Contains(t, logs.String(), want)
 	assert.NotContains(t, logs.String(), testSecret)
+}
+
+// The default store timeout is a quarter of a leased store's lease, and any
+// timeout above zero is one: the bounds NewHandler checks are exact.
+func TestNewHandler_StoreTimeoutBoundsAreExact(t *testing.T) {
+	fn := func(context.Context, *Callback) error { return nil }
+	h, err := NewHandler([]string{testSecret}, fn, WithStore(newLeasedStore(8*time.Second)))
+	require.NoError(t, err)
+	assert.Equal(t, 2*time.Second, h.dedupTimeout, "a quarter of the lease")
+	h, err = NewHandler([]string{testSecret}, fn)
+	require.NoError(t, err)
+	assert.Equal(t, DefaultStoreTimeout, h.dedupTimeout, "a store without a lease")
+	_, err = NewHandler([]string{testSecret}, fn, WithStoreTimeout(time.Nanosecond))
+	assert.NoError(t, err, "the shortest timeout above zero")
 }
