@@ -426,5 +426,8 @@
 //     has no status for it. An event that does not apply is 40900 (HTTP
 //     409); the control plane answers 40300 without the key, 40400 for no
 //     such operation, 40500 for another HTTP method, 41300 for a body
-//     over its bound and 42900 to a client out of key guesses.
+//     over its bound and 42900 to a client out of key guesses, as /v1
+//     does (HTTP 429, Retry-After) to a client out of guesses of the
+//     signature: the gateway's documentation has no such limit, and the
+//     SDK reads 42900 as it reads an injected FaultStatus429.
 package paygatetest
