@@ -75,7 +75,9 @@ func WithCallbackURL(u string) Option {
 // WithPublicURL sets the address at which browsers reach the server (for
 // example http://localhost:8080 when it listens on 0.0.0.0:8080, or the
 // address of a proxy in front of it): the acs.url of 3-D Secure charges is
-// built on it. Default: the server's URL.
+// built on it, and the confirm page and the dashboard accept a form from
+// it as from the server's URL (never from the host a request's Host
+// header names). Default: the server's URL.
 func WithPublicURL(u string) Option {
 	return func(c *config) { c.publicURL = strings.TrimRight(u, "/") }
 }
