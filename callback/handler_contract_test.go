@@ -129,6 +129,10 @@ func TestCallbackHandler_EachClaimEndsInCompleteOrRelease(t *testing.T) {
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, callbackRequest(callbackform.Encode(s.Values(Completed, nil))))
 			assert.Equal(t, tc.status, w.Code)
+			if tc.status == http.StatusOK {
+				assert.Equal(t, "OK", w.Body.String())
+				assert.Equal(t, "text/plain; charset=utf-8", w.Header().Get("Content-Type"), "the acknowledgement says what it is")
+			}
 			assert.Equal(t, tc.wantCalls, store.check(t))
 		})
 	}
