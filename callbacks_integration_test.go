@@ -131,7 +131,7 @@ func TestIntegration_AuthenticationErrors(t *testing.T) {
 func TestIntegration_SecondProjectOnOneServer(t *testing.T) {
 	t.Parallel()
 	sb := newSandbox(t, paygate.FormExtended)
-	sb.srv.AddProject(paygatetest.Project{Key: "basic-project", Secret: "basic-secret", CardRemembering: true, Form: paygate.FormBasic})
+	sb.srv.AddProject(paygatetest.Project{Key: "basic-project", Secret: paygatetest.NewSecret("basic-secret"), CardRemembering: true, Form: paygate.FormBasic})
 	basic, err := paygate.NewClient("basic-project", "basic-secret",
 		paygate.WithBaseURL(sb.srv.URL), paygate.WithForm(paygate.FormBasic), paygate.WithRetryPolicy(paygate.NoRetries))
 	require.NoError(t, err)

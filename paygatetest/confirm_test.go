@@ -192,3 +192,31 @@ func TestConfirmPage_ThePublicAddressIsItsOwnOrigin(t *testing.T) {
 		assert.Equal(t, want, status, origin)
 	}
 }
+
+// A page elsewhere cannot make its own host the sandbox's by naming it in
+// Host (DNS rebinding, a proxy that passes Host on): the Origin is
+// compared with the addresses the sandbox listens and is reached at, never
+// with the Host a request claims.
+func TestConfirmPage_AHostHeaderNamingTheOriginIsNotTheSandbox(t *testing.T) {
+	t.Parallel()
+	for name, opts := range map[string][]paygatetest.Option{
+		"without a public address": nil,
+		"with a public address":    {paygatetest.WithPublicURL("http://sandbox.example:8080")},
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := newSandbox(t, opts...)
+			id := idOf(s.ok("transaction/create", altPayment()))
+			for _, origin := range []string{"https://evil.example", "http://evil.example"} {
+				req, err := http.NewRequest(http.MethodPost, s.srv.URL+"/confirm/"+id+"/",
+					strings.NewReader(url.Values{"action": {"approve"}, "token": {s.confirmToken(id)}}.Encode()))
+				require.NoError(t, err)
+				req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+				req.Host = "evil.example"
+				req.Header.Set("Origin", origin)
+				status, _ := s.exchange(req)
+				assert.Equal(t, http.StatusForbidden, status, origin)
+			}
+			assert.Equal(t, "opened", s.ok("transaction/status", url.Values{"id": {id}})["status"], "the foreign form approved nothing")
+		})
+	}
+}

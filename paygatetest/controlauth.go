@@ -17,8 +17,10 @@ type controlAuth struct {
 
 // authorize finds the project whose private key authorises r, as a bearer
 // token (the scheme in any case, as HTTP has it) or through the
-// dashboard's session cookie. A wrong key or cookie counts against the
-// client's guess budget; a client out of budget waits (wait > 0) whatever
+// dashboard's session cookie. A valid session is no guess, and is never
+// refused. A wrong key or cookie counts against the client's guess budget
+// (its answer held while all clients together are past theirs: see
+// guessLimiter); a client out of its own budget waits (wait > 0) whatever
 // it sends, so that a refusal tells nothing about the key. A request with
 // neither is no guess.
 func (s *Server) authorize(r *http.Request) (a controlAuth, wait time.Duration, ok bool) {
@@ -28,18 +30,20 @@ func (s *Server) authorize(r *http.Request) (a controlAuth, wait time.Duration, 
 	if !hasBearer && err != nil {
 		return controlAuth{}, 0, false
 	}
-	addr := clientAddress(r)
-	if wait := s.guesses.wait(addr); wait > 0 {
+	if !hasBearer {
+		if p, id, ok := s.sessions.check(cookie.Value, s.project); ok {
+			return controlAuth{project: p, session: id, browser: true}, 0, true
+		}
+	}
+	if wait := s.guesses.wait(clientAddress(r)); wait > 0 {
 		return controlAuth{}, wait, false
 	}
 	if hasBearer {
 		if p := s.projectBySecret(key); p != nil {
 			return controlAuth{project: p}, 0, true
 		}
-	} else if p, id, ok := s.sessions.check(cookie.Value, s.project); ok {
-		return controlAuth{project: p, session: id, browser: true}, 0, true
 	}
-	s.guesses.wrong(addr)
+	s.holdWrongGuess(r)
 	return controlAuth{}, 0, false
 }
 
@@ -53,7 +57,7 @@ func (s *Server) projectBySecret(key string) *Project {
 	defer s.mu.Unlock()
 	var found *Project
 	for _, p := range s.st.projects {
-		if equalSecret(key, p.Secret) {
+		if equalSecret(key, p.Secret.Reveal()) {
 			found = p
 		}
 	}

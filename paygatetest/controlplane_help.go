@@ -73,6 +73,6 @@ paygatetest/testdata/fixtures/example.json shows every kind of entry.
 
 Errors: 40000 malformed input, 40300 no or wrong key, 40400 no such
 operation or object, 40500 another HTTP method, 40900 an event that does
-not apply, 41300 a body over 64 KiB, 42900 too many wrong keys (wait
-Retry-After seconds).
+not apply, 41300 a body over 64 KiB, 42900 too many wrong keys from this
+address (wait Retry-After seconds; others' wrong keys never refuse yours).
 `

@@ -16,7 +16,7 @@ import (
 )
 
 // teamB is a second project on the sandbox of the tests below.
-var teamB = paygatetest.Project{Key: "team-b", Secret: "team-b-private-key", Sandbox: true, CardRemembering: true,
+var teamB = paygatetest.Project{Key: "team-b", Secret: paygatetest.NewSecret("team-b-private-key"), Sandbox: true, CardRemembering: true,
 	Form: paygate.FormExtended}
 
 // twoProjects is a sandbox with project A (its own) and teamB, each with
@@ -33,7 +33,7 @@ func twoProjects(t *testing.T) (s *sandbox, payA, payB string) {
 // returns its id.
 func chargeAs(t *testing.T, s *sandbox, p paygatetest.Project) string {
 	t.Helper()
-	c, err := paygate.NewClient(p.Key, p.Secret, paygate.WithBaseURL(s.srv.URL), paygate.WithRetryPolicy(paygate.NoRetries))
+	c, err := paygate.NewClient(p.Key, p.Secret.Reveal(), paygate.WithBaseURL(s.srv.URL), paygate.WithRetryPolicy(paygate.NoRetries))
 	require.NoError(t, err)
 	ctx := context.Background()
 	u, err := c.Users.Resolve(ctx, &paygate.ResolveUserParams{Identifier: "buyer", IP: "192.0.2.1"})
@@ -57,14 +57,14 @@ func (s *sandbox) controlAs(key, httpMethod, path string, v url.Values) (int, ma
 func TestControlPlane_AKeyDrivesOnlyItsProjectsTransactions(t *testing.T) {
 	t.Parallel()
 	s, payA, payB := twoProjects(t)
-	for _, tc := range []struct{ key, foreign string }{{s.srv.PrivateKey, payB}, {teamB.Secret, payA}} {
+	for _, tc := range []struct{ key, foreign string }{{s.srv.PrivateKey, payB}, {teamB.Secret.Reveal(), payA}} {
 		status, out := s.controlAs(tc.key, http.MethodPost, "/sandbox/transactions/"+tc.foreign+"/chargeback", nil)
 		requireError(t, status, out, paygate.CodeTransactionNotFound)
 	}
 	st, _ := s.statusOf(payA)
 	assert.Equal(t, "completed", st, "another project's key changed nothing")
 
-	status, out := s.controlAs(teamB.Secret, http.MethodPost, "/sandbox/transactions/"+payB+"/chargeback", nil)
+	status, out := s.controlAs(teamB.Secret.Reveal(), http.MethodPost, "/sandbox/transactions/"+payB+"/chargeback", nil)
 	require.Equal(t, http.StatusOK, status, "%v", out)
 	assert.Equal(t, payB, out["referenceId"])
 }
@@ -92,22 +92,22 @@ func TestControlPlane_DeliveriesAndRedeliverOfTheKeysProjectOnly(t *testing.T) {
 		return ids, seqs
 	}
 	aIDs, aSeqs := ids(s.srv.PrivateKey)
-	bIDs, bSeqs := ids(teamB.Secret)
+	bIDs, bSeqs := ids(teamB.Secret.Reveal())
 	assert.Equal(t, []string{payA}, aIDs)
 	assert.Equal(t, []string{payB}, bIDs)
 
-	status, out := s.controlAs(teamB.Secret, http.MethodPost, "/sandbox/deliveries/"+aSeqs[0]+"/redeliver", nil)
+	status, out := s.controlAs(teamB.Secret.Reveal(), http.MethodPost, "/sandbox/deliveries/"+aSeqs[0]+"/redeliver", nil)
 	requireError(t, status, out, 40400)
-	status, out = s.controlAs(teamB.Secret, http.MethodPost, "/sandbox/deliveries/"+bSeqs[0]+"/redeliver", nil)
+	status, out = s.controlAs(teamB.Secret.Reveal(), http.MethodPost, "/sandbox/deliveries/"+bSeqs[0]+"/redeliver", nil)
 	require.Equal(t, http.StatusOK, status, "%v", out)
 }
 
 func TestControlPlane_CallbackURLFaultsAndResetOfTheKeysProjectOnly(t *testing.T) {
 	t.Parallel()
 	s, payA, payB := twoProjects(t)
-	status, out := s.controlAs(teamB.Secret, http.MethodPost, "/sandbox/callback-url", url.Values{"url": {"http://b.example/hook"}})
+	status, out := s.controlAs(teamB.Secret.Reveal(), http.MethodPost, "/sandbox/callback-url", url.Values{"url": {"http://b.example/hook"}})
 	require.Equal(t, http.StatusOK, status, "%v", out)
-	status, out = s.controlAs(teamB.Secret, http.MethodPost, "/sandbox/faults",
+	status, out = s.controlAs(teamB.Secret.Reveal(), http.MethodPost, "/sandbox/faults",
 		url.Values{"method": {"transaction/status"}, "fault": {"status-500"}, "count": {"5"}})
 	require.Equal(t, http.StatusOK, status, "%v", out)
 
@@ -118,13 +118,13 @@ func TestControlPlane_CallbackURLFaultsAndResetOfTheKeysProjectOnly(t *testing.T
 	assert.Equal(t, next, last.Values.Get("id"))
 	assert.Empty(t, last.URL, "B's callback URL is not A's")
 
-	status, out = s.controlAs(teamB.Secret, http.MethodPost, "/sandbox/reset", nil)
+	status, out = s.controlAs(teamB.Secret.Reveal(), http.MethodPost, "/sandbox/reset", nil)
 	require.Equal(t, http.StatusOK, status, "%v", out)
 	st, _ = s.statusOf(payA)
 	assert.Equal(t, "completed", st, "B's reset keeps A's transactions")
-	status, out = s.controlAs(teamB.Secret, http.MethodPost, "/sandbox/transactions/"+payB+"/chargeback", nil)
+	status, out = s.controlAs(teamB.Secret.Reveal(), http.MethodPost, "/sandbox/transactions/"+payB+"/chargeback", nil)
 	requireError(t, status, out, paygate.CodeTransactionNotFound)
-	assert.Zero(t, s.deliveryCount(teamB.Secret), "B's reset forgets B's callbacks")
+	assert.Zero(t, s.deliveryCount(teamB.Secret.Reveal()), "B's reset forgets B's callbacks")
 	assert.Equal(t, 2, s.deliveryCount(s.srv.PrivateKey), "and keeps A's")
 }
 
@@ -144,9 +144,9 @@ func (s *sandbox) deliveryCount(key string) int {
 func TestControlPlane_OnlyTheServersProjectMovesTheClock(t *testing.T) {
 	t.Parallel()
 	s, _, _ := twoProjects(t)
-	status, out := s.controlAs(teamB.Secret, http.MethodPost, "/sandbox/clock", url.Values{"advance": {"1h"}})
+	status, out := s.controlAs(teamB.Secret.Reveal(), http.MethodPost, "/sandbox/clock", url.Values{"advance": {"1h"}})
 	requireError(t, status, out, 40300)
-	status, out = s.controlAs(teamB.Secret, http.MethodPost, "/sandbox/clock", nil)
+	status, out = s.controlAs(teamB.Secret.Reveal(), http.MethodPost, "/sandbox/clock", nil)
 	require.Equal(t, http.StatusOK, status, "%v", out)
 	assert.Equal(t, testStart, s.clock.Now())
 	status, _ = s.controlAs(s.srv.PrivateKey, http.MethodPost, "/sandbox/clock", url.Values{"advance": {"1h"}})
@@ -156,7 +156,7 @@ func TestControlPlane_OnlyTheServersProjectMovesTheClock(t *testing.T) {
 func TestDashboard_ShowsTheKeysProjectOnly(t *testing.T) {
 	t.Parallel()
 	s, payA, payB := twoProjects(t)
-	for key, want := range map[string][2]string{s.srv.PrivateKey: {payA, payB}, teamB.Secret: {payB, payA}} {
+	for key, want := range map[string][2]string{s.srv.PrivateKey: {payA, payB}, teamB.Secret.Reveal(): {payB, payA}} {
 		status, body := s.controlRaw(http.MethodGet, "/sandbox/", "", "", key)
 		require.Equal(t, http.StatusOK, status)
 		assert.Contains(t, string(body), `id="txn-`+want[0]+`"`)

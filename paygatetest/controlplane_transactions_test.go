@@ -82,7 +82,7 @@ func TestControlPlane_ListsTransactionsNewestFirstFilteredAndPaged(t *testing.T)
 		{"page": {"2"}, "cursor": {ids[3]}}} {
 		s.controlFails(http.MethodGet, "/sandbox/transactions?"+q.Encode(), nil, 40000)
 	}
-	status, raw := s.controlRaw(http.MethodGet, "/sandbox/transactions", "", "", other.Secret)
+	status, raw := s.controlRaw(http.MethodGet, "/sandbox/transactions", "", "", other.Secret.Reveal())
 	require.Equal(t, http.StatusOK, status)
 	assert.JSONEq(t, `{"transactions":[],"total":0,"page":1,"per_page":100}`, string(raw), "another project's key sees none")
 }
@@ -93,7 +93,7 @@ func TestControlPlane_ReadsTheClock(t *testing.T) {
 	s.clock.Advance(90 * time.Minute)
 	other := teamB
 	s.srv.AddProject(other)
-	for _, key := range []string{s.srv.PrivateKey, other.Secret} {
+	for _, key := range []string{s.srv.PrivateKey, other.Secret.Reveal()} {
 		status, raw := s.controlRaw(http.MethodGet, "/sandbox/clock", "", "", key)
 		require.Equal(t, http.StatusOK, status, string(raw))
 		assert.JSONEq(t, `{"now":"2026-03-01T13:30:00Z"}`, string(raw), "any project reads the clock")

@@ -56,14 +56,13 @@ func (s *Server) serveLogin(w http.ResponseWriter, r *http.Request) {
 		s.renderPage(w, http.StatusForbidden, "login.html", loginPage{Error: "cross-site sign-in refused"})
 		return
 	}
-	addr := clientAddress(r)
-	if wait := s.guesses.wait(addr); wait > 0 {
+	if wait := s.guesses.wait(clientAddress(r)); wait > 0 {
 		s.renderLogin(w, wait, "")
 		return
 	}
 	p := s.projectBySecret(r.PostFormValue("key"))
 	if p == nil {
-		s.guesses.wrong(addr)
+		s.holdWrongGuess(r)
 		s.renderLogin(w, 0, "wrong key")
 		return
 	}
@@ -71,10 +70,13 @@ func (s *Server) serveLogin(w http.ResponseWriter, r *http.Request) {
 }
 
 // startSession starts a new session of project p in the browser (see
-// sessions) and goes to the dashboard.
+// sessions) and goes to the dashboard. The cookie's Max-Age is the
+// session's lifetime, so that the browser drops it when it stops working
+// instead of keeping it until it closes.
 func (s *Server) startSession(w http.ResponseWriter, r *http.Request, p *Project) {
 	http.SetCookie(w, &http.Cookie{
 		Name: sessionCookie, Value: s.sessions.start(p), Path: dashboardPath,
+		MaxAge:   int(sessionLifetime / time.Second),
 		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
 	})
 	http.Redirect(w, r, dashboardPath, http.StatusSeeOther)

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -76,4 +77,39 @@ func TestDashboard_SessionIsRotatedAtEachSignIn(t *testing.T) {
 
 	other := newSandbox(t)
 	assert.Equal(t, http.StatusForbidden, withSession(t, other, second), "another server with the same key does not take it")
+}
+
+// The key form is the sandbox's own only at the addresses it listens and
+// is reached at: a Host header naming the foreign origin changes nothing.
+func TestDashboard_AHostHeaderNamingTheOriginIsNotTheSandbox(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	req, err := http.NewRequest(http.MethodPost, s.srv.URL+"/sandbox/login",
+		strings.NewReader(url.Values{"key": {s.srv.PrivateKey}}.Encode()))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Host = "evil.example"
+	req.Header.Set("Origin", "http://evil.example")
+	resp, err := s.hc.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
+	assert.Empty(t, resp.Cookies(), "no session for a foreign page")
+}
+
+// The browser forgets the session cookie when the session ends (12 hours),
+// rather than keeping a dead cookie until it closes.
+func TestDashboard_SessionCookieLastsAsLongAsTheSession(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	resp, _ := newBrowser(t).send(http.MethodPost, s.srv.URL+"/sandbox/login", url.Values{"key": {s.srv.PrivateKey}}, s.srv.URL)
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Len(t, resp.Cookies(), 1)
+	assert.Equal(t, 12*60*60, resp.Cookies()[0].MaxAge)
+
+	link := s.srv.LoginURL()
+	resp, _ = newBrowser(t).send(http.MethodGet, link, nil, "")
+	require.Equal(t, http.StatusSeeOther, resp.StatusCode)
+	require.Len(t, resp.Cookies(), 1)
+	assert.Equal(t, 12*60*60, resp.Cookies()[0].MaxAge, "a login link's session too")
 }

@@ -800,6 +800,6 @@ func (d *delivery) public() Delivery {
 // private key.
 func (d *delivery) values() url.Values {
 	v := callbackValues(d.txn, *d.status, d.reason)
-	v.Set(paygate.SignatureParam, paygate.Sign(v, d.txn.project.Secret))
+	v.Set(paygate.SignatureParam, paygate.Sign(v, d.txn.project.Secret.Reveal()))
 	return v
 }

@@ -81,7 +81,7 @@ func twoProjects(t *testing.T) *Server {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	p := s.st.projects[s.ProjectKey]
-	s.st.addProject(Project{Key: "other", Secret: "other-secret"})
+	s.st.addProject(Project{Key: "other", Secret: NewSecret("other-secret")})
 	other := s.st.projects["other"]
 	for i := range 8 {
 		tx := cardPayment(s, p, "", paygate.StatusProcessing)
@@ -128,7 +128,7 @@ func TestRestore_KeepsEachTransactionsCallbacksTogether(t *testing.T) {
 	p := saved.project(saved.ProjectKey)
 	s := NewServer(WithClock(NewClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))), WithRetention(5))
 	t.Cleanup(s.Close)
-	s.AddProject(Project{Key: "other", Secret: "other-secret"})
+	s.AddProject(Project{Key: "other", Secret: NewSecret("other-secret")})
 	require.NoError(t, s.restore(saved.snapshot()))
 
 	want, got := saved.dashboardData(p, "csrf"), s.dashboardData(s.project(s.ProjectKey), "csrf")

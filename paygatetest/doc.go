@@ -81,9 +81,12 @@
 //	POST /sandbox/reset                           Server.Reset: forgets the project's users, tokens,
 //	                                               transactions, subscriptions, balance and faults
 //
-// Wrong keys are counted per client address (20 at once, then 2 a second)
-// and in all (100, then 20 a second); past that every request with a key,
-// the right one included, gets 429 with Retry-After.
+// Wrong keys (and wrong signatures on /v1) are counted per client address
+// (20 at once, then 2 a second): past that, every request with a key from
+// that address, the right one included, gets 429 with Retry-After. Others'
+// guesses never refuse the right key: past the budget of all addresses
+// together (100, then 20 a second) only the answers to wrong keys are
+// held, up to about 5 seconds. A valid session cookie is never refused.
 //
 // # The dashboard
 //
@@ -365,8 +368,9 @@
 //   - The confirm page takes the payer's decision only from a form it
 //     served: a single-use token bound to the payment (the forms of its 8
 //     newest page views), and, when the browser sends Origin or Referer,
-//     the sandbox's own host (the request's, or WithPublicURL's); 403
-//     otherwise. It is never framed
+//     the sandbox's own host (the one it listens at, or WithPublicURL's;
+//     never the Host header, which a rebound DNS name or a proxy sets to
+//     the foreign page's host); 403 otherwise. It is never framed
 //     (X-Frame-Options: DENY, frame-ancestors 'none'). Otherwise any page
 //     the payer visits could approve a payment in their name.
 //   - The control plane and the dashboard act only within the project
@@ -377,21 +381,33 @@
 //     only the key of the server's own project (WithProject) moves it
 //     (40300 otherwise); any key reads it. A sandbox shared by teams must
 //     not let one drive, or wipe, another's tests.
-//   - Key guesses are slow: wrong keys on the dashboard's key form, and
-//     wrong bearer keys or session cookies on the control plane, are
-//     counted per client address (20 at once, then 2 a second) and in all
-//     (100 at once, then 20 a second); past that every attempt, the right
-//     key included, is 42900 (HTTP 429) with Retry-After, and each one
-//     made while waiting makes the wait longer (up to 10.5 seconds).
-//     Forwarding headers are not trusted, so clients behind one proxy
-//     share a budget.
+//   - Key guesses are slow, and the key's holder is never locked out by
+//     them. A wrong key on the dashboard's key form or a login link, a
+//     wrong bearer key or session cookie on the control plane, and a wrong
+//     signature on /v1 (40301: a guess of the private key) are counted per
+//     client address (20 at once, then 2 a second; an IPv6 address by its
+//     /64): past that, every attempt from the address, the right key
+//     included, is 42900 (HTTP 429) with Retry-After, the key not looked
+//     at, and each one made while waiting makes the wait longer (up to
+//     10.5 seconds). Guesses are also counted in all (100 at once, then
+//     20 a second): past that, a key is still looked at, so the right one
+//     gets in whoever else guesses, but the answer to a wrong one is held
+//     until the shared budget has room for it (up to 5.05 seconds), which
+//     with the bounded connections caps how fast many addresses together
+//     learn anything. A valid dashboard session is no guess and is never
+//     refused. The limiter remembers at most 10,000 addresses; one that
+//     finds no room counts in the shared budget only. Forwarding headers
+//     are not trusted, so clients behind one proxy share a budget. A
+//     global budget that refused every key once spent would let anyone
+//     lock the developer out of their own sandbox.
 //   - A dashboard sign-in sets a cookie (HttpOnly, SameSite=Strict, Path
 //     /sandbox/, Secure over TLS) holding a random session id and an HMAC
 //     of it and the project under a secret the server draws at start:
 //     never the key, and useless on another server. Each sign-in starts a
 //     new session and ends the project's previous one; a session lasts 12
-//     hours. The dashboard's forms carry a token bound to the session, a
-//     request whose Origin or Referer is another host is refused, and its
+//     hours, and so does its cookie (Max-Age). The dashboard's forms carry a token bound to the session, a
+//     request whose Origin or Referer is another host than the confirm
+//     page's own is refused, and its
 //     pages are never framed.
 //   - payout-parameters for CREDIT_CARD takes the card's 6-digit BIN, as
 //     the spec describes, because the parameters depend on it; SEPA
@@ -432,5 +448,8 @@
 //     has no status for it. An event that does not apply is 40900 (HTTP
 //     409); the control plane answers 40300 without the key, 40400 for no
 //     such operation, 40500 for another HTTP method, 41300 for a body
-//     over its bound and 42900 to a client out of key guesses.
+//     over its bound and 42900 to a client out of key guesses, as /v1
+//     does (HTTP 429, Retry-After) to a client out of guesses of the
+//     signature: the gateway's documentation has no such limit, and the
+//     SDK reads 42900 as it reads an injected FaultStatus429.
 package paygatetest

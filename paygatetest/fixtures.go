@@ -190,7 +190,7 @@ func (l *fixtureLoader) call(method string, v url.Values) map[string]any {
 		return nil
 	}
 	v.Set("project", l.p.Key)
-	v.Set(paygate.SignatureParam, paygate.Sign(v, l.p.Secret))
+	v.Set(paygate.SignatureParam, paygate.Sign(v, l.p.Secret.Reveal()))
 	rec := httptest.NewRecorder()
 	l.s.serveAPI(rec, httptest.NewRequest(http.MethodPost, "/v1/"+method, nil), method, v, nil)
 	var out map[string]any

@@ -106,11 +106,11 @@ func TestFixtures_AnotherProjectsKeyActsWithinItsProject(t *testing.T) {
 	s.srv.AddProject(other)
 	pending := idOf(s.charge(s.user("buyer"), paygatetest.CardProcessing, nil))
 	status, raw := s.controlRaw(http.MethodPost, "/sandbox/fixtures", "application/json",
-		`{"users":[{"name":"b"}],"payments":[{"name":"p","user":"b","status":"processing"}],"steps":[{"settle":true}]}`, other.Secret)
+		`{"users":[{"name":"b"}],"payments":[{"name":"p","user":"b","status":"processing"}],"steps":[{"settle":true}]}`, other.Secret.Reveal())
 	require.Equal(t, http.StatusOK, status, string(raw))
 	st, _ := s.statusOf(pending)
 	assert.Equal(t, "processing", st, "the server project's payment is not settled by team B")
-	status, raw = s.controlRaw(http.MethodPost, "/sandbox/fixtures", "application/json", `{"steps":[{"advance":"1h"}]}`, other.Secret)
+	status, raw = s.controlRaw(http.MethodPost, "/sandbox/fixtures", "application/json", `{"steps":[{"advance":"1h"}]}`, other.Secret.Reveal())
 	requireError(t, status, decode(t, raw), 40900)
 	assert.Equal(t, testStart, s.clock.Now())
 }

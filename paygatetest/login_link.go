@@ -86,15 +86,14 @@ func (s *Server) loginURL(p *Project) string {
 func (s *Server) serveLoginLink(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Referrer-Policy", "no-referrer")
-	addr := clientAddress(r)
-	if wait := s.guesses.wait(addr); wait > 0 {
+	if wait := s.guesses.wait(clientAddress(r)); wait > 0 {
 		s.renderLogin(w, wait, "")
 		return
 	}
 	key, ok := s.logins.use(r.URL.Query().Get("token"))
 	p := s.project(key)
 	if !ok || p == nil {
-		s.guesses.wrong(addr)
+		s.holdWrongGuess(r)
 		s.renderLogin(w, 0, "this login link was used already or has expired: sign in with the key")
 		return
 	}

@@ -55,7 +55,7 @@ func TestLoginURL_ThroughTheControlPlaneForTheKeysProject(t *testing.T) {
 	other := teamB
 	s.srv.AddProject(other)
 	s.charge(s.user("buyer"), paygatetest.CardApproved, nil)
-	status, raw := s.controlRaw(http.MethodPost, "/sandbox/login-url", "", "", other.Secret)
+	status, raw := s.controlRaw(http.MethodPost, "/sandbox/login-url", "", "", other.Secret.Reveal())
 	require.Equal(t, http.StatusOK, status, string(raw))
 	out := decode(t, raw)
 	assert.Equal(t, jsonNumber(300), out["expires_in"])

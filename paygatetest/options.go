@@ -19,8 +19,10 @@ type Project struct {
 	ID int
 	// Key is the public key, sent as "project".
 	Key string
-	// Secret is the private key requests and callbacks are signed with.
-	Secret string
+	// Secret is the private key requests and callbacks are signed with
+	// (NewSecret). It never prints, even from an unexported field of
+	// another struct: see Secret.
+	Secret Secret
 	// CallbackURL receives a signed POST on every status change; empty
 	// means callbacks are recorded but not sent.
 	CallbackURL string
@@ -54,7 +56,7 @@ type config struct {
 // WithProject sets the public and private key of the server's project
 // (default DefaultProjectKey and DefaultPrivateKey).
 func WithProject(key, secret string) Option {
-	return func(c *config) { c.project.Key, c.project.Secret = key, secret }
+	return func(c *config) { c.project.Key, c.project.Secret = key, NewSecret(secret) }
 }
 
 // WithForm sets the form the project speaks (default extended). In the
@@ -73,7 +75,9 @@ func WithCallbackURL(u string) Option {
 // WithPublicURL sets the address at which browsers reach the server (for
 // example http://localhost:8080 when it listens on 0.0.0.0:8080, or the
 // address of a proxy in front of it): the acs.url of 3-D Secure charges is
-// built on it. Default: the server's URL.
+// built on it, and the confirm page and the dashboard accept a form from
+// it as from the server's URL (never from the host a request's Host
+// header names). Default: the server's URL.
 func WithPublicURL(u string) Option {
 	return func(c *config) { c.publicURL = strings.TrimRight(u, "/") }
 }
@@ -133,18 +137,16 @@ func WithCallbackRetry(attempts int, baseDelay time.Duration) Option {
 	}
 }
 
-// MarshalJSON encodes the project with its private key redacted, so that
-// encoding/json and slog's JSONHandler never show it.
+// MarshalJSON encodes the project with its private key redacted (see
+// Secret), so that encoding/json and slog's JSONHandler never show it.
 func (p Project) MarshalJSON() ([]byte, error) {
 	type fields Project // the fields without the methods: no recursion
-	v := fields(p)
-	v.Secret = "[redacted]"
-	return json.Marshal(v)
+	return json.Marshal(fields(p))
 }
 
 // Format prints the project without its private key, whatever the verb,
 // so that a test log never shows it.
 func (p Project) Format(f fmt.State, _ rune) {
-	fmt.Fprintf(f, "paygatetest.Project{Key:%q, Secret:[redacted], CallbackURL:%q, Sandbox:%t, Forced3DS:%t, CardRemembering:%t, Form:%s}",
-		p.Key, p.CallbackURL, p.Sandbox, p.Forced3DS, p.CardRemembering, p.Form)
+	fmt.Fprintf(f, "paygatetest.Project{Key:%q, Secret:%s, CallbackURL:%q, Sandbox:%t, Forced3DS:%t, CardRemembering:%t, Form:%s}",
+		p.Key, p.Secret, p.CallbackURL, p.Sandbox, p.Forced3DS, p.CardRemembering, p.Form)
 }

@@ -5,14 +5,19 @@ import (
 	"encoding/hex"
 	"net/http"
 	"net/url"
+	"slices"
 )
 
 // foreignOrigin reports whether a browser says r comes from a page of
 // another site: its Origin, or without one its Referer, names another host
-// than the one r is sent to and the one browsers reach the sandbox at
-// (WithPublicURL, for a proxy that rewrites Host). "Origin: null" (a
-// sandboxed frame, a data: page) is foreign. A request with neither header
-// (a non-browser client) is not: the forms' tokens guard those.
+// than the one the sandbox listens at (URL) and the one browsers reach it
+// at (WithPublicURL, for a proxy or a 0.0.0.0 listener). The Host header
+// is never trusted: a page of evil.example whose name was made to point at
+// the sandbox (DNS rebinding), or a proxy that passes Host on, sends
+// "Host: evil.example" with "Origin: https://evil.example". "Origin:
+// null" (a sandboxed frame, a data: page) is foreign. A request with
+// neither header (a non-browser client) is not: the forms' tokens guard
+// those.
 func (s *Server) foreignOrigin(r *http.Request) bool {
 	from := r.Header.Get("Origin")
 	if from == "" {
@@ -25,8 +30,19 @@ func (s *Server) foreignOrigin(r *http.Request) bool {
 	if err != nil || u.Host == "" {
 		return true
 	}
-	public, err := url.Parse(s.publicURL)
-	return u.Host != r.Host && (err != nil || u.Host != public.Host)
+	return !slices.Contains(s.ownHosts, u.Host)
+}
+
+// ownHosts are the hosts (host:port) of url and of publicURL: those of
+// the sandbox's own pages.
+func ownHosts(urls ...string) []string {
+	var hosts []string
+	for _, raw := range urls {
+		if u, err := url.Parse(raw); err == nil && u.Host != "" && !slices.Contains(hosts, u.Host) {
+			hosts = append(hosts, u.Host)
+		}
+	}
+	return hosts
 }
 
 // denyFraming keeps the page out of other sites' frames, where a payer or

@@ -102,7 +102,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string,
 		writeError(w, jsonp, newError(codeMethodNotFound, ""))
 		return
 	}
-	if err := s.authenticateRequest(c, rt); err != nil {
+	if err := s.authenticateRequest(w, r, c, rt); err != nil {
 		s.writeAPIError(w, jsonp, params, err)
 		return
 	}
@@ -135,8 +135,11 @@ func (s *Server) writeAPIError(w http.ResponseWriter, jsonp string, params url.V
 // authenticateRequest finds the project and checks the signature over every
 // received value, as the gateway does: 40001, 40401, 40101, 40301. A method
 // the project's form lacks does not exist for it: 40400, before the
-// signature is looked at.
-func (s *Server) authenticateRequest(c *call, rt route) *apiError {
+// signature is looked at. A wrong signature is a guess of the private key
+// (see guessLimiter): a client out of guesses is 42900 with Retry-After
+// before its signature is looked at, and the answer to a wrong one may be
+// held.
+func (s *Server) authenticateRequest(w http.ResponseWriter, r *http.Request, c *call, rt route) *apiError {
 	key := c.get("project")
 	if key == "" {
 		return newError(paygate.CodeProjectKeyMissing, "")
@@ -154,10 +157,15 @@ func (s *Server) authenticateRequest(c *call, rt route) *apiError {
 	if rt.unsigned {
 		return nil
 	}
-	switch err := paygate.VerifySignature(c.params, p.Secret); {
+	if wait := s.guesses.wait(clientAddress(r)); wait > 0 {
+		retryAfter(w, wait)
+		return newError(codeTooManyGuesses, "too many wrong signatures from this address: try again later")
+	}
+	switch err := paygate.VerifySignature(c.params, p.Secret.Reveal()); {
 	case errors.Is(err, paygate.ErrSignatureMissing):
 		return newError(paygate.CodeSignatureMissing, "")
 	case err != nil:
+		s.holdWrongGuess(r)
 		return newError(paygate.CodeSignatureInvalid, "")
 	}
 	return nil

@@ -50,6 +50,7 @@ type Server struct {
 	PrivateKey string
 
 	publicURL string     // written into acs.url; URL unless WithPublicURL
+	ownHosts  []string   // of URL and publicURL: see foreignOrigin
 	faults    faultTable // see InjectFault
 	guesses   *guessLimiter
 	sessions  *sessions
@@ -182,7 +183,7 @@ func start(addr string, opts []Option) (*Server, error) {
 	cfg := config{
 		project: Project{
 			Key:             DefaultProjectKey,
-			Secret:          DefaultPrivateKey,
+			Secret:          NewSecret(DefaultPrivateKey),
 			Sandbox:         true,
 			CardRemembering: true,
 			Form:            paygate.FormExtended,
@@ -200,7 +201,7 @@ func start(addr string, opts []Option) (*Server, error) {
 	}
 	s := &Server{
 		ProjectKey:      cfg.project.Key,
-		PrivateKey:      cfg.project.Secret,
+		PrivateKey:      cfg.project.Secret.Reveal(),
 		clock:           cfg.clock,
 		processingDelay: cfg.processingDelay,
 		timer:           make(map[int64]*time.Timer),
@@ -247,6 +248,7 @@ func start(addr string, opts []Option) (*Server, error) {
 	// URL is set before the first request can arrive: handlers read it.
 	s.URL = "http://" + s.hs.Listener.Addr().String()
 	s.publicURL = cmp.Or(cfg.publicURL, s.URL)
+	s.ownHosts = ownHosts(s.URL, s.publicURL)
 	if persist != nil {
 		if err := s.startPersisting(persist, restored); err != nil {
 			s.hs.Listener.Close()

@@ -48,7 +48,7 @@ func TestServer_ServersShareNothing(t *testing.T) {
 
 func TestServer_ProjectsAreIsolated(t *testing.T) {
 	s := newSandbox(t)
-	s.srv.AddProject(paygatetest.Project{Key: "other", Secret: "other-secret", CardRemembering: true})
+	s.srv.AddProject(paygatetest.Project{Key: "other", Secret: paygatetest.NewSecret("other-secret"), CardRemembering: true})
 	id := idOf(s.charge(s.user("u"), paygatetest.CardApproved, nil))
 
 	v := url.Values{"project": {"other"}, "id": {id}}
@@ -78,7 +78,7 @@ func TestListen_ServesOnTheGivenAddress(t *testing.T) {
 
 func TestServer_FormattingNeverShowsThePrivateKey(t *testing.T) {
 	s := newSandbox(t, paygatetest.WithProject("pk", "very-secret"))
-	p := paygatetest.Project{Key: "pk", Secret: "very-secret"}
+	p := paygatetest.Project{Key: "pk", Secret: paygatetest.NewSecret("very-secret")}
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
 		assert.NotContains(t, fmt.Sprintf(verb, s.srv), "very-secret", verb)
 		assert.NotContains(t, fmt.Sprintf(verb, p), "very-secret", verb)

@@ -74,7 +74,7 @@ func (ss *sessions) formToken(p *Project, id string) string { return ss.mac("for
 
 func (ss *sessions) mac(purpose string, p *Project, id string) string {
 	m := hmac.New(sha256.New, ss.secret)
-	for _, part := range []string{purpose, p.Key, p.Secret, id} {
+	for _, part := range []string{purpose, p.Key, p.Secret.Reveal(), id} {
 		m.Write([]byte(part))
 		m.Write([]byte{0})
 	}

@@ -10,7 +10,7 @@ import (
 func FuzzSessionCookie(f *testing.F) {
 	now := func() time.Time { return time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) }
 	ss := newSessions(now)
-	p := &Project{Key: "k", Secret: "s"}
+	p := &Project{Key: "k", Secret: NewSecret("s")}
 	issued := ss.start(p)
 	lookup := func(key string) *Project {
 		if key == p.Key {
@@ -33,7 +33,7 @@ func FuzzSessionCookie(f *testing.F) {
 func TestSessions_ExpireAndEndAtTheNextSignIn(t *testing.T) {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	ss := newSessions(func() time.Time { return at })
-	p := &Project{Key: "k", Secret: "s"}
+	p := &Project{Key: "k", Secret: NewSecret("s")}
 	lookup := func(string) *Project { return p }
 	first := ss.start(p)
 	if _, _, ok := ss.check(first, lookup); !ok {
@@ -47,7 +47,7 @@ func TestSessions_ExpireAndEndAtTheNextSignIn(t *testing.T) {
 	if _, _, ok := ss.check(second, lookup); !ok {
 		t.Fatal("signing in again opens a session")
 	}
-	other := &Project{Key: "k", Secret: "another key"}
+	other := &Project{Key: "k", Secret: NewSecret("another key")}
 	if _, _, ok := ss.check(second, func(string) *Project { return other }); ok {
 		t.Fatal("the session is bound to the project's key")
 	}

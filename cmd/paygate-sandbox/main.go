@@ -20,8 +20,9 @@
 // came from to standard error, and the line "listening on http://ADDR" to
 // standard output once it accepts connections, and shuts down gracefully
 // on SIGINT or SIGTERM. -public-url is the address browsers reach it at,
-// written into acs.url, for a sandbox listening on 0.0.0.0 or behind a
-// proxy. -retain is how many transactions it keeps (default 100,000):
+// written into acs.url and accepted as the origin of the confirm page's
+// and the dashboard's forms besides the listening address, for a sandbox
+// listening on 0.0.0.0 or behind a proxy. -retain is how many transactions it keeps (default 100,000):
 // beyond them the oldest in a final state are dropped with their
 // callbacks, so that a sandbox serving CI for weeks holds bounded memory.
 // -state keeps the sandbox's state in a file across restarts and crashes

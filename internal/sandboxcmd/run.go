@@ -56,7 +56,7 @@ func Run(ctx context.Context, name string, args []string, getenv func(string) st
 	secretFile := fs.String("secret-file", "", "file that keeps the private key when none is given: read when it exists (mode 0600), else made with a random key (default: beside -state as FILE.key, else a temporary file removed at shutdown)")
 	callbackURL := fs.String("callback-url", "", "URL that receives the signed callbacks")
 	formName := fs.String("form", "extended", "form of the interface: extended or basic")
-	publicURL := fs.String("public-url", "", "address browsers reach the sandbox at, written into acs.url (default: the listening address)")
+	publicURL := fs.String("public-url", "", "address browsers reach the sandbox at: written into acs.url, and the origin its pages' forms accept besides the listening address (default: the listening address)")
 	stateFile := fs.String("state", "", "file that keeps the sandbox's state across restarts, read at start and written after changes (made when missing)")
 	fixtures := fs.String("fixtures", "", "JSON scenario to load at start (see paygatetest's package doc); with -state, only into a new state file")
 	retain := fs.Int("retain", paygatetest.DefaultRetention, "how many transactions to keep; beyond them the oldest in a final state are dropped with their callbacks")
