@@ -41,6 +41,11 @@ type Delivery struct {
 	NextAttempt time.Time
 	// History lists the attempts, oldest first (the last 50 at most).
 	History []DeliveryAttempt
+	// GivenUp reports a callback the sandbox stopped trying to send, with
+	// no attempt recorded for it, because more callbacks waited to be sent
+	// than it holds (see WithRetention). Done is then set and NextAttempt
+	// zero; Redeliver still sends it.
+	GivenUp bool
 
 	project string // key of the project whose transaction it is about
 }
@@ -112,6 +117,11 @@ func callbackValues(t *txn, status callback.Status, reason string) url.Values {
 // It fails when seq is not in the log, has no URL, or its destination's
 // queue is full.
 func (s *Server) Redeliver(seq int) error { return s.deliveries.redeliver(seq) }
+
+// CallbacksGivenUp is how many callbacks the server gave up without
+// sending them, since it started, because more waited to be sent than it
+// holds; see Delivery.GivenUp and WithRetention.
+func (s *Server) CallbacksGivenUp() int { return s.deliveries.log.givenUpCount() }
 
 // earned is the merchant's revenue from t: price less fee for a payment,
 // the amount paid back or out (negative) for a refund, payout, chargeback

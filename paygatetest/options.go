@@ -46,7 +46,6 @@ type config struct {
 	maxDeliveries   int
 	retention       int
 	publicURL       string
-	callbackQueue   int
 	stateFile       string    // see WithStateFile
 	fixtures        io.Reader // see WithFixtures
 }

@@ -216,7 +216,7 @@ func (l *deliveryLog) restore(saved savedState, txns map[int64]*txn) error {
 			return fmt.Errorf("delivery %d names no kept transaction, or is out of order", sd.Seq)
 		}
 		d := delivery{seq: sd.Seq, prev: t.lastSeq, txn: t, url: sd.URL, status: l.status(sd.Status), reason: sd.Reason,
-			attempts: sd.Attempts, automatic: sd.Automatic, delivered: sd.Delivered, done: true}
+			attempts: sd.Attempts, automatic: sd.Automatic, delivered: sd.Delivered, done: true, givenUp: sd.GivenUp}
 		for _, a := range sd.History {
 			d.history = append(d.history, newAttempt(a.At, a.Status, nil, a.Manual))
 			d.history[len(d.history)-1].err = a.Error

@@ -22,6 +22,20 @@ func WithRetention(n int) Option {
 	}
 }
 
+// inFlightAllowance is how many callbacks may wait to be sent (queued,
+// being sent or waiting for a retry) under a retention of n transactions,
+// past which the oldest are given up, and how many automatic payments one
+// clock move makes at most: a tenth of n, at least minInFlightAllowance.
+// So a transaction kept only because its callback waits is one of those
+// few, and the transactions kept stay within n plus it, plus those whose
+// status is not final yet, whatever a receiver or a clock move does.
+func inFlightAllowance(n int) int { return max(n/10, minInFlightAllowance) }
+
+// minInFlightAllowance is the fewest callbacks that may wait whatever the
+// retention: a test's small retention still lets a burst of callbacks
+// wait for a slow receiver.
+const minInFlightAllowance = 100
+
 // makeRoom drops the oldest transactions in a final state, other than
 // keep, until one more fits within the retention. It is called before a
 // transaction is made, so that every transaction it sees is complete.

@@ -206,7 +206,8 @@ func start(addr string, opts []Option) (*Server, error) {
 		closed:          make(chan struct{}),
 		// The log keeps the callbacks of the transactions kept, about two
 		// each at most, and of those Reset forgot within the same bound.
-		deliveries: newDeliverer(cfg.clock, cfg.callbackWaits, cmp.Or(cfg.maxDeliveries, 2*cfg.retention), cfg.callbackQueue),
+		deliveries: newDeliverer(cfg.clock, cfg.callbackWaits, cmp.Or(cfg.maxDeliveries, 2*cfg.retention),
+			inFlightAllowance(cfg.retention)),
 		// Real time: the sandbox's clock may stand still or jump.
 		guesses:  newGuessLimiter(time.Now),
 		sessions: newSessions(time.Now),

@@ -1,0 +1,202 @@
+package paygatetest_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/paygate/paygate-go/paygatetest"
+)
+
+// keptCount is how many transactions the sandbox keeps for its project.
+func keptCount(t *testing.T, s *sandbox) int {
+	t.Helper()
+	status, out := s.control(http.MethodGet, "/sandbox/transactions", url.Values{"per_page": {"1"}})
+	require.Equal(t, http.StatusOK, status, "answer: %v", out)
+	n, err := strconv.Atoi(string(out["total"].(json.Number)))
+	require.NoError(t, err)
+	return n
+}
+
+// chargeConcurrently makes n approved charges for uid from callers
+// goroutines at once.
+func chargeConcurrently(t *testing.T, s *sandbox, uid string, callers, n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, callers)
+	for c := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := c; i < n; i += callers {
+				_, err := s.send(context.Background(), http.DefaultClient, "card/process", s.signed(url.Values{
+					"user": {uid}, "card[number]": {paygatetest.CardApproved}, "card[expiration_month]": {"12"},
+					"card[expiration_year]": {"2030"}, "card[security_code]": {"123"}, "price": {"10.00"}, "currency": {"EUR"},
+					"description": {"d"}, "order_id": {"o-" + strconv.Itoa(i)},
+				}))
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+}
+
+// A receiver slower than the charges: every callback finds room in the
+// end, none is recorded as a failed attempt for want of it.
+func TestCallbacks_AFullQueueIsNoFailedAttemptAndEveryCallbackIsSent(t *testing.T) {
+	target, release, got := blockingReceiver(t)
+	s := newSandbox(t, paygatetest.WithCallbackURL(target))
+	uid := s.user("u")
+	const n = 1100 // more than the 1,000 a destination's queue once held
+	chargeConcurrently(t, s, uid, 8, n)
+	for _, d := range s.srv.Deliveries() {
+		require.Zero(t, d.Attempts, "callback %d: no attempt is made while the receiver holds the others: %+v", d.Seq, d.History)
+		require.False(t, d.Done, "callback %d waits for room", d.Seq)
+	}
+	release()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, err := s.srv.WaitForDelivery(ctx, func(paygatetest.Delivery) bool { return got.Load() >= n })
+	require.NoError(t, err)
+	all := s.srv.Deliveries()
+	waitFor(t, s, func(paygatetest.Delivery) bool {
+		all = s.srv.Deliveries()
+		for _, d := range all {
+			if !d.Done {
+				return false
+			}
+		}
+		return true
+	})
+	require.Len(t, all, n)
+	for _, d := range all {
+		assert.True(t, d.Delivered, "callback %d", d.Seq)
+		assert.Equal(t, 1, d.Attempts, "callback %d: %+v", d.Seq, d.History)
+	}
+}
+
+// Two callbacks failing at the same instant are not retried at the same
+// instant: their retries are spread over a part of the wait.
+func TestCallbacks_RetriesCarryJitter(t *testing.T) {
+	rcv := newReceiver(t, 1000)
+	s := newSandbox(t, paygatetest.WithCallbackURL(rcv.URL))
+	uid := s.user("u")
+	first := idOf(s.charge(uid, paygatetest.CardApproved, nil))
+	second := idOf(s.charge(uid, paygatetest.CardApproved, nil))
+	a, b := attempted(t, s, first, 1), attempted(t, s, second, 1)
+	require.Equal(t, a.History[0].At, b.History[0].At, "the clock stands still: both failed at the same instant")
+	assert.NotEqual(t, a.NextAttempt, b.NextAttempt)
+	for _, d := range []paygatetest.Delivery{a, b} {
+		wait := d.NextAttempt.Sub(d.History[0].At)
+		assert.GreaterOrEqual(t, wait, time.Minute)
+		assert.Less(t, wait, time.Minute+time.Minute/paygatetest.RetryJitterDivisor)
+	}
+}
+
+// recurringFixture is a fixture of n users, each subscribed to a payment
+// every day.
+func recurringFixture(n int) string {
+	var users, payments []string
+	for i := range n {
+		users = append(users, fmt.Sprintf(`{"name": "u%d"}`, i))
+		payments = append(payments, fmt.Sprintf(`{"user": "u%d", "price": "1.00", "order_id": "plan-%d", "recurring": {"interval": 1}}`, i, i))
+	}
+	return `{"users": [` + strings.Join(users, ",") + `], "payments": [` + strings.Join(payments, ",") + `]}`
+}
+
+// A clock move of a year over many daily subscriptions, its callbacks
+// sent to a receiver slower than the charges: the retention holds,
+// within the documented allowance for what is in flight.
+func TestRetention_HoldsWhateverAClockMoveCharges(t *testing.T) {
+	const retention = 2000
+	bound := retention + paygatetest.InFlightAllowance(retention)
+	target, release, _ := blockingReceiver(t)
+	s := newSandbox(t, paygatetest.WithRetention(retention), paygatetest.WithCallbackURL(target))
+	_, err := s.srv.LoadFixtures(strings.NewReader(recurringFixture(50)))
+	require.NoError(t, err)
+	s.clock.Advance(365 * day)
+	assert.LessOrEqual(t, keptCount(t, s), bound, "after a year's move")
+	made := len(s.srv.Deliveries())
+	for range 20 {
+		s.clock.Advance(0) // each move makes the next of the payments due
+		require.LessOrEqual(t, keptCount(t, s), bound)
+	}
+	release()
+	assert.Greater(t, s.srv.Deliveries()[len(s.srv.Deliveries())-1].Seq, made, "the moves went on charging")
+}
+
+// Past the bound of callbacks waiting, the oldest are given up, counted,
+// and their transactions may be dropped; the rest are sent.
+func TestCallbacks_PastTheBoundTheOldestWaitingAreGivenUp(t *testing.T) {
+	const retention = 1000
+	allowance := paygatetest.InFlightAllowance(retention)
+	target, release, got := blockingReceiver(t)
+	s := newSandbox(t, paygatetest.WithRetention(retention), paygatetest.WithCallbackURL(target))
+	uid := s.user("u")
+	n := 3 * allowance
+	chargeConcurrently(t, s, uid, 4, n)
+	waiting, givenUp := 0, 0
+	for _, d := range s.srv.Deliveries() {
+		switch {
+		case d.GivenUp:
+			givenUp++
+			assert.True(t, d.Done)
+			assert.False(t, d.Delivered)
+			assert.True(t, d.NextAttempt.IsZero())
+		case !d.Done:
+			waiting++
+		}
+	}
+	assert.LessOrEqual(t, waiting, allowance)
+	assert.GreaterOrEqual(t, givenUp, n-allowance)
+	assert.Equal(t, givenUp, s.srv.CallbacksGivenUp())
+	release()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := s.srv.WaitForDelivery(ctx, func(d paygatetest.Delivery) bool { return d.Seq == n && d.Delivered })
+	require.NoError(t, err, "the newest callback is sent")
+	assert.Less(t, int(got.Load()), n, "the given up ones are not")
+}
+
+// A clock move that makes many automatic payments lets other clients in
+// between them: a charge made while it runs comes before its last payment.
+func TestRecurring_AClockMoveLetsOtherClientsInBetweenItsPayments(t *testing.T) {
+	s := newSandbox(t)
+	_, err := s.srv.LoadFixtures(strings.NewReader(recurringFixture(40)))
+	require.NoError(t, err)
+	before := len(s.srv.Deliveries())
+	uid := s.user("other")
+	moved := make(chan struct{})
+	go func() {
+		defer close(moved)
+		s.clock.Advance(365 * day)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err = s.srv.WaitForDelivery(ctx, func(d paygatetest.Delivery) bool { return d.Seq > before })
+	require.NoError(t, err, "the move makes its first payment")
+	probe := s.ok("card/process", url.Values{"user": {uid}, "card[number]": {paygatetest.CardApproved},
+		"card[expiration_month]": {"12"}, "card[expiration_year]": {"2030"}, "card[security_code]": {"123"},
+		"price": {"1.00"}, "currency": {"EUR"}, "description": {"d"}})
+	<-moved
+	after := s.charge(uid, paygatetest.CardApproved, nil)
+	probeID, afterID := mustID(t, idOf(probe)), mustID(t, idOf(after))
+	assert.Less(t, probeID, afterID-1, "automatic payments were made after the other client's charge")
+}
