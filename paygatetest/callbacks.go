@@ -111,11 +111,12 @@ func callbackValues(t *txn, status callback.Status, reason string) url.Values {
 	})
 }
 
-// Redeliver sends callback seq (a Delivery's Seq) once more, at once, to
-// the URL it was made for. The attempt is added to its History; a failed
-// redelivery leaves the retry schedule as it was, a successful one ends it.
-// It fails when seq is not in the log, has no URL, or its destination's
-// queue is full.
+// Redeliver sends callback seq (a Delivery's Seq) once more, as soon as
+// its destination has a connection free, to the URL it was made for. The
+// attempt is added to its History; a failed redelivery leaves the retry
+// schedule as it was, a successful one ends it. A callback already waiting
+// in the queue is sent once, at its turn. It fails when seq is not in the
+// log, has no URL, or the server is closed.
 func (s *Server) Redeliver(seq int) error { return s.deliveries.redeliver(seq) }
 
 // CallbacksGivenUp is how many callbacks the server gave up without

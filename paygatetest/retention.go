@@ -14,6 +14,12 @@ const DefaultRetention = 100000
 // not yet done) is never dropped, and counts towards n. A dropped
 // transaction is answered as one never made: 40403. n below 1 leaves the
 // default.
+//
+// What is in flight is bounded by n too: at most a tenth of n (at least
+// 100) callbacks wait to be sent, the oldest given up beyond (see
+// Delivery.GivenUp), and one clock move makes at most as many automatic
+// recurring payments. So the transactions kept stay within n plus that
+// allowance, plus those whose status is not final yet.
 func WithRetention(n int) Option {
 	return func(c *config) {
 		if n >= 1 {
