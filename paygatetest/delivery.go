@@ -143,7 +143,9 @@ func (d *deliverer) abandon(seq int) {
 		delete(d.timers, seq)
 	}
 	if e := d.queued[seq]; e != nil {
-		d.dests[e.Value.(job).key].queue.Remove(e)
+		if dst := d.dests[e.Value.(job).key]; dst != nil { // gone once closed
+			dst.queue.Remove(e)
+		}
 		delete(d.queued, seq)
 	}
 }
@@ -332,6 +334,7 @@ func (d *deliverer) close() {
 	for _, t := range d.timers {
 		t.Stop()
 	}
+	clear(d.queued)
 	d.mu.Unlock()
 	d.cancel()
 	d.wg.Wait()
@@ -719,9 +722,11 @@ func (l *deliveryLog) setDone(d *delivery, done bool) {
 	}
 }
 
-// wait sets d not done, to be sent, and gives up the oldest waiting past
-// the bound. The caller holds l.mu.
+// wait sets d not done, to be sent (a redelivery takes back one given
+// up), and gives up the oldest waiting past the bound. The caller holds
+// l.mu.
 func (l *deliveryLog) wait(d *delivery) {
+	d.givenUp = false
 	l.setDone(d, false)
 	l.shed()
 }

@@ -152,11 +152,14 @@ func TestCallbacks_PastTheBoundTheOldestWaitingAreGivenUp(t *testing.T) {
 	uid := s.user("u")
 	n := 3 * allowance
 	chargeConcurrently(t, s, uid, 4, n)
-	waiting, givenUp := 0, 0
+	waiting, givenUp, unsent := 0, 0, 0
 	for _, d := range s.srv.Deliveries() {
 		switch {
 		case d.GivenUp:
 			givenUp++
+			if d.Attempts == 0 {
+				unsent = d.Seq
+			}
 			assert.True(t, d.Done)
 			assert.False(t, d.Delivered)
 			assert.True(t, d.NextAttempt.IsZero())
@@ -176,6 +179,12 @@ func TestCallbacks_PastTheBoundTheOldestWaitingAreGivenUp(t *testing.T) {
 	_, err := s.srv.WaitForDelivery(ctx, func(d paygatetest.Delivery) bool { return d.Seq == n && d.Delivered })
 	require.NoError(t, err, "the newest callback is sent")
 	assert.Less(t, int(got.Load()), n, "the given up ones are not")
+
+	require.NotZero(t, unsent)
+	require.NoError(t, s.srv.Redeliver(unsent), "one given up is still sent on demand")
+	d := waitFor(t, s, func(d paygatetest.Delivery) bool { return d.Seq == unsent && d.Delivered })
+	assert.False(t, d.GivenUp, "taken back by the redelivery")
+	assert.Equal(t, 1, d.Attempts)
 }
 
 // A clock move that makes many automatic payments lets other clients in
@@ -202,4 +211,22 @@ func TestRecurring_AClockMoveLetsOtherClientsInBetweenItsPayments(t *testing.T) 
 	after := s.charge(uid, paygatetest.CardApproved, nil)
 	probeID, afterID := mustID(t, idOf(probe)), mustID(t, idOf(after))
 	assert.Less(t, probeID, afterID-1, "automatic payments were made after the other client's charge")
+}
+
+// A fixture file's clock moves make a bounded number of automatic
+// payments, however many advance steps it has: the step past the bound is
+// refused, naming it.
+func TestFixtures_TheirClockMovesMakeABoundedNumberOfPayments(t *testing.T) {
+	const retention = 1000
+	allowance := paygatetest.InFlightAllowance(retention)
+	s := newSandbox(t, paygatetest.WithRetention(retention))
+	fixture := strings.TrimSuffix(recurringFixture(10), "}") +
+		`, "steps": [{"advance": "720h"}, {"advance": "720h"}, {"advance": "720h"}, {"advance": "720h"}]}`
+	_, err := s.srv.LoadFixtures(strings.NewReader(fixture))
+	require.ErrorIs(t, err, paygatetest.ErrFixtures)
+	assert.ErrorContains(t, err, "steps[1]")
+	assert.ErrorContains(t, err, "automatic payments")
+	automatic := len(s.srv.Deliveries()) - 10
+	assert.Positive(t, automatic)
+	assert.LessOrEqual(t, automatic, allowance, "one move made them all")
 }

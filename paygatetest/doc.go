@@ -159,7 +159,10 @@
 // "cards":{...}} (permanent tokens, of the cards and of payments with
 // remember). The first entry the sandbox refuses stops the load with an
 // error naming it (ErrFixtures; 40900 on the control plane); the entries
-// before it stay made. A file is at most 1 MiB and 1000 entries.
+// before it stay made. A file is at most 1 MiB and 1000 entries, and its
+// advance steps make at most the in-flight allowance of automatic
+// recurring payments (see Retention): an advance step once they have made
+// that many is refused.
 //
 // # State across restarts
 //
@@ -278,7 +281,8 @@
 //   - Automatic recurring payments: one clock move makes at most the
 //     in-flight allowance of them, 64 at a time, other requests served in
 //     between; the payments still due are made by the next move (a move
-//     by 0s will do).
+//     by 0s will do). A fixture file's advance steps together make at
+//     most about as many: a step once they have made that many is refused.
 //   - GET transactions answers at most 1000 transactions a page.
 //   - The control plane: a body of 64 KiB, values of 2 KiB, a clock
 //     advance of at most 10 years, faults for at most 1000 calls; a

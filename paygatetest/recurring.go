@@ -70,11 +70,19 @@ func (s *Server) chargeDueRecurring() {
 			t.price, t.currency = sub.price, sub.currency
 			s.transition(t, cardOutcome(sub.card.number))
 			sub.nextAuto = addDays(sub.nextAuto, sub.interval)
+			s.autoCharges.Add(1)
 			n++
 			budget--
 		}
 		s.mu.Unlock()
 	}
+}
+
+// allowance is the server's in-flight allowance; see inFlightAllowance.
+func (s *Server) allowance() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return inFlightAllowance(s.st.retention)
 }
 
 // due reports whether the subscription's next automatic payment is due at

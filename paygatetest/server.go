@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/paygate/paygate-go"
@@ -63,6 +64,11 @@ type Server struct {
 	mu    sync.Mutex // guards st, timers and closed
 	st    *state
 	timer map[int64]*time.Timer
+
+	// autoCharges counts the automatic recurring payments made, so that a
+	// fixture file's clock moves make a bounded number; see
+	// fixtureLoader.step.
+	autoCharges atomic.Int64
 
 	closed     chan struct{}
 	closeOnce  sync.Once
