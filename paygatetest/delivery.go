@@ -768,6 +768,13 @@ func (l *deliveryLog) compactWaitOrder() {
 	l.waitOrder, l.waitHead = l.waitOrder[:n], 0
 }
 
+// room is how many more callbacks may wait before shed gives any up.
+func (l *deliveryLog) room() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return max(l.maxWaiting-l.waiting, 0)
+}
+
 // givenUpCount is how many callbacks shed gave up.
 func (l *deliveryLog) givenUpCount() int {
 	l.mu.Lock()

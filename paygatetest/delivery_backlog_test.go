@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -123,23 +125,54 @@ func recurringFixture(n int) string {
 
 // A clock move of a year over many daily subscriptions, its callbacks
 // sent to a receiver slower than the charges: the retention holds,
-// within the documented allowance for what is in flight.
+// within the documented allowance for what is in flight, and no callback
+// is given up; once the receiver takes them, later moves make the
+// payments still due.
 func TestRetention_HoldsWhateverAClockMoveCharges(t *testing.T) {
-	const retention = 2000
+	const retention = 1000
 	bound := retention + paygatetest.InFlightAllowance(retention)
-	target, release, _ := blockingReceiver(t)
-	s := newSandbox(t, paygatetest.WithRetention(retention), paygatetest.WithCallbackURL(target))
+	gate, got, tick := make(chan struct{}), new(atomic.Int64), make(chan struct{}, 1)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+			return
+		}
+		got.Add(1)
+		select {
+		case tick <- struct{}{}: // else one waits already, and reads got after this
+		default:
+		}
+	}))
+	t.Cleanup(hs.Close)
+	s := newSandbox(t, paygatetest.WithRetention(retention), paygatetest.WithCallbackURL(hs.URL))
 	_, err := s.srv.LoadFixtures(strings.NewReader(recurringFixture(50)))
 	require.NoError(t, err)
 	s.clock.Advance(365 * day)
 	assert.LessOrEqual(t, keptCount(t, s), bound, "after a year's move")
-	made := len(s.srv.Deliveries())
 	for range 20 {
-		s.clock.Advance(0) // each move makes the next of the payments due
+		s.clock.Advance(0)
 		require.LessOrEqual(t, keptCount(t, s), bound)
 	}
-	release()
-	assert.Greater(t, s.srv.Deliveries()[len(s.srv.Deliveries())-1].Seq, made, "the moves went on charging")
+	assert.Zero(t, s.srv.CallbacksGivenUp(), "a move makes only what its callbacks have room for")
+
+	close(gate)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	last := func() int { all := s.srv.Deliveries(); return all[len(all)-1].Seq }
+	for made := last(); made < 2*retention; made = last() {
+		for int(got.Load()) < made {
+			select {
+			case <-tick:
+			case <-ctx.Done():
+				require.FailNow(t, "not every callback made so far was received", "%d of %d", got.Load(), made)
+			}
+		}
+		s.clock.Advance(0) // the next of the payments due
+		require.Greater(t, last(), made, "the move makes more payments")
+		require.LessOrEqual(t, keptCount(t, s), bound)
+	}
+	assert.Zero(t, s.srv.CallbacksGivenUp())
 }
 
 // Past the bound of callbacks waiting, the oldest are given up, counted,

@@ -279,9 +279,10 @@
 //     allowance (a tenth of the retention, at least 100: 10,000 by
 //     default); beyond it the oldest waiting are given up (see Retention).
 //   - Automatic recurring payments: one clock move makes at most the
-//     in-flight allowance of them, 64 at a time, other requests served in
-//     between; the payments still due are made by the next move (a move
-//     by 0s will do). A fixture file's advance steps together make at
+//     in-flight allowance of them, and no more than there is room for
+//     their callbacks to wait, 64 at a time, other requests served in
+//     between; the payments still due are made by a later move (a move by
+//     0s will do, once the receiver has taken the callbacks). A fixture file's advance steps together make at
 //     most about as many: a step once they have made that many is refused.
 //   - GET transactions answers at most 1000 transactions a page.
 //   - The control plane: a body of 64 KiB, values of 2 KiB, a clock
@@ -326,7 +327,8 @@
 // Redeliver still sends one while it is kept. And one clock move makes at
 // most the allowance of automatic recurring payments (a year over a few
 // hundred daily subscriptions would be hundreds of thousands in one
-// request); the others stay due for the next move. Each transaction is dropped by its own age: a refund,
+// request), fewer when callbacks already wait: a move never makes the
+// sandbox give callbacks up. The others stay due for a later move. Each transaction is dropped by its own age: a refund,
 // chargeback, retrieval or penalty may outlive the payment it names (though
 // making one never drops the transaction it follows), and a subscription
 // outlives the charge that started it (its automatic payments keep that
@@ -357,8 +359,10 @@
 //     waited longest are given up rather than new charges refused: a fake
 //     gateway stays usable for the tests that run now, at the cost of
 //     callbacks a slow or absent receiver would take hours to get. A clock
-//     move makes at most that many automatic payments, the rest at the
-//     next move, so that one request costs bounded time and memory.
+//     move makes at most that many automatic payments, fewer when
+//     callbacks wait, the rest at a later move, so that one request costs
+//     bounded time and memory and a receiver that keeps up gets every
+//     callback.
 //   - Callback retries carry jitter (up to a tenth of each wait): receivers
 //     that failed together are not all hit again at the same instant.
 //   - A price of 0 (except with verify_card=1, which charges 1 EUR

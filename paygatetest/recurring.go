@@ -36,9 +36,11 @@ const chargeBatch = 64
 // chargeDueRecurring makes the automatic payments whose date has come, in
 // the order the subscriptions started, at most inFlightAllowance of them
 // (a year's move over a few hundred daily subscriptions would otherwise
-// make hundreds of thousands in one request): the payments still due are
-// made by the next clock move, which may be a move by 0. It takes s.mu for
-// chargeBatch payments at a time.
+// make hundreds of thousands in one request), and no more than there is
+// room for their callbacks to wait (deliveryLog.room), so that a move
+// never makes the sandbox give up callbacks, its own or others': the
+// payments still due are made by a later clock move, which may be a move
+// by 0. It takes s.mu for chargeBatch payments at a time.
 func (s *Server) chargeDueRecurring() {
 	s.mu.Lock()
 	now := s.clock.Now()
@@ -49,7 +51,7 @@ func (s *Server) chargeDueRecurring() {
 		}
 	}
 	slices.SortFunc(subs, func(a, b *subscription) int { return cmp.Compare(a.referenceID, b.referenceID) })
-	budget := inFlightAllowance(s.st.retention)
+	budget := min(inFlightAllowance(s.st.retention), s.st.log.room())
 	s.mu.Unlock()
 	for len(subs) > 0 && budget > 0 {
 		s.mu.Lock()

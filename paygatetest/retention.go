@@ -18,7 +18,7 @@ const DefaultRetention = 100000
 // What is in flight is bounded by n too: at most a tenth of n (at least
 // 100) callbacks wait to be sent, the oldest given up beyond (see
 // Delivery.GivenUp), and one clock move makes at most as many automatic
-// recurring payments. So the transactions kept stay within n plus that
+// recurring payments, fewer when callbacks already wait. So the transactions kept stay within n plus that
 // allowance, plus those whose status is not final yet.
 func WithRetention(n int) Option {
 	return func(c *config) {

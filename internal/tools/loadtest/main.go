@@ -39,7 +39,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -69,6 +68,10 @@ func main() {
 	callers := flag.String("callers", "1,32", "with -compare: the numbers of concurrent callers, comma-separated")
 	rounds := flag.Int("rounds", 6, "with -compare: rounds per number of callers")
 	duration := flag.Duration("duration", 5*time.Second, "with -compare: how long each server is charged per round")
+	delay := flag.Duration("receiver-delay", 0, "how long the callback receiver takes over each callback")
+	chargeFor := flag.Duration("for", 0, "charge for this long, then report what became of the callbacks (instead of -charges)")
+	recurring := flag.Int("recurring", 0, "load a fixture of this many daily subscriptions and move the clock a year (instead of -charges)")
+	moves := flag.Int("moves", 100, "with -recurring: further moves by 0s at most, while they make payments")
 	flag.Parse()
 	if *bin == "" || *charges < 1 || *every < 1 || *clients < 1 {
 		flag.Usage()
@@ -79,10 +82,15 @@ func main() {
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	var err error
-	if *compareWith != "" {
+	switch {
+	case *compareWith != "":
 		err = compare(ctx, *bin, *compareWith, *callers, *rounds, *duration)
-	} else {
-		err = run(ctx, *bin, *charges, *every, *clients, *retain)
+	case *chargeFor > 0:
+		err = slowReceiver(ctx, *bin, *clients, *chargeFor, *delay, *retain)
+	case *recurring > 0:
+		err = recurringYear(ctx, *bin, *recurring, *retain, *moves)
+	default:
+		err = run(ctx, *bin, *charges, *every, *clients, *retain, *delay)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
@@ -90,19 +98,15 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, bin string, charges, every, clients, retain int) error {
-	var received atomic.Int64
-	rcv, err := net.Listen("tcp", "127.0.0.1:0")
+func run(ctx context.Context, bin string, charges, every, clients, retain int, delay time.Duration) error {
+	rcv, err := newReceiver(delay)
 	if err != nil {
 		return err
 	}
-	go http.Serve(rcv, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		received.Add(1)
-	}))
-	defer rcv.Close()
+	defer rcv.close()
+	received := &rcv.received
 
-	sb, base, err := startSandbox(bin, "http://"+rcv.Addr().String()+"/callback", retain)
+	sb, base, err := startSandbox(bin, rcv.url, retain)
 	if err != nil {
 		return err
 	}
