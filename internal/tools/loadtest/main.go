@@ -17,6 +17,28 @@
 // RSS since the first charge per charge made and per charge kept (at most
 // the retention; a sandbox without retention keeps every charge, so read
 // the former), and the charges per second since the last sample.
+// -receiver-delay makes the receiver take that long over each callback:
+// one slower than the charges shows what the sandbox keeps while callbacks
+// wait.
+//
+// Two more measures of callback delivery. With -for, it charges from
+// -clients clients for that long, the receiver taking -receiver-delay over
+// each callback, then reads the whole delivery log from the control plane
+// and prints what became of the callbacks (delivered, waiting, given up,
+// with an attempt refused for a full queue, failed attempts), the
+// transactions kept and RSS:
+//
+//	go run ./internal/tools/loadtest -bin /tmp/paygate-sandbox -for 30s -clients 64 -receiver-delay 50ms
+//
+// With -recurring N, it loads a fixture of N users each subscribed to a
+// daily payment, moves the clock a year with POST /sandbox/clock, then by
+// 0s while moves make payments (each once the receiver, which answers at
+// once, has taken the callbacks so far), a probe client charging every
+// 10 ms meanwhile. Per move it prints how long it took, the automatic
+// payments made, the transactions kept, RSS and the probe's slowest
+// charge; at the end, what became of the callbacks:
+//
+//	go run ./internal/tools/loadtest -bin /tmp/paygate-sandbox -recurring 499 -retain 100000
 //
 // With -compare, it measures throughput instead: the sandbox against
 // stripe-mock (github.com/stripe/stripe-mock, the mock server of Stripe's
@@ -61,7 +83,7 @@ func main() {
 	bin := flag.String("bin", "", "the built cmd/paygate-sandbox binary (required)")
 	charges := flag.Int("charges", 500000, "charges to make")
 	every := flag.Int("every", 50000, "charges between two RSS samples")
-	clients := flag.Int("clients", 2, "concurrent clients (more outrun the sandbox's 4 callback connections, whose queue then fills)")
+	clients := flag.Int("clients", 2, "concurrent clients (more outrun the sandbox's 4 callback connections: callbacks then wait, within a bound)")
 	retain := flag.Int("retain", 0, "the sandbox's -retain (0: its default)")
 	timeout := flag.Duration("timeout", 30*time.Minute, "stop after this long whatever the count")
 	compareWith := flag.String("compare", "", "a stripe-mock binary: measure throughput against it instead of memory")
