@@ -119,7 +119,7 @@ func requireRetryAfter(t *testing.T, d paygatetest.Delivery, at time.Time, wait 
 
 // untilRetry moves the clock to d's next attempt, and returns that time.
 func untilRetry(s *sandbox, d paygatetest.Delivery) time.Time {
-	s.clock.Advance(d.NextAttempt.Sub(s.clock.Now()))
+	s.clock.Advance(max(d.NextAttempt.Sub(s.clock.Now()), 0)) // never back
 	return d.NextAttempt
 }
 
