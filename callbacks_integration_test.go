@@ -162,7 +162,7 @@ func TestIntegration_FailedCallbackIsDeliveredAgain(t *testing.T) {
 	pay := sb.charge(t, paygatetest.CardApproved, "10.00", "ord-1")
 	_, err = sb.srv.WaitForDelivery(testCtx(t), func(d paygatetest.Delivery) bool { return d.Attempts == 1 })
 	require.NoError(t, err)
-	sb.srv.Advance(10 * time.Millisecond) // retries follow the sandbox's clock
+	sb.srv.Advance(11 * time.Millisecond) // retries follow the sandbox's clock: the wait and its jitter, a tenth at most
 	cb := deadline.Receive(t, "callback delivered again", processed)
 	assert.Equal(t, pay.ID, cb.ID)
 	d, err := sb.srv.WaitForDelivery(testCtx(t), func(d paygatetest.Delivery) bool { return d.Done })

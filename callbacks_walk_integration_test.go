@@ -187,7 +187,7 @@ func (w *callbackWalk) drainRetries(t *testing.T) {
 		if len(waiting) == 0 {
 			return
 		}
-		w.srv.Advance(24 * time.Hour) // the longest wait of the schedule
+		w.srv.Advance(24*time.Hour + 24*time.Hour/10) // the longest wait of the schedule, and its jitter
 		for _, d := range waiting {
 			_, err := w.srv.WaitForDelivery(testCtx(t), func(x paygatetest.Delivery) bool { return x.Seq == d.Seq && x.Attempts > d.Attempts })
 			require.NoError(t, err)

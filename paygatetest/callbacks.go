@@ -41,6 +41,11 @@ type Delivery struct {
 	NextAttempt time.Time
 	// History lists the attempts, oldest first (the last 50 at most).
 	History []DeliveryAttempt
+	// GivenUp reports a callback the sandbox stopped trying to send, with
+	// no attempt recorded for it, because more callbacks waited to be sent
+	// than it holds (see WithRetention). Done is then set and NextAttempt
+	// zero; Redeliver still sends it.
+	GivenUp bool
 
 	project string // key of the project whose transaction it is about
 }
@@ -106,12 +111,18 @@ func callbackValues(t *txn, status callback.Status, reason string) url.Values {
 	})
 }
 
-// Redeliver sends callback seq (a Delivery's Seq) once more, at once, to
-// the URL it was made for. The attempt is added to its History; a failed
-// redelivery leaves the retry schedule as it was, a successful one ends it.
-// It fails when seq is not in the log, has no URL, or its destination's
-// queue is full.
+// Redeliver sends callback seq (a Delivery's Seq) once more, as soon as
+// its destination has a connection free, to the URL it was made for. The
+// attempt is added to its History; a failed redelivery leaves the retry
+// schedule as it was, a successful one ends it. A callback already waiting
+// in the queue is sent once, at its turn. It fails when seq is not in the
+// log, has no URL, or the server is closed.
 func (s *Server) Redeliver(seq int) error { return s.deliveries.redeliver(seq) }
+
+// CallbacksGivenUp is how many callbacks the server gave up without
+// sending them, since it started, because more waited to be sent than it
+// holds; see Delivery.GivenUp and WithRetention.
+func (s *Server) CallbacksGivenUp() int { return s.deliveries.log.givenUpCount() }
 
 // earned is the merchant's revenue from t: price less fee for a payment,
 // the amount paid back or out (negative) for a refund, payout, chargeback

@@ -320,6 +320,8 @@ type deliveryJSON struct {
 	// NextAttempt is when the retry schedule sends it next, on the
 	// sandbox's clock; empty when no attempt is scheduled.
 	NextAttempt string `json:"next_attempt,omitempty"`
+	// GivenUp marks a callback given up unsent; see Delivery.GivenUp.
+	GivenUp bool `json:"given_up,omitempty"`
 }
 
 type attemptJSON struct {
@@ -338,7 +340,8 @@ func newDeliveryJSON(d Delivery) deliveryJSON {
 	for i, a := range d.History {
 		attempts[i] = attemptJSON{Time: a.At.Format(time.RFC3339Nano), Status: a.Status, Error: a.Error, Manual: a.Manual}
 	}
-	out := deliveryJSON{ID: d.Seq, URL: d.URL, Fields: fields, Attempts: attempts, Delivered: d.Delivered, Done: d.Done}
+	out := deliveryJSON{ID: d.Seq, URL: d.URL, Fields: fields, Attempts: attempts, Delivered: d.Delivered, Done: d.Done,
+		GivenUp: d.GivenUp}
 	if !d.NextAttempt.IsZero() {
 		out.NextAttempt = d.NextAttempt.Format(time.RFC3339Nano)
 	}

@@ -150,7 +150,9 @@ func TestControlPlane_DeliveriesPagedWithTheirNextAttempt(t *testing.T) {
 	assert.Equal(t, []any{"3"}, ids(page("per_page=2&page=2")))
 	assert.Equal(t, []any{"3"}, ids(page("per_page=2&cursor=2")), "cursor: after that id")
 	first := page("per_page=1")[0]
-	assert.Equal(t, "2026-03-01T12:01:00Z", first["next_attempt"], "the first retry, a minute after the failed attempt")
+	d := s.srv.Deliveries()[0]
+	requireRetryAfter(t, d, testStart, time.Minute) // the first retry, a minute after the failed attempt
+	assert.Equal(t, d.NextAttempt.Format(time.RFC3339Nano), first["next_attempt"])
 }
 
 func TestControlPlane_RedeliverAnswersAfterTheAttempt(t *testing.T) {

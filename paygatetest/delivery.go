@@ -2,10 +2,12 @@ package paygatetest
 
 import (
 	"cmp"
+	"container/list"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"slices"
@@ -36,35 +38,41 @@ func (s *Server) notify(t *txn, status callback.Status) {
 }
 
 // Bounds of callback delivery. A receiver that never answers costs the
-// sandbox at most callbackWorkers connections and goroutines and a queue of
-// callbackQueue callbacks per destination, whatever the number of
-// callbacks.
+// sandbox at most callbackWorkers connections and goroutines per
+// destination, whatever the number of callbacks; the callbacks waiting are
+// bounded by the server's in-flight allowance (see WithRetention and
+// inFlightAllowance), past which the oldest are given up.
 const (
 	callbackWorkers = 4                // concurrent POSTs per destination (scheme and host)
-	callbackQueue   = 1000             // callbacks waiting per destination, besides those being sent
 	callbackTimeout = 10 * time.Second // per attempt, real time
 	maxHistory      = 50               // attempts kept per callback, the oldest dropped first
 	maxReceiverBody = 4 << 10          // of a receiver's answer, read so the connection can be reused
 )
 
+// retryJitterDivisor spreads retries: each wait of the schedule is
+// lengthened by a random part of up to 1/retryJitterDivisor of itself, so
+// that callbacks that failed together (a receiver down for a moment) are
+// not all tried again at the same instant.
+const retryJitterDivisor = 10
+
 // defaultCallbackWaits is the retry schedule of a callback the receiver did
 // not take: the waits after the first, second, ... failed attempt, on the
-// sandbox's clock, like a real gateway's (8 attempts over about 45 hours).
+// sandbox's clock, like a real gateway's (8 attempts over about 45 hours),
+// each with its jitter (see retryJitterDivisor).
 var defaultCallbackWaits = []time.Duration{
 	time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour,
 }
 
-var (
-	errQueueFull = errors.New("paygatetest: the callback queue of this destination is full; try again later")
-	errClosed    = errors.New("paygatetest: the server is closed")
-)
+var errClosed = errors.New("paygatetest: the server is closed")
 
-// deliverer sends callbacks: one bounded queue and at most callbackWorkers
+// deliverer sends callbacks: one queue and at most callbackWorkers
 // goroutines per destination, retries on the sandbox's clock, every
-// attempt recorded in the log.
+// attempt recorded in the log. A callback waits in its destination's queue
+// until a worker is free, however long that takes: it is not an attempt
+// until it is sent. The log bounds how many wait (see deliveryLog.shed),
+// and takes those it gives up out of the queue.
 type deliverer struct {
 	log    *deliveryLog
-	limit  int // of each destination's queue
 	clock  *Clock
 	waits  []time.Duration // between automatic attempts; len+1 attempts in all
 	sender *http.Client
@@ -72,31 +80,33 @@ type deliverer struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // running workers
 
-	mu     sync.Mutex // guards dests, timers and closed
+	mu     sync.Mutex // guards dests, queued, timers and closed
 	dests  map[string]*destination
-	timers map[int]*time.Timer // real-time wake-ups of scheduled retries, when the clock follows real time
+	queued map[int]*list.Element // the queued job of each callback, by seq
+	timers map[int]*time.Timer   // real-time wake-ups of scheduled retries, when the clock follows real time
 	closed bool
 }
 
 // destination is the queue of one receiver.
 type destination struct {
-	queue   []job
+	queue   list.List // of job, oldest first
 	workers int
-	pending int // jobs queued or being sent
 }
 
 // job is one attempt to make.
 type job struct {
 	seq    int
 	target string
-	manual bool // asked for by Redeliver
+	key    string // of its destination; see destinationKey
+	manual bool   // asked for by Redeliver
 }
 
-func newDeliverer(clock *Clock, waits []time.Duration, logLimit, queueLimit int) *deliverer {
+// newDeliverer makes a deliverer whose log keeps logLimit callbacks and
+// lets at most maxWaiting wait to be sent.
+func newDeliverer(clock *Clock, waits []time.Duration, logLimit, maxWaiting int) *deliverer {
 	ctx, cancel := context.WithCancel(context.Background())
 	d := &deliverer{
-		log:   newDeliveryLog(logLimit),
-		limit: cmp.Or(queueLimit, callbackQueue),
+		log:   newDeliveryLog(logLimit, maxWaiting),
 		clock: clock,
 		waits: waits,
 		sender: &http.Client{
@@ -113,22 +123,30 @@ func newDeliverer(clock *Clock, waits []time.Duration, logLimit, queueLimit int)
 		ctx:    ctx,
 		cancel: cancel,
 		dests:  make(map[string]*destination),
+		queued: make(map[int]*list.Element),
 		timers: make(map[int]*time.Timer),
 	}
-	d.log.stopRetry = d.stopTimer
+	d.log.abandon = d.abandon
 	return d
 }
 
-// stopTimer stops the wake-up of seq, whose record left the log: it would
-// find nothing to send, but would hold its entry in timers until it fires,
-// up to a day later. The log calls it under its own lock, which nothing
-// takes under d.mu.
-func (d *deliverer) stopTimer(seq int) {
+// abandon stops the wake-up of seq and takes its job out of the queue: its
+// record left the log or was given up. Either would find nothing to send,
+// but would hold memory until it fires (up to a day later) or its turn
+// comes. The log calls it under its own lock, which nothing takes under
+// d.mu.
+func (d *deliverer) abandon(seq int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if t := d.timers[seq]; t != nil {
 		t.Stop()
 		delete(d.timers, seq)
+	}
+	if e := d.queued[seq]; e != nil {
+		if dst := d.dests[e.Value.(job).key]; dst != nil { // gone once closed
+			dst.queue.Remove(e)
+		}
+		delete(d.queued, seq)
 	}
 }
 
@@ -144,15 +162,12 @@ func (d *deliverer) send(t *txn, status callback.Status) {
 	d.queue(job{seq: seq, target: target})
 }
 
-// queue enqueues an automatic attempt; one that finds the queue full counts
-// as a failed attempt, so that the schedule goes on.
-func (d *deliverer) queue(j job) {
-	if err := d.enqueue(j); errors.Is(err, errQueueFull) {
-		d.finish(j.seq, false, 0, errors.New("not sent: the destination's queue is full"))
-	}
-}
+// queue enqueues an automatic attempt. It fails only once the deliverer is
+// closed, when nothing more is sent.
+func (d *deliverer) queue(j job) { d.enqueue(j) }
 
-// redeliver queues one more attempt of callback seq.
+// redeliver queues one more attempt of callback seq. A callback already
+// waiting in the queue is sent once, at its turn.
 func (d *deliverer) redeliver(seq int) error {
 	dl, ok := d.log.get(seq)
 	switch {
@@ -161,7 +176,7 @@ func (d *deliverer) redeliver(seq int) error {
 	case dl.url == "":
 		return fmt.Errorf("paygatetest: callback %d has no URL to be sent to", seq)
 	}
-	d.log.update(seq, func(x *delivery) { d.log.setDone(x, false) })
+	d.log.update(seq, func(x *delivery) { d.log.wait(x) })
 	if err := d.enqueue(job{seq: seq, target: dl.url, manual: true}); err != nil {
 		d.log.update(seq, func(x *delivery) { d.log.setDone(x, x.delivered || !x.hasNext) })
 		return err
@@ -170,28 +185,27 @@ func (d *deliverer) redeliver(seq int) error {
 }
 
 // enqueue adds j to its destination's queue, starting a worker when fewer
-// than callbackWorkers run.
+// than callbackWorkers run. A callback has one job queued at most.
 func (d *deliverer) enqueue(j job) error {
-	key := destinationKey(j.target)
+	j.key = destinationKey(j.target)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
 		return errClosed
 	}
-	dst := d.dests[key]
+	if d.queued[j.seq] != nil {
+		return nil
+	}
+	dst := d.dests[j.key]
 	if dst == nil {
 		dst = &destination{}
-		d.dests[key] = dst
+		d.dests[j.key] = dst
 	}
-	if dst.pending >= d.limit+callbackWorkers {
-		return errQueueFull
-	}
-	dst.pending++
-	dst.queue = append(dst.queue, j)
+	d.queued[j.seq] = dst.queue.PushBack(j)
 	if dst.workers < callbackWorkers {
 		dst.workers++
 		d.wg.Add(1)
-		go d.work(key, dst)
+		go d.work(j.key, dst)
 	}
 	return nil
 }
@@ -200,13 +214,10 @@ func (d *deliverer) enqueue(j job) error {
 // empty.
 func (d *deliverer) work(key string, dst *destination) {
 	defer d.wg.Done()
-	sent := false
 	for {
 		d.mu.Lock()
-		if sent {
-			dst.pending--
-		}
-		if len(dst.queue) == 0 || d.closed {
+		e := dst.queue.Front()
+		if e == nil || d.closed {
 			dst.workers--
 			if dst.workers == 0 && d.dests[key] == dst {
 				delete(d.dests, key)
@@ -214,20 +225,18 @@ func (d *deliverer) work(key string, dst *destination) {
 			d.mu.Unlock()
 			return
 		}
-		j := dst.queue[0]
-		dst.queue[0] = job{}
-		dst.queue = dst.queue[1:]
+		j := dst.queue.Remove(e).(job)
+		delete(d.queued, j.seq)
 		d.mu.Unlock()
 		d.attempt(j)
-		sent = true
 	}
 }
 
 // attempt POSTs callback j.seq once and records the outcome.
 func (d *deliverer) attempt(j job) {
 	dl, ok := d.log.get(j.seq)
-	if !ok || (!j.manual && dl.delivered) {
-		return // dropped from the log, or already taken by a redelivery
+	if !ok || (!j.manual && (dl.delivered || dl.givenUp)) {
+		return // dropped from the log, given up, or already taken by a redelivery
 	}
 	status, err := d.post(j.target, callbackform.Encode(dl.values()))
 	if d.ctx.Err() != nil {
@@ -252,10 +261,10 @@ func (d *deliverer) finish(seq int, manual bool, status int, err error) {
 		x.automatic += int32(btoi(!manual))
 		x.delivered = x.delivered || ok
 		switch {
-		case x.delivered:
+		case x.delivered || x.givenUp:
 			x.setNext(time.Time{})
 		case !manual && int(x.automatic) <= len(d.waits):
-			x.setNext(now.Add(d.waits[x.automatic-1]))
+			x.setNext(now.Add(jittered(d.waits[x.automatic-1])))
 		case !manual:
 			x.setNext(time.Time{})
 		}
@@ -264,6 +273,15 @@ func (d *deliverer) finish(seq int, manual bool, status int, err error) {
 	if !next.IsZero() && d.clock.followsRealTime() {
 		d.wakeAt(seq, next.Sub(now))
 	}
+}
+
+// jittered is wait lengthened by a random part of up to
+// 1/retryJitterDivisor of itself.
+func jittered(wait time.Duration) time.Duration {
+	if spread := wait / retryJitterDivisor; spread > 0 {
+		return wait + rand.N(spread)
+	}
+	return wait
 }
 
 // wakeAt sends the retry of seq after wait of real time; only a clock that
@@ -316,6 +334,7 @@ func (d *deliverer) close() {
 	for _, t := range d.timers {
 		t.Stop()
 	}
+	clear(d.queued)
 	d.mu.Unlock()
 	d.cancel()
 	d.wg.Wait()
@@ -366,10 +385,19 @@ type deliveryLog struct {
 	retries map[int]retry // scheduled automatic attempts, by seq
 	kept    projectCounts // records kept; see count
 	changed chan struct{}
-	// stopRetry is told the seq of a record dropped while its automatic
-	// attempt was scheduled, so that its wake-up goes with it. It is called
-	// under l.mu, and must not take it.
-	stopRetry func(seq int)
+	// abandon is told the seq of a record dropped or given up while it was
+	// not done, so that its wake-up and its queued job go with it. It is
+	// called under l.mu, and must not take it.
+	abandon func(seq int)
+	// waiting counts the records not done: queued, being sent or waiting
+	// for a retry. Past maxWaiting, shed gives up the oldest, in the order
+	// they began to wait (waitOrder, from waitHead; it also holds seqs done
+	// or dropped since, skipped and compacted away).
+	waiting    int
+	maxWaiting int
+	waitOrder  []int
+	waitHead   int
+	givenUp    int // records given up by shed, ever
 	// statuses holds the callback statuses in the order first seen, so that
 	// a record points to one instead of holding a string; an entry never
 	// changes once written.
@@ -402,6 +430,7 @@ type delivery struct {
 	hasNext   bool
 	delivered bool
 	done      bool
+	givenUp   bool // by shed, before it was delivered
 }
 
 // nextAt is when the next automatic attempt is due; zero when none is
@@ -449,10 +478,10 @@ type retry struct {
 	at     time.Time
 }
 
-func newDeliveryLog(limit int) *deliveryLog {
+func newDeliveryLog(limit, maxWaiting int) *deliveryLog {
 	return &deliveryLog{
-		limit: limit, changed: make(chan struct{}), retries: make(map[int]retry), kept: make(projectCounts),
-		stopRetry: func(int) {},
+		limit: limit, maxWaiting: maxWaiting, changed: make(chan struct{}), retries: make(map[int]retry),
+		kept: make(projectCounts), abandon: func(int) {},
 	}
 }
 
@@ -471,7 +500,9 @@ func (l *deliveryLog) add(t *txn, target string, status callback.Status) int {
 	}
 	d := delivery{seq: l.lastSeq, prev: prev, txn: t, url: target, status: l.status(status), reason: t.reason(), done: true}
 	l.list = append(l.list, d)
-	l.setDone(&l.list[len(l.list)-1], target == "")
+	if target != "" {
+		l.wait(&l.list[len(l.list)-1])
+	}
 	if drop := len(l.list) - l.holes - l.limit; drop >= max(l.limit/10, 1) {
 		l.dropOldest(drop)
 	}
@@ -507,8 +538,8 @@ func (l *deliveryLog) dropOldest(n int) {
 			l.holes--
 			continue
 		}
+		l.unschedule(d)
 		l.setDone(d, true)
-		l.unschedule(d.seq)
 		l.kept.remove(d.txn.project)
 		n--
 	}
@@ -524,7 +555,10 @@ func (l *deliveryLog) forget(t *txn) (read int) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.chain(t, func(d *delivery) {
-		l.unschedule(d.seq)
+		l.unschedule(d)
+		if !d.done {
+			l.waiting--
+		}
 		l.kept.remove(t.project)
 		*d = delivery{seq: d.seq}
 		l.holes++
@@ -590,12 +624,12 @@ func (l *deliveryLog) count(key string) int {
 	return l.kept[key]
 }
 
-// unschedule drops the automatic attempt of seq, if one is scheduled,
-// with its wake-up. The caller holds l.mu.
-func (l *deliveryLog) unschedule(seq int) {
-	if _, ok := l.retries[seq]; ok {
-		delete(l.retries, seq)
-		l.stopRetry(seq)
+// unschedule drops the automatic attempt of d, if one is scheduled, with
+// its wake-up, and its job if one is queued. The caller holds l.mu.
+func (l *deliveryLog) unschedule(d *delivery) {
+	delete(l.retries, d.seq)
+	if !d.done {
+		l.abandon(d.seq)
 	}
 }
 
@@ -667,17 +701,85 @@ func (l *deliveryLog) record(seq int, reschedule bool, f func(*delivery)) time.T
 }
 
 // setDone sets d.done, counting on its transaction the callbacks not done,
-// which keep the transaction from being dropped. The caller holds l.mu.
+// which keep the transaction from being dropped, and counting them in
+// l.waiting. The caller holds l.mu; one that sets a record not done calls
+// shed afterwards (see wait).
 func (l *deliveryLog) setDone(d *delivery, done bool) {
 	switch {
 	case done && !d.done:
+		l.waiting--
 		if d.txn.sending.Add(-1) == 0 && d.txn.pinned {
 			l.released = append(l.released, d.txn)
 		}
 	case !done && d.done:
+		l.waiting++
+		l.waitOrder = append(l.waitOrder, d.seq)
 		d.txn.sending.Add(1)
 	}
 	d.done = done
+	if !done {
+		l.compactWaitOrder()
+	}
+}
+
+// wait sets d not done, to be sent (a redelivery takes back one given
+// up), and gives up the oldest waiting past the bound. The caller holds
+// l.mu.
+func (l *deliveryLog) wait(d *delivery) {
+	d.givenUp = false
+	l.setDone(d, false)
+	l.shed()
+}
+
+// shed gives up the records that waited longest while more than
+// maxWaiting wait: each is done, not delivered, no attempt recorded, and
+// counted. Without it, a receiver slower than the charges, or down, would
+// make the sandbox hold every callback and, through them, every
+// transaction. The caller holds l.mu.
+func (l *deliveryLog) shed() {
+	for l.waiting > l.maxWaiting && l.waitHead < len(l.waitOrder) {
+		seq := l.waitOrder[l.waitHead]
+		l.waitHead++
+		if d, ok := l.at(seq); ok && !d.done {
+			l.unschedule(d)
+			d.setNext(time.Time{})
+			d.givenUp = true
+			l.setDone(d, true)
+			l.givenUp++
+		}
+	}
+}
+
+// compactWaitOrder removes from waitOrder the seqs taken by shed and those
+// of records done or dropped since, once they are most of it, so that it
+// holds O(waiting) seqs whatever the number of callbacks. The caller holds
+// l.mu.
+func (l *deliveryLog) compactWaitOrder() {
+	if len(l.waitOrder) < 2*l.waiting+1024 {
+		return
+	}
+	n := 0
+	for _, seq := range l.waitOrder[l.waitHead:] {
+		if d, ok := l.at(seq); ok && !d.done {
+			l.waitOrder[n] = seq
+			n++
+		}
+	}
+	l.waitOrder, l.waitHead = l.waitOrder[:n], 0
+}
+
+// room is how many more callbacks may wait before shed gives any up.
+func (l *deliveryLog) room() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return max(l.maxWaiting-l.waiting, 0)
+}
+
+// givenUpCount is how many callbacks shed gave up.
+func (l *deliveryLog) givenUpCount() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.givenUp
 }
 
 // release queues t, pinned, for makeRoom to look at again.
@@ -784,7 +886,7 @@ func (l *deliveryLog) broadcast() {
 func (d *delivery) public() Delivery {
 	out := Delivery{
 		Seq: d.seq, URL: d.url, Values: d.values(), Attempts: int(d.attempts), Delivered: d.delivered,
-		Done: d.done, NextAttempt: d.nextAt(), History: make([]DeliveryAttempt, len(d.history)),
+		Done: d.done, NextAttempt: d.nextAt(), History: make([]DeliveryAttempt, len(d.history)), GivenUp: d.givenUp,
 		project: d.txn.project.Key,
 	}
 	for i, a := range d.history {

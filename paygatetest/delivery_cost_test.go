@@ -150,7 +150,7 @@ func TestRestore_KeepsEachTransactionsCallbacksTogether(t *testing.T) {
 func TestDeliveryLogForget_ReadsTheTransactionsCallbacksOnly(t *testing.T) {
 	p := &Project{Key: "k"}
 	readsToForget := func(between int) int {
-		l := newDeliveryLog(between + 10)
+		l := newDeliveryLog(between+10, minInFlightAllowance)
 		t0 := &txn{id: 1, project: p}
 		l.add(t0, "", callback.Processing)
 		for i := range between {

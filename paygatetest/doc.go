@@ -71,7 +71,7 @@
 //	                                               made (or changed); 409 when it does not apply
 //	POST /sandbox/faults method= fault= count=    Server.InjectFault: count 1 to 1000, 0 removes
 //	GET  /sandbox/deliveries                      Server.Deliveries: id, url, fields, attempts,
-//	                                               next_attempt; paged
+//	                                               next_attempt, given_up; paged
 //	POST /sandbox/deliveries/{id}/redeliver       Server.Redeliver; answers after the new attempt
 //	POST /sandbox/fixtures (a JSON document)      Server.LoadFixtures: see Fixtures below
 //	POST /sandbox/login-url                       Server.LoginURL: {"url": "...", "expires_in": 300}
@@ -171,7 +171,10 @@
 // "cards":{...}} (permanent tokens, of the cards and of payments with
 // remember). The first entry the sandbox refuses stops the load with an
 // error naming it (ErrFixtures; 40900 on the control plane); the entries
-// before it stay made. A file is at most 1 MiB and 1000 entries.
+// before it stay made. A file is at most 1 MiB and 1000 entries, and its
+// advance steps make at most the in-flight allowance of automatic
+// recurring payments (see Retention): an advance step once they have made
+// that many is refused.
 //
 // # State across restarts
 //
@@ -258,10 +261,13 @@
 // the receiver does not answer with 2xx is retried on the sandbox's clock
 // 1 minute, 5 minutes, 30 minutes, 2 hours, 6 hours, 12 hours and 24 hours
 // later, 8 attempts over about 45 hours (WithCallbackRetry changes the
-// schedule). A redirect is an answer, never followed. Each destination is
-// served by at most 4 connections with a queue of 1000 callbacks (one that
-// finds it full counts as a failed attempt), so a receiver that never
-// answers costs the sandbox nothing more. Deliveries
+// schedule), each wait lengthened by a random part of up to a tenth of
+// itself, so that callbacks that failed together are not all retried at
+// the same instant. A redirect is an answer, never followed. Each
+// destination is served by at most 4 connections; a callback that finds
+// them busy waits its turn in the destination's queue, with no attempt
+// recorded, however long the receiver takes. The callbacks waiting (queued,
+// being sent, or waiting for a retry) are bounded; see Retention. Deliveries
 // lists the callbacks with the History of their attempts, WaitForDelivery
 // waits for one, and Redeliver sends one again.
 //
@@ -294,7 +300,15 @@
 //   - Callbacks: kept as long as their transaction; besides, the delivery
 //     log drops its oldest tenth once it holds a tenth more than twice the
 //     retention (callbacks of transactions Reset forgot); each keeps its
-//     last 50 attempts.
+//     last 50 attempts. Callbacks waiting to be sent: the in-flight
+//     allowance (a tenth of the retention, at least 100: 10,000 by
+//     default); beyond it the oldest waiting are given up (see Retention).
+//   - Automatic recurring payments: one clock move makes at most the
+//     in-flight allowance of them, and no more than there is room for
+//     their callbacks to wait, 64 at a time, other requests served in
+//     between; the payments still due are made by a later move (a move by
+//     0s will do, once the receiver has taken the callbacks). A fixture file's advance steps together make at
+//     most about as many: a step once they have made that many is refused.
 //   - GET transactions answers at most 1000 transactions a page.
 //   - The control plane: a body of 64 KiB, values of 2 KiB, a clock
 //     advance of at most 10 years, faults for at most 1000 calls; a
@@ -324,7 +338,22 @@
 // counts towards the bound: opened (an alternative-method payment the payer
 // has not decided), authenticating, processing (payments and payouts),
 // waiting_approval, or with a callback not yet done (still retried, or
-// queued). Each transaction is dropped by its own age: a refund,
+// queued).
+//
+// What is in flight is bounded too, so that the transactions kept never
+// exceed the retention plus an in-flight allowance of a tenth of it (at
+// least 100; 10,000 by default), plus those whose status is not final
+// yet, whatever a receiver or a clock move does. At most the allowance of
+// callbacks wait to be sent: a receiver slower than the charges, or down,
+// would otherwise keep every callback and, through them, every
+// transaction. Past it the callbacks that have waited longest are given up:
+// done, not delivered, no attempt recorded, Delivery.GivenUp set, counted
+// by Server.CallbacksGivenUp, and their transactions may then be dropped;
+// Redeliver still sends one while it is kept. And one clock move makes at
+// most the allowance of automatic recurring payments (a year over a few
+// hundred daily subscriptions would be hundreds of thousands in one
+// request), fewer when callbacks already wait: a move never makes the
+// sandbox give callbacks up. The others stay due for a later move. Each transaction is dropped by its own age: a refund,
 // chargeback, retrieval or penalty may outlive the payment it names (though
 // making one never drops the transaction it follows), and a subscription
 // outlives the charge that started it (its automatic payments keep that
@@ -351,6 +380,16 @@
 //     must not be made to spend unbounded memory or time. A transaction
 //     dropped beyond the retention is 40403, as the gateway answers an id it
 //     does not know.
+//   - Past the in-flight allowance (see Retention), the callbacks that
+//     waited longest are given up rather than new charges refused: a fake
+//     gateway stays usable for the tests that run now, at the cost of
+//     callbacks a slow or absent receiver would take hours to get. A clock
+//     move makes at most that many automatic payments, fewer when
+//     callbacks wait, the rest at a later move, so that one request costs
+//     bounded time and memory and a receiver that keeps up gets every
+//     callback.
+//   - Callback retries carry jitter (up to a tenth of each wait): receivers
+//     that failed together are not all hit again at the same instant.
 //   - A price of 0 (except with verify_card=1, which charges 1 EUR
 //     anyway), a negative price or a negative amount is 40014: a payment
 //     moves money.

@@ -24,10 +24,13 @@ func WithDeliveryLogLimit(n int) Option {
 	return func(c *config) { c.maxDeliveries = n }
 }
 
-// WithCallbackQueue sets how many callbacks may wait for each destination.
-func WithCallbackQueue(n int) Option {
-	return func(c *config) { c.callbackQueue = n }
-}
+// InFlightAllowance is how many callbacks may wait, and automatic payments
+// one clock move makes, under retention n.
+var InFlightAllowance = inFlightAllowance
+
+// RetryJitterDivisor bounds the jitter of a retry: up to
+// 1/RetryJitterDivisor of its wait.
+const RetryJitterDivisor = retryJitterDivisor
 
 // RouteFlags is what the router knows of one API method.
 type RouteFlags struct{ Unsigned, ExtendedOnly bool }

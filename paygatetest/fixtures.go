@@ -149,7 +149,8 @@ func (s *Server) loadFixtures(p *Project, r io.Reader) (FixtureIDs, error) {
 	if n := len(fx.Users) + len(fx.Cards) + len(fx.Payments) + len(fx.Payouts) + len(fx.Steps); n > maxFixtureEntries {
 		return FixtureIDs{}, fmt.Errorf("%w: %d entries, more than %d", ErrFixtures, n, maxFixtureEntries)
 	}
-	l := &fixtureLoader{s: s, p: p, ids: FixtureIDs{Users: map[string]string{}, Transactions: map[string]string{}, Cards: map[string]string{}}}
+	l := &fixtureLoader{s: s, p: p, ids: FixtureIDs{Users: map[string]string{}, Transactions: map[string]string{}, Cards: map[string]string{}},
+		autoStart: s.autoCharges.Load()}
 	each(l, "users", fx.Users, l.user)
 	each(l, "cards", fx.Cards, l.card)
 	each(l, "payments", fx.Payments, l.payment)
@@ -175,6 +176,11 @@ type fixtureLoader struct {
 	ids FixtureIDs
 	at  string // the entry being made, for errors
 	err error
+	// autoStart is Server.autoCharges when the load began: its clock moves
+	// make at most the server's in-flight allowance of automatic
+	// payments, so that one load makes a bounded number, not up to the
+	// allowance per advance step.
+	autoStart int64
 }
 
 func (l *fixtureLoader) fail(format string, args ...any) {
@@ -345,6 +351,9 @@ func (l *fixtureLoader) step(st FixtureStep) {
 			l.fail("advance must be a Go duration from 0s to %s", MaxAdvance)
 		case l.p.Key != l.s.ProjectKey:
 			l.fail("the clock is shared by every project: only the server's own project moves it")
+		case l.s.autoCharges.Load()-l.autoStart >= int64(l.s.allowance()):
+			l.fail("the clock moves of one fixture file make at most %d automatic payments; move the clock further with POST /sandbox/clock",
+				l.s.allowance())
 		default:
 			l.s.Advance(d)
 		}

@@ -48,7 +48,6 @@ type config struct {
 	maxDeliveries   int
 	retention       int
 	publicURL       string
-	callbackQueue   int
 	stateFile       string    // see WithStateFile
 	fixtures        io.Reader // see WithFixtures
 }
@@ -118,8 +117,11 @@ func WithProcessingDelay(d time.Duration) Option {
 // the wait after the first failed attempt, doubling after each further
 // one, on the sandbox's clock: with a clock made by NewClock, retries come
 // when the test advances it. The default is DefaultCallbackAttempts
-// attempts: at once, then after 1m, 5m, 30m, 2h, 6h, 12h and 24h.
-// attempts below 1 or baseDelay below 0 leave the default.
+// attempts: at once, then after 1m, 5m, 30m, 2h, 6h, 12h and 24h. Each
+// wait, of either schedule, is lengthened by a random part of up to a tenth
+// of itself, so that callbacks that failed together are not retried at the
+// same instant: a test advances the clock to Delivery.NextAttempt. attempts
+// below 1 or baseDelay below 0 leave the default.
 func WithCallbackRetry(attempts int, baseDelay time.Duration) Option {
 	return func(c *config) {
 		if attempts < 1 || baseDelay < 0 {

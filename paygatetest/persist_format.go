@@ -141,6 +141,7 @@ type savedDelivery struct {
 	NextAt      time.Time         `json:"next_at"`
 	Delivered   bool              `json:"delivered,omitempty"`
 	Done        bool              `json:"done,omitempty"`
+	GivenUp     bool              `json:"given_up,omitempty"` // absent from files written before it: false
 }
 
 func saveCard(cd *cardData) *savedCard {
@@ -227,6 +228,7 @@ func saveDelivery(d *delivery) savedDelivery {
 	return savedDelivery{
 		Seq: d.seq, Transaction: d.txn.id, URL: d.url, Status: *d.status, Reason: d.reason, History: history,
 		Attempts: d.attempts, Automatic: d.automatic, NextAt: d.nextAt(), Delivered: d.delivered, Done: d.done,
+		GivenUp: d.givenUp,
 	}
 }
 

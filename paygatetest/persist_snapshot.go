@@ -356,7 +356,7 @@ func (l *deliveryLog) restore(sd savedDelivery, t *txn) error {
 		return fmt.Errorf("delivery %d names no kept transaction, or is out of order", sd.Seq)
 	}
 	d := delivery{seq: sd.Seq, prev: t.lastSeq, txn: t, url: sd.URL, status: l.status(sd.Status), reason: sd.Reason,
-		attempts: sd.Attempts, automatic: sd.Automatic, delivered: sd.Delivered, done: true}
+		attempts: sd.Attempts, automatic: sd.Automatic, delivered: sd.Delivered, done: true, givenUp: sd.GivenUp}
 	if len(sd.History) > 0 {
 		d.history = make([]attempt, len(sd.History))
 		for i, a := range sd.History {

@@ -14,6 +14,12 @@ const DefaultRetention = 100000
 // not yet done) is never dropped, and counts towards n. A dropped
 // transaction is answered as one never made: 40403. n below 1 leaves the
 // default.
+//
+// What is in flight is bounded by n too: at most a tenth of n (at least
+// 100) callbacks wait to be sent, the oldest given up beyond (see
+// Delivery.GivenUp), and one clock move makes at most as many automatic
+// recurring payments, fewer when callbacks already wait. So the transactions kept stay within n plus that
+// allowance, plus those whose status is not final yet.
 func WithRetention(n int) Option {
 	return func(c *config) {
 		if n >= 1 {
@@ -21,6 +27,20 @@ func WithRetention(n int) Option {
 		}
 	}
 }
+
+// inFlightAllowance is how many callbacks may wait to be sent (queued,
+// being sent or waiting for a retry) under a retention of n transactions,
+// past which the oldest are given up, and how many automatic payments one
+// clock move makes at most: a tenth of n, at least minInFlightAllowance.
+// So a transaction kept only because its callback waits is one of those
+// few, and the transactions kept stay within n plus it, plus those whose
+// status is not final yet, whatever a receiver or a clock move does.
+func inFlightAllowance(n int) int { return max(n/10, minInFlightAllowance) }
+
+// minInFlightAllowance is the fewest callbacks that may wait whatever the
+// retention: a test's small retention still lets a burst of callbacks
+// wait for a slow receiver.
+const minInFlightAllowance = 100
 
 // makeRoom drops the oldest transactions in a final state, other than
 // keep, until one more fits within the retention. It is called before a

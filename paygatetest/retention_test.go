@@ -77,7 +77,7 @@ func TestRetention_KeepsATransactionWhoseCallbackIsStillRetried(t *testing.T) {
 		paygatetest.WithCallbackRetry(2, time.Minute))
 	uid := s.user("u")
 	first := idOf(s.charge(uid, paygatetest.CardApproved, nil))
-	attempted(t, s, first, 1)
+	retry := attempted(t, s, first, 1)
 	rcv.mu.Lock()
 	rcv.failures = 0 // the others are taken at once
 	rcv.mu.Unlock()
@@ -90,7 +90,7 @@ func TestRetention_KeepsATransactionWhoseCallbackIsStillRetried(t *testing.T) {
 	assert.Equal(t, []string{first, later[2]}, retained(s, append([]string{first}, later...)...),
 		"its callback waits for a retry: the payment stays")
 
-	s.clock.Advance(time.Minute)
+	untilRetry(s, retry)
 	waitFor(t, s, delivered(first, "completed"))
 	s.charge(uid, paygatetest.CardApproved, nil)
 	assert.Empty(t, retained(s, first), "delivered at last, it is dropped like any other")

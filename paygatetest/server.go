@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/paygate/paygate-go"
@@ -64,6 +65,11 @@ type Server struct {
 	mu    sync.Mutex // guards st, timers and closed
 	st    *state
 	timer map[int64]*time.Timer
+
+	// autoCharges counts the automatic recurring payments made, so that a
+	// fixture file's clock moves make a bounded number; see
+	// fixtureLoader.step.
+	autoCharges atomic.Int64
 
 	closed     chan struct{}
 	closeOnce  sync.Once
@@ -208,7 +214,8 @@ func start(addr string, opts []Option) (*Server, error) {
 		closed:          make(chan struct{}),
 		// The log keeps the callbacks of the transactions kept, about two
 		// each at most, and of those Reset forgot within the same bound.
-		deliveries: newDeliverer(cfg.clock, cfg.callbackWaits, cmp.Or(cfg.maxDeliveries, 2*cfg.retention), cfg.callbackQueue),
+		deliveries: newDeliverer(cfg.clock, cfg.callbackWaits, cmp.Or(cfg.maxDeliveries, 2*cfg.retention),
+			inFlightAllowance(cfg.retention)),
 		// Real time: the sandbox's clock may stand still or jump.
 		guesses:  newGuessLimiter(time.Now),
 		sessions: newSessions(time.Now),

@@ -791,14 +791,16 @@ func (s *Server) isClosed() bool {
 }
 
 // clockAdvanced runs after the clock moved: processing transactions settle
-// and due recurring payments are made.
+// and due recurring payments are made, a batch at a time (see
+// chargeDueRecurring).
 func (s *Server) clockAdvanced() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.isClosed() {
+		s.mu.Unlock()
 		return
 	}
 	s.settleLocked()
+	s.mu.Unlock()
 	s.chargeDueRecurring()
 }
 

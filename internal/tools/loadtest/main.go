@@ -17,6 +17,28 @@
 // RSS since the first charge per charge made and per charge kept (at most
 // the retention; a sandbox without retention keeps every charge, so read
 // the former), and the charges per second since the last sample.
+// -receiver-delay makes the receiver take that long over each callback:
+// one slower than the charges shows what the sandbox keeps while callbacks
+// wait.
+//
+// Two more measures of callback delivery. With -for, it charges from
+// -clients clients for that long, the receiver taking -receiver-delay over
+// each callback, then reads the whole delivery log from the control plane
+// and prints what became of the callbacks (delivered, waiting, given up,
+// with an attempt refused for a full queue, failed attempts), the
+// transactions kept and RSS:
+//
+//	go run ./internal/tools/loadtest -bin /tmp/paygate-sandbox -for 30s -clients 64 -receiver-delay 50ms
+//
+// With -recurring N, it loads a fixture of N users each subscribed to a
+// daily payment, moves the clock a year with POST /sandbox/clock, then by
+// 0s while moves make payments (each once the receiver, which answers at
+// once, has taken the callbacks so far), a probe client charging every
+// 10 ms meanwhile. Per move it prints how long it took, the automatic
+// payments made, the transactions kept, RSS and the probe's slowest
+// charge; at the end, what became of the callbacks:
+//
+//	go run ./internal/tools/loadtest -bin /tmp/paygate-sandbox -recurring 499 -retain 100000
 //
 // With -compare, it measures throughput instead: the sandbox against
 // stripe-mock (github.com/stripe/stripe-mock, the mock server of Stripe's
@@ -39,7 +61,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -62,13 +83,17 @@ func main() {
 	bin := flag.String("bin", "", "the built cmd/paygate-sandbox binary (required)")
 	charges := flag.Int("charges", 500000, "charges to make")
 	every := flag.Int("every", 50000, "charges between two RSS samples")
-	clients := flag.Int("clients", 2, "concurrent clients (more outrun the sandbox's 4 callback connections, whose queue then fills)")
+	clients := flag.Int("clients", 2, "concurrent clients (more outrun the sandbox's 4 callback connections: callbacks then wait, within a bound)")
 	retain := flag.Int("retain", 0, "the sandbox's -retain (0: its default)")
 	timeout := flag.Duration("timeout", 30*time.Minute, "stop after this long whatever the count")
 	compareWith := flag.String("compare", "", "a stripe-mock binary: measure throughput against it instead of memory")
 	callers := flag.String("callers", "1,32", "with -compare: the numbers of concurrent callers, comma-separated")
 	rounds := flag.Int("rounds", 6, "with -compare: rounds per number of callers")
 	duration := flag.Duration("duration", 5*time.Second, "with -compare: how long each server is charged per round")
+	delay := flag.Duration("receiver-delay", 0, "how long the callback receiver takes over each callback")
+	chargeFor := flag.Duration("for", 0, "charge for this long, then report what became of the callbacks (instead of -charges)")
+	recurring := flag.Int("recurring", 0, "load a fixture of this many daily subscriptions and move the clock a year (instead of -charges)")
+	moves := flag.Int("moves", 100, "with -recurring: further moves by 0s at most, while they make payments")
 	flag.Parse()
 	if *bin == "" || *charges < 1 || *every < 1 || *clients < 1 {
 		flag.Usage()
@@ -79,10 +104,15 @@ func main() {
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
 	var err error
-	if *compareWith != "" {
+	switch {
+	case *compareWith != "":
 		err = compare(ctx, *bin, *compareWith, *callers, *rounds, *duration)
-	} else {
-		err = run(ctx, *bin, *charges, *every, *clients, *retain)
+	case *chargeFor > 0:
+		err = slowReceiver(ctx, *bin, *clients, *chargeFor, *delay, *retain)
+	case *recurring > 0:
+		err = recurringYear(ctx, *bin, *recurring, *retain, *moves)
+	default:
+		err = run(ctx, *bin, *charges, *every, *clients, *retain, *delay)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "loadtest:", err)
@@ -90,19 +120,15 @@ func main() {
 	}
 }
 
-func run(ctx context.Context, bin string, charges, every, clients, retain int) error {
-	var received atomic.Int64
-	rcv, err := net.Listen("tcp", "127.0.0.1:0")
+func run(ctx context.Context, bin string, charges, every, clients, retain int, delay time.Duration) error {
+	rcv, err := newReceiver(delay)
 	if err != nil {
 		return err
 	}
-	go http.Serve(rcv, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		received.Add(1)
-	}))
-	defer rcv.Close()
+	defer rcv.close()
+	received := &rcv.received
 
-	sb, base, err := startSandbox(bin, "http://"+rcv.Addr().String()+"/callback", retain)
+	sb, base, err := startSandbox(bin, rcv.url, retain)
 	if err != nil {
 		return err
 	}
