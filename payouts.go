@@ -484,7 +484,7 @@ func (r *payoutResponse) verifyAnswer() error {
 		r.Payout.Status = *r.Status
 	}
 	switch {
-	case !*r.Success && r.Status != nil && *r.Status != "" && !payoutFailure(*r.Status):
+	case !*r.Success && r.Status != nil && *r.Status != "" && !callbackStatuses[*r.Status].endsPayout:
 		// The gateway took the payout (it has a live status) yet says no:
 		// which of the two holds cannot be told.
 		return fmt.Errorf("success is false, but the payout is %s", *r.Status)
