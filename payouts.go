@@ -59,7 +59,7 @@ func (s *PayoutsService) Types(ctx context.Context, opts ...CallOption) ([]Payou
 		return nil, err
 	}
 	if !*out.Success {
-		return nil, &DeclinedError{Method: ep.method, Path: ep.shownPath()}
+		return nil, ep.declined(0, "")
 	}
 	return out.Types, nil
 }
@@ -229,7 +229,7 @@ func (s *PayoutsService) Create(ctx context.Context, p *PayoutParams, opts ...Ca
 		return nil, err
 	}
 	if !out.Payout.Success {
-		return nil, &DeclinedError{Method: ep.method, Path: ep.shownPath(), ID: out.Payout.ID, Status: string(out.Payout.Status)}
+		return nil, ep.declined(out.Payout.ID, string(out.Payout.Status))
 	}
 	return &out.Payout, nil
 }
