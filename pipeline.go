@@ -144,6 +144,13 @@ func (c *Client) run(ctx context.Context, ep endpoint, params any, out any, opts
 	return err
 }
 
+// ownParams are parameters that write themselves, in their own order (a
+// raw call's, rawParams); any other parameters are a struct that formenc
+// flattens.
+type ownParams interface {
+	appendTo(dst formenc.Pairs) formenc.Pairs
+}
+
 // encode appends the request's form body to dst: project, the fields of
 // params and, unless the endpoint is unsigned, the signature. It also
 // returns the error to report should the outcome be unknown, naming the
@@ -156,7 +163,9 @@ func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, unkno
 		*pp = pairs[:0]
 		pairsPool.Put(pp)
 	}()
-	if pairs, err = appendParams(pairs, params); err != nil {
+	if own, ok := params.(ownParams); ok {
+		pairs = own.appendTo(pairs)
+	} else if pairs, err = formenc.Append(pairs, params); err != nil {
 		return nil, unknown, err
 	}
 	unknown = OutcomeUnknownError{Method: ep.method, Path: ep.shownPath(), Kind: ep.kind}
