@@ -14,7 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paygate/paygate-go/callback"
-	"github.com/paygate/paygate-go/internal/cardnum"
+	"github.com/paygate/paygate-go/internal/ascii"
 	"github.com/paygate/paygate-go/internal/formenc"
 )
 
@@ -355,7 +355,7 @@ func (p *PayoutParametersParams) validate() error {
 		checkRequired("account", p.Account.get()),
 		checkCurrency("currency", p.Currency),
 	)
-	if err == nil && p.Type.IsCard() && (len(p.Account.get()) < binLength || !cardnum.Digits(p.Account.get())) {
+	if err == nil && p.Type.IsCard() && (len(p.Account.get()) < binLength || !ascii.Digits(p.Account.get())) {
 		return &ValidationError{Field: "account", Reason: "must be a card number (or its first 6 digits), digits only"}
 	}
 	return err
@@ -429,7 +429,7 @@ var payoutFields = sync.OnceValue(func() map[string]int {
 
 // validCardExpiry accepts MM/YY.
 func validCardExpiry(s string) bool {
-	if len(s) != 5 || s[2] != '/' || !cardnum.Digits(s[:2]) || !cardnum.Digits(s[3:]) {
+	if len(s) != 5 || s[2] != '/' || !ascii.Digits(s[:2]) || !ascii.Digits(s[3:]) {
 		return false
 	}
 	m, _ := strconv.Atoi(s[:2])
