@@ -119,7 +119,7 @@ func (c *Client) run(ctx context.Context, ep endpoint, params any, out any, opts
 		err = ep.sentSecrets(encoded).scrub(err)
 	}
 	for _, w := range warnings {
-		c.log(ctx, slog.LevelWarn, "paygate unreadable field left zero", ep, status, 0, attempts, nil,
+		c.log(ctx, slog.LevelWarn, "paygate unreadable field left zero", logged{ep: ep, status: status, attempt: attempts},
 			slog.String("field", w.Field), slog.String("problem", w.Problem))
 	}
 	if settings.warnings != nil {
@@ -233,7 +233,7 @@ func (a *attempt) sendWithRetries(ctx context.Context, policy RetryPolicy) (x re
 		if !again {
 			return x, attempts
 		}
-		a.client.log(ctx, slog.LevelInfo, "paygate retry", a.ep, x.status, 0, attempts, x.err, slog.Duration("wait", wait))
+		a.client.log(ctx, slog.LevelInfo, "paygate retry", logged{ep: a.ep, status: x.status, attempt: attempts, err: x.err}, slog.Duration("wait", wait))
 		if werr := sleep(ctx, wait); werr != nil {
 			if x.err == nil {
 				x.err = werr
@@ -308,7 +308,7 @@ func (a *attempt) send(ctx context.Context, n int) reply {
 		// Before logging: a transport error can quote the answer, which
 		// may echo the request.
 		err = append(a.ep.sentSecrets(a.encoded), c.credentials()...).scrub(scrubURL(err, c.apiPrefix+a.ep.shownPath()))
-		c.log(ctx, slog.LevelDebug, "paygate request", a.ep, 0, time.Since(start), n, err)
+		c.log(ctx, slog.LevelDebug, "paygate request", logged{ep: a.ep, duration: time.Since(start), attempt: n, err: err})
 		return reply{connected: gotConn.Load(), err: err}
 	}
 	defer resp.Body.Close()
@@ -320,7 +320,7 @@ func (a *attempt) send(ctx context.Context, n int) reply {
 	if x.err != nil {
 		x.err = a.ep.sentSecrets(a.encoded).scrub(x.err)
 	}
-	c.log(ctx, slog.LevelDebug, "paygate request", a.ep, x.status, time.Since(start), n, x.err)
+	c.log(ctx, slog.LevelDebug, "paygate request", logged{ep: a.ep, status: x.status, duration: time.Since(start), attempt: n, err: x.err})
 	return x
 }
 
@@ -386,19 +386,31 @@ func readLimited(r io.Reader, limit int64) ([]byte, error) {
 	return body, nil
 }
 
-func (c *Client) log(ctx context.Context, level slog.Level, msg string, ep endpoint, status int, d time.Duration, n int, err error, extra ...slog.Attr) {
+// logged is what every log record of a call carries.
+type logged struct {
+	ep       endpoint
+	status   int           // the HTTP status answered, 0 when none came
+	duration time.Duration // of the request; 0 on a record that times nothing
+	attempt  int           // 1 for the first
+	err      error         // already scrubbed of what the request sent
+}
+
+// log writes a record of a call at level, with r's attributes (method,
+// path, status, duration, attempt, and error when there is one) and then
+// extra.
+func (c *Client) log(ctx context.Context, level slog.Level, msg string, r logged, extra ...slog.Attr) {
 	if c.logger == nil || !c.logger.Enabled(ctx, level) {
 		return
 	}
 	attrs := append([]slog.Attr{
-		slog.String("method", ep.method),
-		slog.String("path", ep.shownPath()),
-		slog.Int("status", status),
-		slog.Duration("duration", d),
-		slog.Int("attempt", n),
+		slog.String("method", r.ep.method),
+		slog.String("path", r.ep.shownPath()),
+		slog.Int("status", r.status),
+		slog.Duration("duration", r.duration),
+		slog.Int("attempt", r.attempt),
 	}, extra...)
-	if err != nil {
-		attrs = append(attrs, slog.String("error", err.Error()))
+	if r.err != nil {
+		attrs = append(attrs, slog.String("error", r.err.Error()))
 	}
 	c.logger.LogAttrs(ctx, level, msg, attrs...)
 }
