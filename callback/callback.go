@@ -181,7 +181,9 @@ type statusRule struct {
 
 // statusRules is the one table of the callback statuses of the spec, in
 // the order of the constants above: [Statuses] lists them, and every
-// constant has a row (TestStatusRules_EveryConstantHasARow keeps it so).
+// constant has a row (TestStatusRules_EveryConstantHasARow keeps it so),
+// and Key.Stage's documentation names the stages the rows hold
+// (TestKeyStage_DocSaysWhatTheTableHolds).
 // What a status means to the client (the records that confirm it, what it
 // observes of an order) is paygate's callbackStatuses; which changes send
 // it is paygatetest's sentCallbacks.

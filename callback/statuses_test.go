@@ -4,7 +4,9 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -72,5 +74,33 @@ func TestStatusRules_EveryConstantHasARow(t *testing.T) {
 		seen[r.status] = true
 		assert.True(t, declared[r.status], "row %s is a declared constant", r.status)
 		assert.NotZero(t, r.stage, "row %s has a stage", r.status)
+	}
+}
+
+// Key.Stage's documentation names the statuses of each stage; it says
+// what statusRules holds, so that the two cannot drift apart.
+func TestKeyStage_DocSaysWhatTheTableHolds(t *testing.T) {
+	t.Parallel()
+	file, err := parser.ParseFile(token.NewFileSet(), "store.go", nil, parser.ParseComments)
+	require.NoError(t, err)
+	var doc string
+	for _, d := range file.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.Name == "Stage" {
+			doc = strings.Join(strings.Fields(fn.Doc.Text()), " ")
+		}
+	}
+	documented := map[Status]int{}
+	for _, m := range regexp.MustCompile(`(\d) [^(]*\(([^)]*)\)`).FindAllStringSubmatch(doc, -1) {
+		stage, _ := strconv.Atoi(m[1])
+		for _, name := range strings.Split(m[2], ", ") {
+			for _, s := range Statuses() {
+				if prefix, glob := strings.CutSuffix(name, "*"); s == Status(name) || glob && strings.HasPrefix(string(s), prefix) {
+					documented[s] = stage
+				}
+			}
+		}
+	}
+	for _, s := range Statuses() {
+		assert.Equal(t, documented[s], Key{Status: s}.Stage(), "Key.Stage's doc and statusRules on the stage of %s", s)
 	}
 }
