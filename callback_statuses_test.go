@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -86,4 +87,34 @@ func TestCallbackShapes_DocTableIsTheTable(t *testing.T) {
 		assert.Equal(t, want, lines[i], "line %d of CallbackShapes' doc table, for %s", i+1, s)
 	}
 	assert.LessOrEqual(t, len(lines), len(callback.Statuses()), "CallbackShapes' doc table has a line for each status, no more")
+}
+
+// ObserveCallback's documentation names the statuses that observe nothing;
+// it says what callbackStatuses holds.
+func TestObserveCallback_DocNamesTheStatusesThatObserveNothing(t *testing.T) {
+	t.Parallel()
+	file, err := parser.ParseFile(token.NewFileSet(), "order.go", nil, parser.ParseComments)
+	require.NoError(t, err)
+	var doc string
+	for _, d := range file.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Name.Name == "ObserveCallback" {
+			doc = strings.Join(strings.Fields(fn.Doc.Text()), " ")
+		}
+	}
+	sentence, _, found := strings.Cut(doc, " observe nothing.")
+	require.True(t, found, "ObserveCallback's doc says which statuses observe nothing")
+	sentence = sentence[strings.LastIndex(sentence, ". ")+2:]
+	sentence = regexp.MustCompile(`\([^)]*\)`).ReplaceAllString(sentence, "")
+	named := map[callback.Status]bool{}
+	for _, name := range regexp.MustCompile(`[a-z_]+\*?`).FindAllString(sentence, -1) {
+		for _, s := range callback.Statuses() {
+			if prefix, glob := strings.CutSuffix(name, "*"); s == callback.Status(name) || glob && strings.HasPrefix(string(s), prefix) {
+				named[s] = true
+			}
+		}
+	}
+	for _, s := range callback.Statuses() {
+		assert.Equal(t, named[s], callbackStatuses[s].observes == observedNothing,
+			"ObserveCallback's doc and callbackStatuses on whether %s observes nothing", s)
+	}
 }
