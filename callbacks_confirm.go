@@ -127,16 +127,16 @@ type CallbackShape struct {
 // either form unless BasicOnly, or nil for a status the spec does not
 // list, which never confirms:
 //
-//	completed            payment: completed
-//	waiting_approval     payment: waiting_approval; payout held for approval: waiting_approval
-//	processing           payment or verification: processing; payout: processing
-//	failed               payment or verification: failed
-//	verified             verification or payment: verified
-//	reversed             payment: reversed or refunded
-//	refund_completed     the refund (child): completed; basic form: the payment: refunded
-//	chargeback_completed the chargeback (child): completed; the payment: charged_back
-//	retrieval_completed  the retrieval (child): completed; the payment: retrieved
-//	penalty_completed    the penalty (child): completed
+//	completed            payment or deposit: completed
+//	waiting_approval     payment or deposit: waiting_approval; payout: waiting_approval
+//	processing           payment, deposit or verification: processing; payout: processing
+//	failed               payment, deposit or verification: failed
+//	verified             payment, deposit or verification: verified
+//	reversed             payment or deposit: reversed or refunded
+//	refund_completed     refund (child): completed; basic form: payment or deposit: refunded
+//	chargeback_completed chargeback (child): completed; payment or deposit: charged_back
+//	retrieval_completed  retrieval (child): completed; payment or deposit: retrieved
+//	penalty_completed    penalty (child): completed
 //	payout_completed     payout: completed
 //	payout_failed        payout: failed
 //	payout_cancelled     payout: cancelled
@@ -148,59 +148,11 @@ type CallbackShape struct {
 // A payout is processing first and may be held for approval, so those two
 // statuses are about a payout as well as a payment.
 func CallbackShapes(s callback.Status) []CallbackShape {
-	out := slices.Clone(callbackShapes[s])
+	out := slices.Clone(callbackStatuses[s].shapes)
 	for i := range out {
 		out[i].Types, out[i].Statuses = slices.Clone(out[i].Types), slices.Clone(out[i].Statuses)
 	}
 	return out
-}
-
-// charges are the types of a transaction that takes funds from a payer
-// (deposit is the basic form's name for a payment).
-var charges = []TransactionType{TypePayment, TypeDeposit}
-
-// cardCharges adds the verification, which card/process makes with
-// verify_card and which goes through the same statuses.
-var cardCharges = []TransactionType{TypePayment, TypeDeposit, TypeVerification}
-
-// payout is the type of every payout_* callback.
-var payout = []TransactionType{TypePayout}
-
-// callbackShapes is the one table of what confirms each callback status;
-// within a status the shapes' types never overlap, so the record's type
-// picks the shape.
-var callbackShapes = map[callback.Status][]CallbackShape{
-	callback.Completed: {{Types: charges, Statuses: []Status{StatusCompleted}}},
-	callback.WaitingApproval: {
-		{Types: charges, Statuses: []Status{StatusWaitingApproval}},
-		{Types: payout, Statuses: []Status{StatusWaitingApproval}},
-	},
-	// A payout is processing first too, and says so with this status
-	// (the spec gives processing as a payout's first status).
-	callback.Processing: {
-		{Types: cardCharges, Statuses: []Status{StatusProcessing}},
-		{Types: payout, Statuses: []Status{StatusProcessing}},
-	},
-	callback.Failed:   {{Types: cardCharges, Statuses: []Status{StatusFailed}}},
-	callback.Verified: {{Types: cardCharges, Statuses: []Status{StatusVerified}}},
-	callback.Reversed: {{Types: charges, Statuses: []Status{StatusReversed, StatusRefunded}}},
-	callback.RefundCompleted: {
-		{Types: []TransactionType{TypeRefund}, Statuses: []Status{StatusCompleted}, Child: true},
-		{Types: charges, Statuses: []Status{StatusRefunded}, BasicOnly: true},
-	},
-	callback.ChargebackCompleted: {
-		{Types: []TransactionType{TypeChargeback}, Statuses: []Status{StatusCompleted}, Child: true},
-		{Types: charges, Statuses: []Status{StatusChargedBack}},
-	},
-	callback.RetrievalCompleted: {
-		{Types: []TransactionType{TypeRetrieval}, Statuses: []Status{StatusCompleted}, Child: true},
-		{Types: charges, Statuses: []Status{StatusRetrieved}},
-	},
-	callback.PenaltyCompleted: {{Types: []TransactionType{TypePenalty}, Statuses: []Status{StatusCompleted}, Child: true}},
-	callback.PayoutCompleted:  {{Types: payout, Statuses: []Status{StatusCompleted}}},
-	callback.PayoutFailed:     {{Types: payout, Statuses: []Status{StatusFailed}}},
-	callback.PayoutCancelled:  {{Types: payout, Statuses: []Status{StatusCancelled}}},
-	callback.PayoutAbandoned:  {{Types: payout, Statuses: []Status{StatusAbandoned}}},
 }
 
 // sentIn reports whether the gateway sends the shape in form.
@@ -209,13 +161,14 @@ func (sh CallbackShape) sentIn(form Form) bool { return !sh.BasicOnly || form ==
 // shapeFor returns the shape of status s whose types include typ in form,
 // and whether s has shapes in form at all.
 func shapeFor(s callback.Status, typ TransactionType, form Form) (shape *CallbackShape, listed bool) {
-	for i, sh := range callbackShapes[s] {
+	shapes := callbackStatuses[s].shapes
+	for i, sh := range shapes {
 		if !sh.sentIn(form) {
 			continue
 		}
 		listed = true
 		if slices.Contains(sh.Types, typ) {
-			return &callbackShapes[s][i], true
+			return &shapes[i], true
 		}
 	}
 	return nil, listed
@@ -287,7 +240,7 @@ func statusConfirms(s callback.Status, shape *CallbackShape, status Status, form
 	if shape != nil {
 		return slices.Contains(shape.Statuses, status)
 	}
-	for _, sh := range callbackShapes[s] {
+	for _, sh := range callbackStatuses[s].shapes {
 		if sh.sentIn(form) && slices.Contains(sh.Statuses, status) {
 			return true
 		}

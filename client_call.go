@@ -127,24 +127,20 @@ func isRawPath(path string) bool {
 // rawParams are the parameters of a raw call.
 type rawParams url.Values
 
-// appendParams appends the parameters of a call to dst: a raw call's in
-// key order, as given; a typed call's as formenc flattens its struct.
-func appendParams(dst formenc.Pairs, params any) (formenc.Pairs, error) {
-	raw, ok := params.(rawParams)
-	if !ok {
-		return formenc.Append(dst, params)
-	}
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
+// appendTo appends the parameters to dst in key order, each key's values
+// in the order given.
+func (p rawParams) appendTo(dst formenc.Pairs) formenc.Pairs {
+	keys := make([]string, 0, len(p))
+	for k := range p {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		for _, v := range raw[k] {
+		for _, v := range p[k] {
 			dst = append(dst, formenc.Pair{Key: k, Value: v})
 		}
 	}
-	return dst, nil
+	return dst
 }
 
 // needsJSONNumbers reports whether out is a generic JSON container, which

@@ -127,6 +127,14 @@ var (
 	transactionRules = decodeRules{required: []string{"id", "status"}, essential: []string{"type"}}
 )
 
+// declined is the error of an answer of e with success false and no error
+// object, one rule for every endpoint: the gateway received the request and
+// refused it, and nothing happened. id and status are the transaction or
+// payout the answer carried, if any (zero and "" when it carried none).
+func (e endpoint) declined(id ID, status string) error {
+	return &DeclinedError{Method: e.method, Path: e.shownPath(), ID: id, Status: status}
+}
+
 // endpointFor returns the row of endpoints that serves method and path (a
 // path with a real id for {id}), with its path as given, and whether there
 // is one.

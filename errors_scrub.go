@@ -10,7 +10,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/paygate/paygate-go/internal/cardnum"
+	"github.com/paygate/paygate-go/internal/ascii"
 )
 
 // sentSecrets are the values a card-bearing request sent (card number,
@@ -92,8 +92,8 @@ func keyWord(key, word string) int {
 // is not a month or year not a year of two or four digits.
 func expiryForms(month, year string) []string {
 	m, err := strconv.Atoi(month)
-	if err != nil || len(month) > 2 || !cardnum.Digits(month) || m < 1 || m > 12 ||
-		!cardnum.Digits(year) || (len(year) != 2 && len(year) != 4) {
+	if err != nil || len(month) > 2 || !ascii.Digits(month) || m < 1 || m > 12 ||
+		!ascii.Digits(year) || (len(year) != 2 && len(year) != 4) {
 		return nil
 	}
 	mm, yy := fmt.Sprintf("%02d", m), year[len(year)-2:]
@@ -127,7 +127,7 @@ func secretsOf(encoded []byte, everySent bool) sentSecrets {
 			}
 			card = card || isCardKey(k)
 			out = append(out, secret{value: v, card: everySent || isCardKey(k)})
-			if isYearKey(k) && len(v) == 4 && cardnum.Digits(v) {
+			if isYearKey(k) && len(v) == 4 && ascii.Digits(v) {
 				// An answer may quote the year as on the card: 2031 as 31.
 				out = append(out, secret{value: v[2:], card: true})
 			}
@@ -242,12 +242,12 @@ func (s sentSecrets) mask(text string) string {
 		if v == "" || (len(v) < 4 && !sec.card) {
 			continue // an empty value would mask between every byte
 		}
-		if cardnum.Digits(v) {
+		if ascii.Digits(v) {
 			digits = append(digits, v)
 			continue
 		}
 		text = maskEchoes(text, v)
-		if d := groupSeparators.Replace(v); cardnum.Digits(d) {
+		if d := groupSeparators.Replace(v); ascii.Digits(d) {
 			// A number sent in groups may come back without them.
 			digits = append(digits, d)
 		}

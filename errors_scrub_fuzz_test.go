@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paygate/paygate-go/internal/cardnum"
+	"github.com/paygate/paygate-go/internal/ascii"
 )
 
 // FuzzSentSecretsMask feeds answer texts and sent values: whatever the
@@ -27,7 +27,7 @@ func FuzzSentSecretsMask(f *testing.F) {
 			case v == "" || strings.Contains(v, "*") || (!sec.card && len(v) < 4):
 				// Not masked by design (a flag, a small id), or the mask
 				// itself.
-			case cardnum.Digits(v):
+			case ascii.Digits(v):
 				want := strings.TrimLeft(v, "0")
 				for _, run := range digitRuns(got) {
 					if strings.TrimLeft(run, "0") == want {

@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/jarcoal/httpmock"
-	"github.com/paygate/paygate-go/internal/cardnum"
+	"github.com/paygate/paygate-go/internal/ascii"
 	"github.com/shopspring/decimal"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -128,7 +128,7 @@ func TestErrors_NeverCarryCardDataEchoedByAnAnswer(t *testing.T) {
 				}
 				for _, text := range texts {
 					for _, secret := range tc.secrets {
-						if cardnum.Digits(secret) {
+						if ascii.Digits(secret) {
 							assert.NotRegexp(t, regexp.MustCompile(`(^|\D)0*`+secret+`(\D|$)`), text)
 						} else {
 							assert.NotContains(t, text, secret)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/shopspring/decimal"
 
-	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/internal/jsonscalar"
 	"github.com/paygate/paygate-go/internal/wire"
 )
@@ -116,11 +115,6 @@ const (
 	TypePenalty        TransactionType = "penalty"
 	TypeRollingReserve TransactionType = "rolling_reserve"
 )
-
-// payoutFailure reports whether s ends a payout without paying out.
-func payoutFailure(s callback.Status) bool {
-	return s == callback.PayoutFailed || s == callback.PayoutCancelled || s == callback.PayoutAbandoned || s == callback.Failed
-}
 
 // Card is a card as the gateway describes it in responses; it never holds
 // the full number.

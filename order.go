@@ -317,20 +317,7 @@ func ObserveCallback(cb *callback.Callback) OrderObservation {
 	case cb.Status == callback.RefundCompleted && cb.ReferenceID != 0:
 		return OrderObservation{kind: observedRefund, amount: cb.Price}
 	}
-	return OrderObservation{kind: callbackObserved[cb.Status]}
-}
-
-// callbackObserved is what each callback status observes; a status not
-// listed observes nothing.
-var callbackObserved = map[callback.Status]observed{
-	callback.Processing:          observedProcessing,
-	callback.WaitingApproval:     observedProcessing,
-	callback.Completed:           observedPaid,
-	callback.Failed:              observedFailed,
-	callback.RefundCompleted:     observedRefundAll, // about the payment itself
-	callback.Reversed:            observedRefundAll,
-	callback.ChargebackCompleted: observedChargeback,
-	callback.RetrievalCompleted:  observedRetrieval,
+	return OrderObservation{kind: callbackStatuses[cb.Status].observes}
 }
 
 // ObserveSettlement is the observation of what [TransactionsService.Settle]

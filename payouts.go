@@ -14,7 +14,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paygate/paygate-go/callback"
-	"github.com/paygate/paygate-go/internal/cardnum"
+	"github.com/paygate/paygate-go/internal/ascii"
 	"github.com/paygate/paygate-go/internal/formenc"
 )
 
@@ -59,7 +59,7 @@ func (s *PayoutsService) Types(ctx context.Context, opts ...CallOption) ([]Payou
 		return nil, err
 	}
 	if !*out.Success {
-		return nil, &DeclinedError{Method: ep.method, Path: ep.shownPath()}
+		return nil, ep.declined(0, "")
 	}
 	return out.Types, nil
 }
@@ -229,7 +229,7 @@ func (s *PayoutsService) Create(ctx context.Context, p *PayoutParams, opts ...Ca
 		return nil, err
 	}
 	if !out.Payout.Success {
-		return nil, &DeclinedError{Method: ep.method, Path: ep.shownPath(), ID: out.Payout.ID, Status: string(out.Payout.Status)}
+		return nil, ep.declined(out.Payout.ID, string(out.Payout.Status))
 	}
 	return &out.Payout, nil
 }
@@ -355,7 +355,7 @@ func (p *PayoutParametersParams) validate() error {
 		checkRequired("account", p.Account.get()),
 		checkCurrency("currency", p.Currency),
 	)
-	if err == nil && p.Type.IsCard() && (len(p.Account.get()) < binLength || !cardnum.Digits(p.Account.get())) {
+	if err == nil && p.Type.IsCard() && (len(p.Account.get()) < binLength || !ascii.Digits(p.Account.get())) {
 		return &ValidationError{Field: "account", Reason: "must be a card number (or its first 6 digits), digits only"}
 	}
 	return err
@@ -429,7 +429,7 @@ var payoutFields = sync.OnceValue(func() map[string]int {
 
 // validCardExpiry accepts MM/YY.
 func validCardExpiry(s string) bool {
-	if len(s) != 5 || s[2] != '/' || !cardnum.Digits(s[:2]) || !cardnum.Digits(s[3:]) {
+	if len(s) != 5 || s[2] != '/' || !ascii.Digits(s[:2]) || !ascii.Digits(s[3:]) {
 		return false
 	}
 	m, _ := strconv.Atoi(s[:2])
@@ -484,7 +484,7 @@ func (r *payoutResponse) verifyAnswer() error {
 		r.Payout.Status = *r.Status
 	}
 	switch {
-	case !*r.Success && r.Status != nil && *r.Status != "" && !payoutFailure(*r.Status):
+	case !*r.Success && r.Status != nil && *r.Status != "" && !callbackStatuses[*r.Status].endsPayout:
 		// The gateway took the payout (it has a live status) yet says no:
 		// which of the two holds cannot be told.
 		return fmt.Errorf("success is false, but the payout is %s", *r.Status)

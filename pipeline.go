@@ -16,8 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/shopspring/decimal"
-
 	"github.com/paygate/paygate-go/internal/formenc"
 	"github.com/paygate/paygate-go/internal/jsonscalar"
 	"github.com/paygate/paygate-go/internal/redact"
@@ -121,7 +119,7 @@ func (c *Client) run(ctx context.Context, ep endpoint, params any, out any, opts
 		err = ep.sentSecrets(encoded).scrub(err)
 	}
 	for _, w := range warnings {
-		c.log(ctx, slog.LevelWarn, "paygate unreadable field left zero", ep, status, 0, attempts, nil,
+		c.log(ctx, slog.LevelWarn, "paygate unreadable field left zero", logged{ep: ep, status: status, attempt: attempts},
 			slog.String("field", w.Field), slog.String("problem", w.Problem))
 	}
 	if settings.warnings != nil {
@@ -144,6 +142,13 @@ func (c *Client) run(ctx context.Context, ep endpoint, params any, out any, opts
 	return err
 }
 
+// ownParams are parameters that write themselves, in their own order (a
+// raw call's, rawParams); any other parameters are a struct that formenc
+// flattens.
+type ownParams interface {
+	appendTo(dst formenc.Pairs) formenc.Pairs
+}
+
 // encode appends the request's form body to dst: project, the fields of
 // params and, unless the endpoint is unsigned, the signature. It also
 // returns the error to report should the outcome be unknown, naming the
@@ -156,7 +161,9 @@ func (c *Client) encode(dst []byte, ep endpoint, params any) (body []byte, unkno
 		*pp = pairs[:0]
 		pairsPool.Put(pp)
 	}()
-	if pairs, err = appendParams(pairs, params); err != nil {
+	if own, ok := params.(ownParams); ok {
+		pairs = own.appendTo(pairs)
+	} else if pairs, err = formenc.Append(pairs, params); err != nil {
 		return nil, unknown, err
 	}
 	unknown = OutcomeUnknownError{Method: ep.method, Path: ep.shownPath(), Kind: ep.kind}
@@ -226,7 +233,7 @@ func (a *attempt) sendWithRetries(ctx context.Context, policy RetryPolicy) (x re
 		if !again {
 			return x, attempts
 		}
-		a.client.log(ctx, slog.LevelInfo, "paygate retry", a.ep, x.status, 0, attempts, x.err, slog.Duration("wait", wait))
+		a.client.log(ctx, slog.LevelInfo, "paygate retry", logged{ep: a.ep, status: x.status, attempt: attempts, err: x.err}, slog.Duration("wait", wait))
 		if werr := sleep(ctx, wait); werr != nil {
 			if x.err == nil {
 				x.err = werr
@@ -301,7 +308,7 @@ func (a *attempt) send(ctx context.Context, n int) reply {
 		// Before logging: a transport error can quote the answer, which
 		// may echo the request.
 		err = append(a.ep.sentSecrets(a.encoded), c.credentials()...).scrub(scrubURL(err, c.apiPrefix+a.ep.shownPath()))
-		c.log(ctx, slog.LevelDebug, "paygate request", a.ep, 0, time.Since(start), n, err)
+		c.log(ctx, slog.LevelDebug, "paygate request", logged{ep: a.ep, duration: time.Since(start), attempt: n, err: err})
 		return reply{connected: gotConn.Load(), err: err}
 	}
 	defer resp.Body.Close()
@@ -313,7 +320,7 @@ func (a *attempt) send(ctx context.Context, n int) reply {
 	if x.err != nil {
 		x.err = a.ep.sentSecrets(a.encoded).scrub(x.err)
 	}
-	c.log(ctx, slog.LevelDebug, "paygate request", a.ep, x.status, time.Since(start), n, x.err)
+	c.log(ctx, slog.LevelDebug, "paygate request", logged{ep: a.ep, status: x.status, duration: time.Since(start), attempt: n, err: x.err})
 	return x
 }
 
@@ -379,19 +386,31 @@ func readLimited(r io.Reader, limit int64) ([]byte, error) {
 	return body, nil
 }
 
-func (c *Client) log(ctx context.Context, level slog.Level, msg string, ep endpoint, status int, d time.Duration, n int, err error, extra ...slog.Attr) {
+// logged is what every log record of a call carries.
+type logged struct {
+	ep       endpoint
+	status   int           // the HTTP status answered, 0 when none came
+	duration time.Duration // of the request; 0 on a record that times nothing
+	attempt  int           // 1 for the first
+	err      error         // already scrubbed of what the request sent
+}
+
+// log writes a record of a call at level, with r's attributes (method,
+// path, status, duration, attempt, and error when there is one) and then
+// extra.
+func (c *Client) log(ctx context.Context, level slog.Level, msg string, r logged, extra ...slog.Attr) {
 	if c.logger == nil || !c.logger.Enabled(ctx, level) {
 		return
 	}
 	attrs := append([]slog.Attr{
-		slog.String("method", ep.method),
-		slog.String("path", ep.shownPath()),
-		slog.Int("status", status),
-		slog.Duration("duration", d),
-		slog.Int("attempt", n),
+		slog.String("method", r.ep.method),
+		slog.String("path", r.ep.shownPath()),
+		slog.Int("status", r.status),
+		slog.Duration("duration", r.duration),
+		slog.Int("attempt", r.attempt),
 	}, extra...)
-	if err != nil {
-		attrs = append(attrs, slog.String("error", err.Error()))
+	if r.err != nil {
+		attrs = append(attrs, slog.String("error", r.err.Error()))
 	}
 	c.logger.LogAttrs(ctx, level, msg, attrs...)
 }
@@ -494,16 +513,13 @@ func verifyIDNotEmpty(what, id string) error {
 
 // Limits on what a response may hold, so that a broken or hostile answer
 // (a proxy's garbage, a misconfigured gateway) is an error rather than a
-// value that hangs the merchant's program or passes for a real amount.
+// value that hangs the merchant's program or passes for a real amount (the
+// decoder bounds each amount it reads: see maxMoneyIntegerDigits).
 const (
 	// maxDigitRun bounds a run of digits anywhere in a body. Parsing a
 	// decimal is quadratic in its length (a million digits take seconds),
 	// and no id or amount the gateway sends has more than a few dozen.
 	maxDigitRun = 1000
-	// maxMoneyIntegerDigits and maxMoneyFractionDigits bound a decoded
-	// amount: the gateway's amounts are decimal(12,2) and decimal(12,4).
-	maxMoneyIntegerDigits  = 30
-	maxMoneyFractionDigits = 30
 )
 
 var errNullBody = errors.New("the body is JSON null")
@@ -523,21 +539,6 @@ func verifyBody(body []byte) error {
 		} else {
 			run = 0
 		}
-	}
-	return nil
-}
-
-// verifyDecodedAmount rejects an amount beyond the limits above. The
-// tolerant decoder applies it to every decimal it reads, so that an absurd
-// amount is reported at its path (an error for an essential field, a
-// warning otherwise).
-func verifyDecodedAmount(d decimal.Decimal) error {
-	exp := int(d.Exponent())
-	switch {
-	case exp < -maxMoneyFractionDigits:
-		return fmt.Errorf("an amount with more than %d decimals", maxMoneyFractionDigits)
-	case !d.IsZero() && d.NumDigits()+exp > maxMoneyIntegerDigits:
-		return fmt.Errorf("an amount of more than %d digits", maxMoneyIntegerDigits)
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package paygate
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"strconv"
 	"strings"
@@ -278,6 +279,30 @@ func (d *tolerantDecoder) value(raw json.RawMessage, v reflect.Value) bool {
 // leaves.
 func isObject(t reflect.Type) bool {
 	return t.Kind() == reflect.Struct && len(tolerantFields(t)) > 0
+}
+
+// Limits on a decoded amount, so that a broken or hostile answer's absurd
+// amount is an error rather than a value that passes for a real one.
+const (
+	// maxMoneyIntegerDigits and maxMoneyFractionDigits bound a decoded
+	// amount: the gateway's amounts are decimal(12,2) and decimal(12,4).
+	maxMoneyIntegerDigits  = 30
+	maxMoneyFractionDigits = 30
+)
+
+// verifyDecodedAmount rejects an amount beyond the limits above. The
+// tolerant decoder applies it to every decimal it reads, so that an absurd
+// amount is reported at its path (an error for an essential field, a
+// warning otherwise).
+func verifyDecodedAmount(d decimal.Decimal) error {
+	exp := int(d.Exponent())
+	switch {
+	case exp < -maxMoneyFractionDigits:
+		return fmt.Errorf("an amount with more than %d decimals", maxMoneyFractionDigits)
+	case !d.IsZero() && d.NumDigits()+exp > maxMoneyIntegerDigits:
+		return fmt.Errorf("an amount of more than %d digits", maxMoneyIntegerDigits)
+	}
+	return nil
 }
 
 func decodeLeaf(raw json.RawMessage, v reflect.Value) error {

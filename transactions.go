@@ -73,8 +73,7 @@ func (s *TransactionsService) Reverse(ctx context.Context, p *ReverseParams, opt
 		return nil, err
 	}
 	if !out.Success && (out.Status == "" || out.Status.failed()) {
-		ep := endpoints[epReverse]
-		return nil, &DeclinedError{Method: ep.method, Path: ep.shownPath(), ID: out.ID, Status: string(out.Status)}
+		return nil, endpoints[epReverse].declined(out.ID, string(out.Status))
 	}
 	return out, nil
 }

@@ -136,8 +136,7 @@ func doSuccess[P any](ctx context.Context, c *Client, name endpointName, p *P, o
 		return err
 	}
 	if !*out.Success {
-		ep := endpoints[name]
-		return &DeclinedError{Method: ep.method, Path: ep.shownPath()}
+		return endpoints[name].declined(0, "")
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"github.com/paygate/paygate-go/internal/ascii"
 	"github.com/paygate/paygate-go/internal/cardnum"
 )
 
@@ -74,7 +75,7 @@ func checkPhone(field, v string) error {
 	if v == "" {
 		return nil
 	}
-	if !cardnum.Digits(v) {
+	if !ascii.Digits(v) {
 		return &ValidationError{Field: field, Reason: "must be digits only in international format, without + or separators"}
 	}
 	return nil
@@ -86,7 +87,7 @@ func checkCardNumber(field, number string) error {
 	switch {
 	case number == "":
 		return &ValidationError{Field: field, Reason: "is required"}
-	case !cardnum.Digits(number):
+	case !ascii.Digits(number):
 		return &ValidationError{Field: field, Reason: "must be digits only, without spaces or separators"}
 	case !cardnum.LuhnValid(number):
 		return &ValidationError{Field: field, Reason: "fails the Luhn check"}
@@ -151,7 +152,7 @@ func checkCardData(scope string, number CardNumber, exp Expiry, code SecurityCod
 	switch c := code.get(); {
 	case c == "":
 		return &ValidationError{Field: name("security_code"), Reason: "is required"}
-	case !cardnum.Digits(c) || len(c) < 3 || len(c) > 4:
+	case !ascii.Digits(c) || len(c) < 3 || len(c) > 4:
 		return &ValidationError{Field: name("security_code"), Reason: "must be 3 or 4 digits"}
 	}
 	return nil

@@ -3,7 +3,6 @@ package callback
 import (
 	"errors"
 	"net/url"
-	"slices"
 
 	"github.com/paygate/paygate-go/internal/signing"
 	"github.com/paygate/paygate-go/internal/wire"
@@ -166,46 +165,72 @@ const (
 	PayoutAbandoned     Status = "payout_abandoned"
 )
 
-// statuses are the 14 callback statuses of the spec, in the order of the
-// constants above.
-var statuses = [...]Status{
-	Completed, WaitingApproval, Processing, Failed, Verified,
-	Reversed, RefundCompleted, ChargebackCompleted, RetrievalCompleted,
-	PenaltyCompleted, PayoutCompleted, PayoutFailed, PayoutCancelled,
-	PayoutAbandoned,
+// statusRule is what one callback status means to the callback package:
+// a row of statusRules.
+type statusRule struct {
+	status Status
+	// stage is the position of status in the life of a transaction: see
+	// [Key.Stage].
+	stage int
+	// follows is set when the callback is sent for a new transaction that
+	// acts on its reference_id. Other callbacks may carry a reference_id
+	// too (a recurring charge names the charge that started it) and are
+	// ordered on their own id.
+	follows bool
 }
 
-// Statuses returns the 14 callback statuses of the spec (a new slice on
-// each call), for tools that list or check them.
-func Statuses() []Status { return slices.Clone(statuses[:]) }
+// statusRules is the one table of the callback statuses of the spec, in
+// the order of the constants above: [Statuses] lists them, and every
+// constant has a row (TestStatusRules_EveryConstantHasARow keeps it so),
+// and Key.Stage's documentation names the stages the rows hold
+// (TestKeyStage_DocSaysWhatTheTableHolds).
+// What a status means to the client (the records that confirm it, what it
+// observes of an order) is paygate's callbackStatuses; which changes send
+// it is paygatetest's sentCallbacks.
+var statusRules = [...]statusRule{
+	{status: Completed, stage: 2},
+	{status: WaitingApproval, stage: 1},
+	{status: Processing, stage: 1},
+	{status: Failed, stage: 2},
+	{status: Verified, stage: 2},
+	{status: Reversed, stage: 3},
+	{status: RefundCompleted, stage: 3, follows: true},
+	{status: ChargebackCompleted, stage: 3, follows: true},
+	{status: RetrievalCompleted, stage: 4, follows: true},
+	{status: PenaltyCompleted, stage: 4, follows: true},
+	{status: PayoutCompleted, stage: 2},
+	{status: PayoutFailed, stage: 2},
+	{status: PayoutCancelled, stage: 2},
+	{status: PayoutAbandoned, stage: 2},
+}
 
-// Known reports whether s is one of the 14 callback statuses of the spec.
-func (s Status) Known() bool { return slices.Contains(statuses[:], s) }
+// Statuses returns the callback statuses of the spec (a new slice on each
+// call), for tools that list or check them.
+func Statuses() []Status {
+	out := make([]Status, len(statusRules))
+	for i, r := range statusRules {
+		out[i] = r.status
+	}
+	return out
+}
+
+// rule returns the row of s, or the zero row for a status the spec does
+// not list.
+func (s Status) rule() statusRule {
+	for _, r := range statusRules {
+		if r.status == s {
+			return r
+		}
+	}
+	return statusRule{}
+}
+
+// Known reports whether s is one of the callback statuses of the spec.
+func (s Status) Known() bool { return s.rule().status != "" }
 
 // stage is the position of s in the life of a transaction: see [Key.Stage].
-func (s Status) stage() int {
-	switch s {
-	case Processing, WaitingApproval:
-		return 1
-	case Completed, Failed, Verified,
-		PayoutCompleted, PayoutFailed, PayoutCancelled, PayoutAbandoned:
-		return 2
-	case Reversed, RefundCompleted, ChargebackCompleted:
-		return 3
-	case RetrievalCompleted, PenaltyCompleted:
-		return 4
-	}
-	return 0
-}
+func (s Status) stage() int { return s.rule().stage }
 
 // follows reports whether a callback of status s is sent for a new
-// transaction that acts on its reference_id. Other callbacks may carry a
-// reference_id too (a recurring charge names the charge that started it)
-// and are ordered on their own id.
-func (s Status) follows() bool {
-	switch s {
-	case RefundCompleted, ChargebackCompleted, RetrievalCompleted, PenaltyCompleted:
-		return true
-	}
-	return false
-}
+// transaction that acts on its reference_id.
+func (s Status) follows() bool { return s.rule().follows }

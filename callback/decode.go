@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/paygate/paygate-go/internal/cardnum"
+	"github.com/paygate/paygate-go/internal/ascii"
 	"github.com/paygate/paygate-go/internal/signing"
 	"github.com/paygate/paygate-go/internal/wire"
 	"github.com/shopspring/decimal"
@@ -199,7 +199,7 @@ func repeatedName(names []string) (string, bool) {
 
 // callbackID parses a transaction id sent as decimal digits.
 func callbackID(field, s string) (ID, error) {
-	if !cardnum.Digits(s) {
+	if !ascii.Digits(s) {
 		return 0, malformed(field, "must be a decimal transaction id")
 	}
 	id, err := wire.ParseID(s)
@@ -218,7 +218,7 @@ func callbackMoney(field, s string) (decimal.Decimal, error) {
 	}
 	digits := strings.TrimPrefix(s, "-")
 	whole, frac, hasPoint := strings.Cut(digits, ".")
-	if !cardnum.Digits(whole) || (hasPoint && !cardnum.Digits(frac)) {
+	if !ascii.Digits(whole) || (hasPoint && !ascii.Digits(frac)) {
 		return decimal.Zero, malformed(field, "must be a plain decimal number")
 	}
 	if len(whole)+len(frac)+len(s)-len(digits) <= 18 {

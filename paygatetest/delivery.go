@@ -20,18 +20,11 @@ import (
 	"github.com/paygate/paygate-go/internal/callbackform"
 )
 
-// basicCallbackStatuses are the callback statuses of the basic form.
-var basicCallbackStatuses = map[callback.Status]bool{
-	callback.Completed: true, callback.Failed: true, callback.Verified: true,
-	callback.Reversed: true, callback.RefundCompleted: true, callback.ChargebackCompleted: true,
-	callback.RetrievalCompleted: true, callback.PenaltyCompleted: true,
-}
-
 // notify records the callback of t's status change and queues it for
 // sending. The caller holds s.mu, so callbacks are numbered in the order of
 // the changes; queueing never blocks.
 func (s *Server) notify(t *txn, status callback.Status) {
-	if t.project.Form == paygate.FormBasic && !basicCallbackStatuses[status] {
+	if t.project.Form == paygate.FormBasic && !sentCallbacks[status].basic {
 		return // the basic form has no callback for this change
 	}
 	s.deliveries.send(t, status)
@@ -511,9 +504,9 @@ func (l *deliveryLog) add(t *txn, target string, status callback.Status) int {
 }
 
 // status returns the log's entry of status, adding it when new. The
-// sandbox sends 14 statuses; were there ever more than the table holds,
-// each further one would get a copy of its own per record. The caller
-// holds l.mu.
+// sandbox sends the statuses of sentCallbacks; were there ever more than
+// the table holds, each further one would get a copy of its own per
+// record. The caller holds l.mu.
 func (l *deliveryLog) status(status callback.Status) *callback.Status {
 	for i := range l.nStatus {
 		if l.statuses[i] == status {

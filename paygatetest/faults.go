@@ -164,10 +164,7 @@ const badGatewayPage = "<html>\r\n<head><title>502 Bad Gateway</title></head>\r\
 // serveAPIWithFaults serves an API call, unless a fault is pending for its
 // method. method is the decoded path after /v1/.
 func (s *Server) serveAPIWithFaults(w http.ResponseWriter, r *http.Request, method string) {
-	key := method
-	if id, ok := strings.CutPrefix(method, "transactions/"); ok && id != "" {
-		key = "transactions/{id}"
-	}
+	key, _ := routeOf(method)
 	// The parameters are read first: a fault may be for one project's calls.
 	params, perr := readParams(w, r)
 	f, ok := s.faults.take(params.Get("project"), key)

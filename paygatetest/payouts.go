@@ -6,6 +6,7 @@ import (
 
 	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/callback"
+	"github.com/paygate/paygate-go/internal/ascii"
 	"github.com/paygate/paygate-go/internal/cardnum"
 )
 
@@ -44,7 +45,7 @@ func (s *Server) payoutParameters(c *call) (any, *apiError) {
 		return nil, err
 	}
 	account := c.get("account")
-	if typ == PayoutCreditCard && (len(account) < 6 || !cardnum.Digits(account)) {
+	if typ == PayoutCreditCard && (len(account) < 6 || !ascii.Digits(account)) {
 		return nil, errMerchantData("account")
 	}
 	if account == "" {

@@ -8,7 +8,7 @@ import (
 
 	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/callback"
-	"github.com/paygate/paygate-go/internal/cardnum"
+	"github.com/paygate/paygate-go/internal/ascii"
 )
 
 // stateVersion is the format of the state file this sandbox writes. It
@@ -177,7 +177,7 @@ func keptNumber(number string) string {
 
 // valid reports whether c is a card with a number: digits, as every card
 // the sandbox takes has, so that whatever reads one finds its first.
-func (c *savedCard) valid() bool { return c != nil && cardnum.Digits(c.Number) }
+func (c *savedCard) valid() bool { return c != nil && ascii.Digits(c.Number) }
 
 func (c *savedCard) card() *cardData {
 	if c == nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/ascii"
 	"github.com/paygate/paygate-go/internal/cardnum"
 	"github.com/paygate/paygate-go/internal/jsonscalar"
 )
@@ -288,7 +289,7 @@ func parseCard(params map[string][]string, prefix string, now time.Time) (*cardD
 	switch {
 	case code == "":
 		return nil, newError(paygate.CodeSecurityCodeMissing, "")
-	case len(code) < 3 || len(code) > 4 || !cardnum.Digits(code):
+	case len(code) < 3 || len(code) > 4 || !ascii.Digits(code):
 		return nil, newError(paygate.CodeSecurityCodeInvalid, "")
 	}
 	holder := get("holder")

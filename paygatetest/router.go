@@ -78,6 +78,16 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// routeOf returns the key in routes of method (the decoded path after
+// /v1/) and the id its path carries: "transactions/42" is
+// "transactions/{id}" with id "42"; any other method is its own key.
+func routeOf(method string) (key, id string) {
+	if id, ok := strings.CutPrefix(method, "transactions/"); ok && id != "" && !strings.Contains(id, "/") {
+		return "transactions/{id}", id
+	}
+	return method, ""
+}
+
 // serveAPI serves an API call whose parameters readParams read (perr: why
 // they could not be).
 func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string, params url.Values, perr *apiError) {
@@ -86,9 +96,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string,
 		return
 	}
 	c := &call{params: params}
-	if id, ok := strings.CutPrefix(method, "transactions/"); ok && id != "" && !strings.Contains(id, "/") {
-		method, c.pathID = "transactions/{id}", id
-	}
+	method, c.pathID = routeOf(method)
 	jsonp := ""
 	if method == "card/getToken" {
 		jsonp = c.get("callback")

@@ -2,15 +2,7 @@
 // sending) and the sandbox (on receipt) both apply.
 package cardnum
 
-// Digits reports whether s is non-empty and holds only ASCII digits.
-func Digits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
+import "github.com/paygate/paygate-go/internal/ascii"
 
 // LuhnValid reports whether the digit string number passes the Luhn check.
 // It does not check the length or that number holds only digits.
@@ -31,5 +23,5 @@ func LuhnValid(number string) bool {
 
 // Valid reports whether number is 12 to 19 digits passing the Luhn check.
 func Valid(number string) bool {
-	return len(number) >= 12 && len(number) <= 19 && Digits(number) && LuhnValid(number)
+	return len(number) >= 12 && len(number) <= 19 && ascii.Digits(number) && LuhnValid(number)
 }

@@ -19,9 +19,3 @@ func TestValid(t *testing.T) {
 		}
 	}
 }
-
-func TestDigits(t *testing.T) {
-	if Digits("") || Digits("12a") || Digits("+49") || !Digits("0042") {
-		t.Fatal("Digits misjudges")
-	}
-}

@@ -13,7 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/paygate/paygate-go/internal/cardnum"
+	"github.com/paygate/paygate-go/internal/ascii"
 )
 
 // Errors are *json.UnmarshalTypeError, so that encoding/json fills in the
@@ -160,7 +160,7 @@ func Time(b []byte) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	if cardnum.Digits(s) {
+	if ascii.Digits(s) {
 		return unixTime(b)
 	}
 	t, err := ParseTime(s)
