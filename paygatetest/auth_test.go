@@ -89,3 +89,24 @@ func TestAuth_GetAndPostAreBothAccepted(t *testing.T) {
 		assert.Equal(t, "1", idOf(decode(t, s.rawOK(m, "/v1/user/resolve", v))))
 	}
 }
+
+// A wrong signature is answered with what the sandbox signed: the
+// canonical string it computed (card data masked) and where its key comes
+// from, never the key, so that a developer sees what differs.
+func TestAuth_AWrongSignatureShowsWhatTheSandboxSigned(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t, paygatetest.WithKeySource("the file /run/sandbox/key"))
+	v := url.Values{"project": {s.srv.ProjectKey}, "user": {"7"}, "price": {"5.00"}, "currency": {"EUR"},
+		"description": {"d"}, "card[number]": {paygatetest.CardApproved}, "card[security_code]": {"987"},
+		"card[expiration_month]": {"12"}, "card[expiration_year]": {"2030"}, "card[holder]": {"JANE"}}
+	v.Set("signature", paygate.Sign(v, "not-the-key"))
+	status, body := s.do(http.MethodPost, "/v1/card/process", v)
+	require.Equal(t, http.StatusForbidden, status)
+	msg := string(body)
+	assert.Contains(t, msg, `"code":40301`)
+	assert.Contains(t, msg, "the file /run/sandbox/key", "where the key the sandbox signs with is")
+	assert.Contains(t, msg, "**|****|****************|5.00|7|***|EUR|JANE|d|"+s.srv.ProjectKey, "the canonical string, sorted as signed, card data masked")
+	for _, secret := range []string{paygatetest.CardApproved, "987", "2030", s.srv.PrivateKey} {
+		assert.NotContains(t, msg, secret)
+	}
+}

@@ -128,10 +128,10 @@ type txnRow struct {
 type historyRow struct{ Status, At, By string }
 
 type callbackRow struct {
-	Seq             int
-	Status, URL     string
-	Delivered, Done bool
-	Attempts        []attemptRow
+	Seq                      int
+	Status, URL              string
+	Delivered, Done, GivenUp bool
+	Attempts                 []attemptRow
 }
 
 type attemptRow struct {
@@ -204,7 +204,7 @@ func (s *Server) newestTransactions(p *Project, n int) []*txn {
 func (s *Server) callbackRows(t *txn) []callbackRow {
 	var out []callbackRow
 	for _, d := range s.deliveries.log.callbacksOf(t) {
-		row := callbackRow{Seq: d.seq, Status: string(*d.status), URL: d.url, Delivered: d.delivered, Done: d.done}
+		row := callbackRow{Seq: d.seq, Status: string(*d.status), URL: d.url, Delivered: d.delivered, Done: d.done, GivenUp: d.givenUp}
 		for _, a := range d.history {
 			row.Attempts = append(row.Attempts, attemptRow{At: shortTime(a.at()), Error: a.err, Status: int(a.status), Manual: a.manual})
 		}

@@ -160,6 +160,7 @@ func TestDashboard_ShowsHistoryCallbacksAndAttempts(t *testing.T) {
 	assert.Contains(t, page, "HTTP 200")
 	assert.Contains(t, page, "delivered")
 	assert.Contains(t, page, `action="/sandbox/deliveries/1/redeliver"`)
+	assert.Contains(t, page, "one already made keeps the URL it names below", "where retries go after the URL changed")
 	assert.Regexp(t, `(?s)<h3>History</h3><ol><li>opened.*<li>completed`, page)
 }
 
@@ -207,4 +208,17 @@ func TestDashboard_ACookieDoesNotAuthoriseAJSONPost(t *testing.T) {
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode, "the dashboard's token counts only in its forms")
 	st, _ := s.statusOf(pay)
 	assert.Equal(t, "completed", st)
+}
+
+// A callback of a project with no callback URL was never attempted: the
+// dashboard says it is recorded only, never that it was given up.
+func TestDashboard_ARecordedOnlyCallbackIsNotGivenUp(t *testing.T) {
+	s := newSandbox(t)
+	pay := idOf(s.charge(s.user("buyer"), paygatetest.CardApproved, nil))
+	require.NotZero(t, pay)
+	status, body := s.controlRaw(http.MethodGet, "/sandbox/", "", "", s.srv.PrivateKey)
+	require.Equal(t, http.StatusOK, status)
+	page := string(body)
+	assert.Contains(t, page, "recorded only (no callback URL)")
+	assert.NotContains(t, page, "given up", "a callback never attempted was not given up")
 }

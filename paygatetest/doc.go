@@ -11,7 +11,9 @@
 // subscriptions with frequency enforcement, reversals, alternative-method
 // payments, payouts and the balance. It authenticates every request as the
 // gateway does (40001 no project, 40401 unknown project, 40101 no
-// signature, 40301 wrong signature; card/getToken, payout-types and
+// signature, 40301 wrong signature, whose message shows the canonical
+// string the sandbox signed, card data masked, and where its key comes
+// from (WithKeySource), never the key; card/getToken, payout-types and
 // payout-parameters are accepted unsigned), answers in the extended or the
 // basic form of the project, and POSTs a signed callback to the project's
 // callback URL on every status change, retrying on a schedule until the

@@ -94,7 +94,7 @@ func (s *Server) serveLoginLink(w http.ResponseWriter, r *http.Request) {
 	p := s.project(key)
 	if !ok || p == nil {
 		s.holdWrongGuess(r)
-		s.renderLogin(w, 0, "this login link was used already or has expired: sign in with the key")
+		s.renderLogin(w, 0, "this login link was used already or has expired: sign in with the key, or get a new link (paygate dashboard, or POST /sandbox/login-url)")
 		return
 	}
 	s.startSession(w, r, p)

@@ -33,6 +33,7 @@ func TestLoginURL_OpensTheDashboardOnce(t *testing.T) {
 	resp, page = again.send(http.MethodGet, link, nil, "")
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode, "single use")
 	assert.Contains(t, page, "used already or has expired")
+	assert.Contains(t, page, "get a new link (paygate dashboard, or POST /sandbox/login-url)", "says how to get another")
 	resp, _ = again.send(http.MethodGet, s.srv.URL+"/sandbox/", nil, "")
 	assert.Equal(t, http.StatusForbidden, resp.StatusCode, "no session from a used link")
 }

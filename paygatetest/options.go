@@ -48,6 +48,7 @@ type config struct {
 	maxDeliveries   int
 	retention       int
 	publicURL       string
+	keySource       string    // see WithKeySource
 	stateFile       string    // see WithStateFile
 	fixtures        io.Reader // see WithFixtures
 }
@@ -79,6 +80,15 @@ func WithCallbackURL(u string) Option {
 // header names). Default: the server's URL.
 func WithPublicURL(u string) Option {
 	return func(c *config) { c.publicURL = strings.TrimRight(u, "/") }
+}
+
+// WithKeySource says where the project's private key comes from ("the
+// file /run/sandbox/key", "PAYGATE_SECRET"), for the answer to a wrong
+// signature, which names it beside the canonical string the sandbox
+// signed, so that a developer sees which key and which values to sign
+// with. The key itself is never in an answer.
+func WithKeySource(where string) Option {
+	return func(c *config) { c.keySource = where }
 }
 
 // WithForced3DS makes 3-D Secure mandatory for the project: every charge

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/paygate/paygate-go"
@@ -174,9 +176,49 @@ func (s *Server) authenticateRequest(w http.ResponseWriter, r *http.Request, c *
 		return newError(paygate.CodeSignatureMissing, "")
 	case err != nil:
 		s.holdWrongGuess(r)
-		return newError(paygate.CodeSignatureInvalid, "")
+		return newError(paygate.CodeSignatureInvalid, s.signedWhat(c.params))
 	}
 	return nil
+}
+
+// signedWhat says what the sandbox signed, for the answer to a wrong
+// signature: the canonical string of the received values, with the card
+// data in it masked (a client may log the answer), and where the private
+// key comes from when WithKeySource says so; never the key.
+func (s *Server) signedWhat(params url.Values) string {
+	pairs := make([][2]string, 0, len(params))
+	for name, values := range params {
+		if name == "signature" {
+			continue
+		}
+		for _, v := range values {
+			pairs = append(pairs, [2]string{name, v})
+		}
+	}
+	slices.SortFunc(pairs, func(a, b [2]string) int { return strings.Compare(a[1], b[1]) })
+	shown := make([]string, len(pairs))
+	for i, p := range pairs {
+		shown[i] = p[1]
+		if cardDataParam(p[0]) {
+			shown[i] = strings.Repeat("*", len(p[1]))
+		}
+	}
+	what := "the sandbox signed " + strconv.Quote(strings.Join(shown, "|")) + " (values sorted, card data masked)"
+	if s.keySource != "" {
+		what += " with the private key from " + s.keySource
+	}
+	return what
+}
+
+// cardDataParam reports whether the parameter name holds card data: the
+// number, security code or expiry, flat or in the card object.
+func cardDataParam(name string) bool {
+	name = strings.TrimSuffix(strings.TrimPrefix(name, "card["), "]")
+	switch name {
+	case "number", "security_code", "expiration_month", "expiration_year":
+		return true
+	}
+	return false
 }
 
 // jsonpName is what card/getToken accepts as a JSONP function name.

@@ -51,6 +51,7 @@ type Server struct {
 	PrivateKey string
 
 	publicURL string     // written into acs.url; URL unless WithPublicURL
+	keySource string     // see WithKeySource
 	ownHosts  []string   // of URL and publicURL: see foreignOrigin
 	faults    faultTable // see InjectFault
 	guesses   *guessLimiter
@@ -255,6 +256,7 @@ func start(addr string, opts []Option) (*Server, error) {
 	// URL is set before the first request can arrive: handlers read it.
 	s.URL = "http://" + s.hs.Listener.Addr().String()
 	s.publicURL = cmp.Or(cfg.publicURL, s.URL)
+	s.keySource = cfg.keySource
 	s.ownHosts = ownHosts(s.URL, s.publicURL)
 	if persist != nil {
 		if err := s.startPersisting(persist, restored); err != nil {

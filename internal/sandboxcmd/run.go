@@ -105,6 +105,7 @@ func Run(ctx context.Context, name string, args []string, getenv func(string) st
 		paygatetest.WithCallbackURL(*callbackURL),
 		paygatetest.WithForm(form),
 		paygatetest.WithPublicURL(*publicURL),
+		paygatetest.WithKeySource(key.source),
 		paygatetest.WithRetention(*retain),
 		paygatetest.WithStateFile(*stateFile),
 	)

@@ -20,6 +20,7 @@ const maxKeyFile = 4096
 type key struct {
 	value  string
 	origin string // for the start line: "from -secret", "read from FILE", "made at random, in FILE..."
+	source string // for the answer to a wrong signature: "-secret", "PAYGATE_SECRET", "the file FILE"
 	file   string // a random key's file that dies with the server; removed by discard
 }
 
@@ -36,9 +37,9 @@ func privateKey(flagValue, file, stateFile string, getenv func(string) string) (
 	case flagValue != "" && file != "", flagValue == "" && getenv(secretEnv) != "" && file != "":
 		return key{}, errors.New("-secret-file is where the private key is kept when none is given: it goes without -secret and " + secretEnv)
 	case flagValue != "":
-		return key{value: flagValue, origin: "from -secret"}, nil
+		return key{value: flagValue, origin: "from -secret", source: "-secret"}, nil
 	case getenv(secretEnv) != "":
-		return key{value: getenv(secretEnv), origin: "from " + secretEnv}, nil
+		return key{value: getenv(secretEnv), origin: "from " + secretEnv, source: secretEnv}, nil
 	}
 	kept := file != "" || stateFile != ""
 	if file == "" && stateFile != "" {
@@ -46,7 +47,7 @@ func privateKey(flagValue, file, stateFile string, getenv func(string) string) (
 	}
 	if file != "" {
 		if value, err := readKeyFile(file); err == nil {
-			return key{value: value, origin: "read from " + file}, nil
+			return key{value: value, origin: "read from " + file, source: "the file " + file}, nil
 		} else if !errors.Is(err, os.ErrNotExist) {
 			return key{}, err
 		}
@@ -71,6 +72,7 @@ func randomKey(file string, kept bool) (key, error) {
 		os.Remove(f.Name())
 		return key{}, fmt.Errorf("writing the random private key: %w", err)
 	}
+	k.source = "the file " + f.Name()
 	if kept {
 		k.origin = "made at random, in " + f.Name() + " (readable by its owner only, read again at the next start)"
 		return k, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +13,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/internal/cmdtest"
+	"github.com/paygate/paygate-go/paygatetest"
 )
 
 // With a state file and no key given, the random key is kept beside the
@@ -79,4 +82,24 @@ func TestRun_AKeyFileOthersCouldHaveReadIsRefused(t *testing.T) {
 		assert.Contains(t, err.Error(), tt.want)
 		assert.Empty(t, out.String(), "never listening")
 	}
+}
+
+// A request signed with another key is answered with the file the
+// sandbox's key is in, never the key.
+func TestRun_AWrongSignatureNamesTheKeyFile(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "sandbox.key")
+	var stderr cmdtest.Buffer
+	base, _ := startRun(t, &stderr, "-secret-file", file)
+	key, err := os.ReadFile(file)
+	require.NoError(t, err)
+	v := url.Values{"project": {paygatetest.DefaultProjectKey}, "identifier": {"u"}, "ip": {"192.0.2.1"}}
+	v.Set("signature", paygate.Sign(v, "sk_from_an_old_start"))
+	resp, err := http.PostForm(base+"/v1/user/resolve", v)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
+	assert.Contains(t, string(body), "with the private key from the file "+file)
+	assert.NotContains(t, string(body), string(key))
 }
