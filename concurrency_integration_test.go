@@ -11,7 +11,7 @@ import (
 
 	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/callback"
-	"github.com/paygate/paygate-go/internal/deadline"
+	"github.com/paygate/paygate-go/internal/testkit/deadline"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate-go/internal/cmdtest"
+	"github.com/paygate/paygate-go/internal/testkit/cmdtest"
 )
 
 // TestLogging_EveryEndpointLogsAttemptsButNoSecrets runs every endpoint,

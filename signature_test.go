@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/paygate/paygate-go/callback"
-	"github.com/paygate/paygate-go/internal/hmacbench"
 	"github.com/paygate/paygate-go/internal/signing"
+	"github.com/paygate/paygate-go/internal/testkit/hmacbench"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/paygate/paygate-go/internal/hmacbench"
 	"github.com/paygate/paygate-go/internal/signing"
+	"github.com/paygate/paygate-go/internal/testkit/hmacbench"
 )
 
 // rewindBody is a request body that can be read again, so that the

@@ -22,8 +22,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go/internal/callbackform"
-	"github.com/paygate/paygate-go/internal/deadline"
 	"github.com/paygate/paygate-go/internal/signing"
+	"github.com/paygate/paygate-go/internal/testkit/deadline"
 	"github.com/paygate/paygate-go/internal/wire"
 )
 

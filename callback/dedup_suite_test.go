@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/paygate/paygate-go/callback"
-	"github.com/paygate/paygate-go/internal/dedupsuite"
+	"github.com/paygate/paygate-go/internal/testkit/dedupsuite"
 )
 
 // TestMemoryDedupStore_SwappedCallbackIsNotProcessedAgain runs the suite's

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/paygate/paygate-go/internal/deadline"
 	"github.com/paygate/paygate-go/internal/signing"
+	"github.com/paygate/paygate-go/internal/testkit/deadline"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )

@@ -16,7 +16,7 @@ import (
 
 	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/callback"
-	"github.com/paygate/paygate-go/internal/cmdtest"
+	"github.com/paygate/paygate-go/internal/testkit/cmdtest"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 

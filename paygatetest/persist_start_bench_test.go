@@ -98,7 +98,7 @@ func runStartProbe(b *testing.B, path string, plain bool) probeResult {
 		// A plain program: the garbage collector's default target.
 		cmd.Env = append(cmd.Env, startProbeDecode+"=1", "GOGC=100")
 	} else {
-		// As paygate-sandbox runs (see internal/sandboxcmd's gcPercent).
+		// As paygate-sandbox runs (see internal/cmd/sandboxcmd's gcPercent).
 		cmd.Env = append(cmd.Env, "GOGC=40")
 	}
 	out, err := cmd.Output()

@@ -44,7 +44,7 @@ package main
 import (
 	"os"
 
-	"github.com/paygate/paygate-go/internal/sandboxcmd"
+	"github.com/paygate/paygate-go/internal/cmd/sandboxcmd"
 )
 
 func main() { sandboxcmd.Main("paygate-sandbox", os.Args[1:]) }

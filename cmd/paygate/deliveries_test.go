@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/paygate/paygate-go/internal/cmdtest"
+	"github.com/paygate/paygate-go/internal/testkit/cmdtest"
 )
 
 // deliveries --follow prints each attempt as it happens, one JSON object a

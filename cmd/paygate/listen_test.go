@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go/callback"
-	"github.com/paygate/paygate-go/internal/cmdtest"
+	"github.com/paygate/paygate-go/internal/testkit/cmdtest"
 )
 
 // listen --forward-to points the sandbox's callbacks at a forwarder of its

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/paygate/paygate-go/internal/sandboxcmd"
+	"github.com/paygate/paygate-go/internal/cmd/sandboxcmd"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 

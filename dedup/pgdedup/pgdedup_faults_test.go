@@ -7,8 +7,8 @@ import (
 
 	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/dedup/pgdedup"
-	"github.com/paygate/paygate-go/internal/dedupsuite"
-	"github.com/paygate/paygate-go/internal/testengine"
+	"github.com/paygate/paygate-go/internal/testkit/dedupsuite"
+	"github.com/paygate/paygate-go/internal/testkit/testengine"
 )
 
 // faultLease is the claims' lease in the fault tests: the callbacks that

@@ -10,8 +10,8 @@ import (
 
 	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/dedup/pgdedup"
-	"github.com/paygate/paygate-go/internal/dedupsuite"
-	"github.com/paygate/paygate-go/internal/testengine"
+	"github.com/paygate/paygate-go/internal/testkit/dedupsuite"
+	"github.com/paygate/paygate-go/internal/testkit/testengine"
 )
 
 // A database whose default isolation is repeatable read or serializable

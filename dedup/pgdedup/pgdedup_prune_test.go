@@ -9,8 +9,8 @@ import (
 
 	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/dedup/pgdedup"
-	"github.com/paygate/paygate-go/internal/dedupsuite"
-	"github.com/paygate/paygate-go/internal/testengine"
+	"github.com/paygate/paygate-go/internal/testkit/dedupsuite"
+	"github.com/paygate/paygate-go/internal/testkit/testengine"
 )
 
 // A replica's role may lack DELETE (a merchant prunes from a scheduled

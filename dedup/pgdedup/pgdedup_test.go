@@ -12,8 +12,8 @@ import (
 
 	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/dedup/pgdedup"
-	"github.com/paygate/paygate-go/internal/dedupsuite"
-	"github.com/paygate/paygate-go/internal/testengine"
+	"github.com/paygate/paygate-go/internal/testkit/dedupsuite"
+	"github.com/paygate/paygate-go/internal/testkit/testengine"
 )
 
 // stores returns a factory of stores on one fresh PostgreSQL server, each

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/paygate/paygate-go/dedup/redisdedup"
-	"github.com/paygate/paygate-go/internal/dedupsuite"
-	"github.com/paygate/paygate-go/internal/testengine"
+	"github.com/paygate/paygate-go/internal/testkit/dedupsuite"
+	"github.com/paygate/paygate-go/internal/testkit/testengine"
 )
 
 // faultLease is the claims' lease in the fault tests: the callbacks that

@@ -19,8 +19,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/paygate/paygate-go"
-	"github.com/paygate/paygate-go/internal/chromium"
-	"github.com/paygate/paygate-go/internal/cmdtest"
+	"github.com/paygate/paygate-go/internal/testkit/chromium"
+	"github.com/paygate/paygate-go/internal/testkit/cmdtest"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 

@@ -6,7 +6,7 @@
 //
 // Usage, from the module root:
 //
-//	go run ./internal/tools/mutate [flags] file.go[=TestRegexp] ...
+//	go run ./internal/cmd/mutate [flags] file.go[=TestRegexp] ...
 //
 // A regular expression after a file limits the first run of its mutants to
 // those tests (the -run flag of go test), which keeps a run short; with

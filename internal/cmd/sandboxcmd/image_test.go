@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/paygate/paygate-go/internal/cmdtest"
+	"github.com/paygate/paygate-go/internal/testkit/cmdtest"
 	"github.com/paygate/paygate-go/paygatetest"
 )
 
@@ -31,7 +31,7 @@ type containerfile map[string][]string
 
 func readContainerfile(t *testing.T) containerfile {
 	t.Helper()
-	b, err := os.ReadFile("../../Containerfile")
+	b, err := os.ReadFile("../../../Containerfile")
 	require.NoError(t, err)
 	out := containerfile{}
 	joined := strings.ReplaceAll(string(b), "\\\n", " ")
@@ -70,7 +70,7 @@ type composeService struct {
 // block with services.
 func readCompose(t *testing.T) map[string]composeService {
 	t.Helper()
-	b, err := os.ReadFile("../../docs/testing.md")
+	b, err := os.ReadFile("../../../docs/testing.md")
 	require.NoError(t, err)
 	blocks := regexp.MustCompile("(?ms)^```yaml\n(services:\n.*?)^```").FindAllSubmatch(b, -1)
 	require.Len(t, blocks, 1, "docs/testing.md has one compose file")
@@ -197,7 +197,7 @@ func TestCompose_AgreesWithTheImageAndTheSandbox(t *testing.T) {
 	require.True(t, ok, "the callback URL's host %q is a service", callback.Hostname())
 	assert.Contains(t, strings.Join(webhook.Command, " "), "github.com/paygate/paygate-go/examples/webhook@")
 	assert.Equal(t, "0.0.0.0:"+callback.Port(), flagValue(webhook.Command, "-addr"))
-	source, err := os.ReadFile("../../examples/webhook/main.go")
+	source, err := os.ReadFile("../../../examples/webhook/main.go")
 	require.NoError(t, err)
 	for name := range webhook.Environment {
 		assert.Contains(t, string(source), `"`+name+`"`, "examples/webhook reads %s", name)
@@ -214,7 +214,7 @@ func TestCompose_AgreesWithTheImageAndTheSandbox(t *testing.T) {
 		assert.Equal(t, sandbox.Environment["PAYGATE_SECRET"], s.Environment["PAYGATE_SECRET"], "%s: the sandbox's key", name)
 		assert.Equal(t, "service_healthy", s.DependsOn["sandbox"].Condition, "%s waits for the sandbox's health check", name)
 	}
-	doc, err := os.ReadFile("../../docs/testing.md")
+	doc, err := os.ReadFile("../../../docs/testing.md")
 	require.NoError(t, err)
 	assert.Contains(t, string(doc), "`GET "+paygatetest.HealthPath+"`", "docs/testing.md names the health path")
 }

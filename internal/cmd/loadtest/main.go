@@ -10,7 +10,7 @@
 // Usage, from the module root:
 //
 //	go build -o /tmp/paygate-sandbox ./cmd/paygate-sandbox
-//	go run ./internal/tools/loadtest -bin /tmp/paygate-sandbox [-charges 500000] [-every 50000] [-retain N]
+//	go run ./internal/cmd/loadtest -bin /tmp/paygate-sandbox [-charges 500000] [-every 50000] [-retain N]
 //
 // Without -retain the sandbox runs at its default retention. It prints one
 // line per sample: charges made, callbacks received, RSS, the growth of
@@ -28,7 +28,7 @@
 // with an attempt refused for a full queue, failed attempts), the
 // transactions kept and RSS:
 //
-//	go run ./internal/tools/loadtest -bin /tmp/paygate-sandbox -for 30s -clients 64 -receiver-delay 50ms
+//	go run ./internal/cmd/loadtest -bin /tmp/paygate-sandbox -for 30s -clients 64 -receiver-delay 50ms
 //
 // With -recurring N, it loads a fixture of N users each subscribed to a
 // daily payment, moves the clock a year with POST /sandbox/clock, then by
@@ -38,7 +38,7 @@
 // payments made, the transactions kept, RSS and the probe's slowest
 // charge; at the end, what became of the callbacks:
 //
-//	go run ./internal/tools/loadtest -bin /tmp/paygate-sandbox -recurring 499 -retain 100000
+//	go run ./internal/cmd/loadtest -bin /tmp/paygate-sandbox -recurring 499 -retain 100000
 //
 // With -compare, it measures throughput instead: the sandbox against
 // stripe-mock (github.com/stripe/stripe-mock, the mock server of Stripe's
@@ -51,7 +51,7 @@
 // sandbox's ratios:
 //
 //	go install github.com/stripe/stripe-mock@v0.203.0
-//	go run ./internal/tools/loadtest -bin /tmp/paygate-sandbox -compare $(go env GOPATH)/bin/stripe-mock [-callers 1,32] [-rounds 6] [-duration 5s]
+//	go run ./internal/cmd/loadtest -bin /tmp/paygate-sandbox -compare $(go env GOPATH)/bin/stripe-mock [-callers 1,32] [-rounds 6] [-duration 5s]
 package main
 
 import (

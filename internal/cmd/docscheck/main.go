@@ -23,7 +23,7 @@
 //
 // Usage, from the repository root:
 //
-//	go run ./internal/tools/docscheck README.md docs/*.md
+//	go run ./internal/cmd/docscheck README.md docs/*.md
 package main
 
 import (
