@@ -70,3 +70,13 @@ func BenchmarkSandboxThroughput(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNewServerClose measures what a merchant's Go test pays to start
+// a sandbox and close it, as httptest.NewServer and Close: everything
+// NewServer builds, used or not, is in it.
+func BenchmarkNewServerClose(b *testing.B) {
+	b.ReportAllocs()
+	for range b.N {
+		paygatetest.NewServer().Close()
+	}
+}
