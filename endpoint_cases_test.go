@@ -40,7 +40,10 @@ type serviceCall struct {
 // fields that fail the call when absent are the row's answer rules (see
 // endpoints.go) plus alsoRequired.
 type answerCase struct {
-	fixture string // a good answer, in testdata/
+	// fixture is a good answer, in testdata/: the decoder suite edits it,
+	// the FuzzDecode targets seed with it, and the fault and logging
+	// suites' server answers it (fixtureFor).
+	fixture string
 	// decode calls the method and returns the value of the probe field.
 	decode func(ctx context.Context, c *Client) (string, error)
 	// probe is the JSON path of a text field: the status when the answer
