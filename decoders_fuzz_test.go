@@ -9,12 +9,14 @@ import (
 	"testing"
 )
 
-// One fuzz target per response type. Each feeds arbitrary bodies, answered
-// with HTTP 200, through the service method that decodes them: it must
-// never panic and never
-// succeed on a body whose required fields (see endpointCases) are
-// absent or null. The seed corpora are in
-// testdata/fuzz/FuzzDecode*; .ci/fuzz runs each target for a few seconds.
+// One fuzz target per decoder: a response type under its row's answer
+// rules (rows sharing both share a target; TestEndpointCases_EveryDecoderHasAFuzzTarget
+// names a row that no target decodes). Each feeds arbitrary bodies,
+// answered with HTTP 200, through the decoding step of its row: it must
+// never panic and never succeed on a body whose required fields (see
+// endpointCases) are absent or null. Each is seeded with its row's answer
+// fixture, beside the corpora in testdata/fuzz/FuzzDecode*; .ci/fuzz runs
+// each target for a few seconds.
 
 func FuzzDecodePayment(f *testing.F)            { fuzzDecoder(f, epCharge) }
 func FuzzDecodeAuthentication(f *testing.F)     { fuzzDecoder(f, epAuthenticate) }

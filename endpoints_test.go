@@ -1,7 +1,12 @@
 package paygate
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"net/http"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -83,4 +88,104 @@ func TestOnlyGETEndpointsAreIdempotent(t *testing.T) {
 			t.Errorf("row %s %s: idempotent is %v", row.method, row.path, row.idempotent)
 		}
 	}
+}
+
+// Every row's decoder is fuzzed: a FuzzDecode target in
+// decoders_fuzz_test.go (fuzzDecoder(f, epX)) decodes into the type the
+// row's answer.into returns, under the row's answer rules, which is all
+// that the decoding step (Client.decode) reads of a row. Two rows with the
+// same type and rules share a target (epChangeRecurring is fuzzed through
+// epCancelRecurring's FuzzDecodeSuccess); a row with a new type or new
+// rules needs its own, which nothing else would notice missing.
+func TestEndpointCases_EveryDecoderHasAFuzzTarget(t *testing.T) {
+	t.Parallel()
+	idents := endpointIdents(t)
+	byIdent := map[string]endpointName{}
+	for i, id := range idents {
+		byIdent[id] = endpointName(i)
+	}
+	file, err := parser.ParseFile(token.NewFileSet(), "decoders_fuzz_test.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fuzzed := map[endpointName]string{} // row -> the target naming it
+	for _, decl := range file.Decls {
+		fn, ok := decl.(*ast.FuncDecl)
+		if !ok || !strings.HasPrefix(fn.Name.Name, "Fuzz") {
+			continue
+		}
+		ast.Inspect(fn.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok || len(call.Args) != 2 {
+				return true
+			}
+			if f, ok := call.Fun.(*ast.Ident); ok && f.Name == "fuzzDecoder" {
+				arg, _ := call.Args[1].(*ast.Ident)
+				name, known := byIdent[identName(arg)]
+				if !known {
+					t.Errorf("%s: fuzzDecoder's second argument must name a row of endpoints, not %v", fn.Name.Name, call.Args[1])
+					return false
+				}
+				fuzzed[name] = fn.Name.Name
+			}
+			return true
+		})
+	}
+	cases := endpointCases()
+	for _, name := range endpointNames() {
+		row, into := endpoints[name], cases[name].answer.into
+		if into == nil {
+			continue // TestEndpointCases_OneRowPerEndpoint names it
+		}
+		typ := reflect.TypeOf(into())
+		var targets []string
+		for other, target := range fuzzed {
+			if reflect.TypeOf(cases[other].answer.into()) == typ && reflect.DeepEqual(endpoints[other].answer, row.answer) {
+				targets = append(targets, target)
+			}
+		}
+		slices.Sort(targets)
+		t.Logf("%s (%s %s): fuzzed by %v", idents[name], row.method, row.path, targets)
+		if len(targets) == 0 {
+			t.Errorf("%s (%s %s): no target in decoders_fuzz_test.go decodes its answer (%v under its answer rules): add "+
+				"func FuzzDecode<Answer>(f *testing.F) { fuzzDecoder(f, %s) }", idents[name], row.method, row.path, typ, idents[name])
+		}
+	}
+}
+
+// endpointIdents returns the names of the endpointName constants in
+// endpoints.go, by value, as the source spells them.
+func endpointIdents(t *testing.T) []string {
+	t.Helper()
+	file, err := parser.ParseFile(token.NewFileSet(), "endpoints.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var idents []string
+	for _, decl := range file.Decls {
+		gd, ok := decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.CONST || len(gd.Specs) == 0 {
+			continue
+		}
+		if first := gd.Specs[0].(*ast.ValueSpec); identName(first.Type) != "endpointName" {
+			continue
+		}
+		for _, spec := range gd.Specs {
+			for _, n := range spec.(*ast.ValueSpec).Names {
+				idents = append(idents, n.Name)
+			}
+		}
+	}
+	if len(idents) != len(endpoints) {
+		t.Fatalf("endpoints.go names %d endpointName constants for %d rows", len(idents), len(endpoints))
+	}
+	return idents
+}
+
+// identName returns the name of an identifier, "" for any other expression.
+func identName(e ast.Expr) string {
+	if id, ok := e.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
 }

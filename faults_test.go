@@ -131,30 +131,28 @@ func (fs *faultServer) fault(conn bool) fault {
 	return f
 }
 
-// fixtureFor returns an ok function answering, per path, the fixture the
-// gateway sends for it.
+// fixtureFor returns an ok function answering each request with the answer
+// fixture of the endpointCases row that serves its method and path: the row
+// is the one place an endpoint's fixture is named. A request no row serves
+// fails the test naming it, rather than a misleading gateway error.
 func fixtureFor(t testing.TB) func(*http.Request) string {
-	bodies := map[string]string{}
-	for path, name := range map[string]string{
-		"user/resolve": "user_resolve.json", "user/changeRecurring": "user_recurring_success.json",
-		"user/cancelRecurring": "user_recurring_success.json", "card/getToken": "card_get_token.json",
-		"card/process": "card_process_extended.json", "card/authenticate": "card_authenticate.json",
-		"card/processRecurring": "card_process_recurring_extended.json",
-		"transaction/reverse":   "transaction_reverse_extended.json", "transaction/create": "transaction_create.json",
-		"transaction/status": "transaction_status.json", "transactions": "transactions_list_single.json",
-		"transactions/{id}": "transactions_by_id.json", "payout-types": "payout_types.json",
-		"payout-parameters": "payout_parameters_sepa.json", "payout": "payout.json", "balance": "balance.json",
-	} {
-		bodies["/v1/"+path] = string(fixture(t, name))
+	cases := endpointCases()
+	bodies := map[endpointName]string{}
+	for name, ec := range cases {
+		if ec.answer.fixture != "" { // else TestEndpointCases_OneRowPerEndpoint names the row
+			bodies[name] = string(fixture(t, ec.answer.fixture))
+		}
 	}
 	return func(r *http.Request) string {
-		if body, ok := bodies[r.URL.Path]; ok {
-			return body
+		if row, ok := endpointFor(r.Method, strings.TrimPrefix(r.URL.Path, "/v1/")); ok {
+			for name, body := range bodies {
+				if row.template == endpoints[name].path && row.method == endpoints[name].method {
+					return body
+				}
+			}
 		}
-		if strings.HasPrefix(r.URL.Path, "/v1/transactions/") {
-			return bodies["/v1/transactions/{id}"]
-		}
-		return `{"error":{"code":40401,"message":"Project missing"}}`
+		t.Errorf("fault server: no row of endpointCases has an answer fixture for %s %s", r.Method, r.URL.Path)
+		return `{"error":{"code":40400,"message":"no endpointCases row serves this method"}}`
 	}
 }
 

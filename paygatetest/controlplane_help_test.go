@@ -35,3 +35,43 @@ func TestControlPlaneHelp_NamesEveryOperation(t *testing.T) {
 		}
 	}
 }
+
+// ControlPlaneHelp names the events and the faults, which a client of the
+// control plane in another language can learn nowhere else: exactly Events
+// and Faults, in their order.
+func TestControlPlaneHelp_ListsEveryEventAndFault(t *testing.T) {
+	t.Parallel()
+	help := strings.Join(strings.Fields(ControlPlaneHelp), " ")
+	for _, c := range []struct {
+		what, pattern string
+		want          []string
+	}{
+		{"Events", `Applies an event: ([a-z_, ]+)\.`, eventNames()},
+		{"Faults", `suffer the fault: ([a-z0-9, -]+)\.`, faultNames()},
+	} {
+		m := regexp.MustCompile(c.pattern).FindStringSubmatch(help)
+		if m == nil {
+			t.Errorf("ControlPlaneHelp lists no %s (%s): has its layout changed?", c.what, c.pattern)
+			continue
+		}
+		if got := strings.Split(m[1], ", "); !slices.Equal(got, c.want) {
+			t.Errorf("ControlPlaneHelp lists %v, %s is %v", got, c.what, c.want)
+		}
+	}
+}
+
+func eventNames() []string {
+	var out []string
+	for _, e := range Events {
+		out = append(out, string(e))
+	}
+	return out
+}
+
+func faultNames() []string {
+	var out []string
+	for _, f := range Faults {
+		out = append(out, string(f))
+	}
+	return out
+}

@@ -33,13 +33,13 @@ var InFlightAllowance = inFlightAllowance
 const RetryJitterDivisor = retryJitterDivisor
 
 // RouteFlags is what the router knows of one API method.
-type RouteFlags struct{ Unsigned, ExtendedOnly bool }
+type RouteFlags struct{ Unsigned, ExtendedOnly, Reads bool }
 
 // Routes returns the router's API methods by their path after /v1/.
 func Routes() map[string]RouteFlags {
 	out := make(map[string]RouteFlags, len(routes))
 	for path, rt := range routes {
-		out[path] = RouteFlags{Unsigned: rt.unsigned, ExtendedOnly: rt.extendedOnly}
+		out[path] = RouteFlags{Unsigned: rt.unsigned, ExtendedOnly: rt.extendedOnly, Reads: rt.reads}
 	}
 	return out
 }

@@ -82,8 +82,10 @@ func TestFaults_TimeoutAfterCommit_OutcomeUnknownWithTheDeadline(t *testing.T) {
 // process the call. A POST is never sent again; the SDK reports the
 // gateway's error, or an unknown outcome when the answer is no gateway
 // error object (the HTML 502 of a proxy), and Reconcile then finds nothing.
+// Every fault of paygatetest.Faults has a row here, but the after-commit
+// ones, which their own tests above cover.
 func TestFaults_AnswersWithoutProcessing(t *testing.T) {
-	for _, tc := range []struct {
+	cases := []struct {
 		fault      paygatetest.Fault
 		httpStatus int
 		code       paygate.ErrorCode
@@ -93,7 +95,17 @@ func TestFaults_AnswersWithoutProcessing(t *testing.T) {
 		{paygatetest.FaultStatus503, 503, 50300, false},
 		{paygatetest.FaultStatus429, 429, 42900, false},
 		{paygatetest.FaultHTML502, 502, 0, true},
-	} {
+	}
+	for _, f := range paygatetest.Faults {
+		covered := f == paygatetest.FaultResetAfterCommit || f == paygatetest.FaultTimeoutAfterCommit
+		for _, tc := range cases {
+			covered = covered || tc.fault == f
+		}
+		if !covered {
+			t.Errorf("fault %s has no row in TestFaults_AnswersWithoutProcessing", f)
+		}
+	}
+	for _, tc := range cases {
 		for formName, form := range forms {
 			t.Run(string(tc.fault)+"/"+formName, func(t *testing.T) {
 				s := newSandbox(t, paygatetest.WithForm(form))

@@ -5,6 +5,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -120,6 +121,13 @@ func TestStateFile_RequestsThatChangeNothingAreNotWritten(t *testing.T) {
 			status, _ := s.controlRaw(http.MethodPost, "/sandbox/reset", "", "", s.srv.PrivateKey)
 			assert.Equal(s.t, http.StatusTooManyRequests, status, "the guesses are limited")
 		}},
+	}
+	// Every route marked reads is among them, by its path: it is the
+	// router's word that the state file need not be written after it.
+	for path, rt := range paygatetest.Routes() {
+		if rt.Reads && !slices.ContainsFunc(cases, func(tc markCase) bool { return tc.name == path }) {
+			t.Errorf("route %s reads, but no case here (named %q) proves it changes nothing", path, path)
+		}
 	}
 	for _, tc := range cases {
 		tc.send(s.in(t))

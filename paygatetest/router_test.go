@@ -21,8 +21,8 @@ import (
 
 // sdkEndpoint is one row of the SDK's endpoint table.
 type sdkEndpoint struct {
-	name, method, path     string
-	unsigned, extendedOnly bool
+	name, method, path                 string
+	unsigned, extendedOnly, idempotent bool
 }
 
 // readEndpointTable reads the SDK's one table of endpoints from its source:
@@ -57,7 +57,9 @@ func readEndpointTable(t *testing.T) []sdkEndpoint {
 				row.unsigned = fmt.Sprint(v) == "true"
 			case "extendedOnly":
 				row.extendedOnly = fmt.Sprint(v) == "true"
-			case "idempotent", "answer", "kind":
+			case "idempotent":
+				row.idempotent = fmt.Sprint(v) == "true"
+			case "answer", "kind":
 				// the SDK's own rules, tested beside the table
 			default:
 				t.Fatalf("row %s: unknown column %s", row.name, key)
@@ -70,7 +72,11 @@ func readEndpointTable(t *testing.T) []sdkEndpoint {
 
 // The sandbox must serve exactly the SDK's endpoints, with the same
 // signing and form rules, or tests against it prove nothing about the
-// gateway the SDK speaks to.
+// gateway the SDK speaks to. A route reads (the state file is not written
+// after it) exactly when the SDK's row is idempotent (sent again after a
+// failure, which only a read allows), except the idempotent rows in
+// idempotentWrites: a route marked reads that changes the state loses the
+// change at the sandbox's next restart.
 func TestRoutesMatchEndpointTable(t *testing.T) {
 	t.Parallel()
 	rows := readEndpointTable(t)
@@ -100,12 +106,25 @@ func TestRoutesMatchEndpointTable(t *testing.T) {
 		if rt.ExtendedOnly != row.extendedOnly {
 			t.Errorf("%s: extendedOnly is %v in the table, %v in the router", desc, row.extendedOnly, rt.ExtendedOnly)
 		}
+		if why, ok := idempotentWrites[row.path]; ok {
+			if !row.idempotent || rt.Reads {
+				t.Errorf("%s: listed in idempotentWrites (%s), but idempotent is %v in the table and reads %v in the router", desc, why, row.idempotent, rt.Reads)
+			}
+		} else if rt.Reads != row.idempotent {
+			t.Errorf("%s: idempotent is %v in the table, but the router's reads is %v: a route reads exactly when its row is idempotent", desc, row.idempotent, rt.Reads)
+		}
 	}
 	for path := range routes {
 		if !seen[path] {
 			t.Errorf("route %s: the router serves it, but the SDK's endpoint table has no row for it", path)
 		}
 	}
+}
+
+// idempotentWrites are the rows the SDK may send twice that still change the
+// sandbox's state, so that their routes are not marked reads: why, by path.
+var idempotentWrites = map[string]string{
+	"card/getToken": "each call issues a new single-use token, which the state file keeps",
 }
 
 func TestRouter_UnknownPathIs40400(t *testing.T) {
