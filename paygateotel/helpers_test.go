@@ -28,7 +28,9 @@ type recorded struct {
 	reader *sdkmetric.ManualReader
 }
 
-func newRecorded(t testing.TB) *recorded {
+// newRecorded is an observer on fresh SDK providers, made with opts after
+// them, shut down when the test ends.
+func newRecorded(t testing.TB, opts ...paygateotel.Option) *recorded {
 	t.Helper()
 	spans := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
@@ -38,11 +40,8 @@ func newRecorded(t testing.TB) *recorded {
 		_ = tp.Shutdown(context.Background())
 		_ = mp.Shutdown(context.Background())
 	})
-	return &recorded{
-		obs:    paygateotel.New(paygateotel.WithTracerProvider(tp), paygateotel.WithMeterProvider(mp)),
-		spans:  spans,
-		reader: reader,
-	}
+	opts = append([]paygateotel.Option{paygateotel.WithTracerProvider(tp), paygateotel.WithMeterProvider(mp)}, opts...)
+	return &recorded{obs: paygateotel.New(opts...), spans: spans, reader: reader}
 }
 
 // ended returns the ended spans named name.

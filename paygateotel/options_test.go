@@ -1,7 +1,6 @@
 package paygateotel_test
 
 import (
-	"context"
 	"net/http"
 	"net/url"
 	"sync"
@@ -10,30 +9,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.opentelemetry.io/otel/propagation"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/paygate/paygate-go"
 	"github.com/paygate/paygate-go/callback"
 	"github.com/paygate/paygate-go/paygateotel"
 	"github.com/paygate/paygate-go/paygatetest"
 )
-
-// newRecordedWith is newRecorded with more options for New.
-func newRecordedWith(t *testing.T, opts ...paygateotel.Option) *recorded {
-	t.Helper()
-	spans := tracetest.NewSpanRecorder()
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
-	reader := sdkmetric.NewManualReader()
-	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	t.Cleanup(func() {
-		_ = tp.Shutdown(context.Background())
-		_ = mp.Shutdown(context.Background())
-	})
-	opts = append([]paygateotel.Option{paygateotel.WithTracerProvider(tp), paygateotel.WithMeterProvider(mp)}, opts...)
-	return &recorded{obs: paygateotel.New(opts...), spans: spans, reader: reader}
-}
 
 // TestWithPropagators: the callback's sender's trace context is read
 // with the propagators given, not the global ones; an empty composite
@@ -42,14 +23,14 @@ func TestWithPropagators(t *testing.T) {
 	withGlobalPropagator(t, propagation.NewCompositeTextMapPropagator())
 	header := http.Header{"Traceparent": {traceparent}}
 
-	rec := newRecordedWith(t, paygateotel.WithPropagators(propagation.TraceContext{}))
+	rec := newRecorded(t, paygateotel.WithPropagators(propagation.TraceContext{}))
 	var inFunc funcSpan
 	require.Equal(t, http.StatusOK, deliver(t, routedHandler(t, rec.obs, &inFunc)+"/paygate/callback", callback.Completed, nil, header))
 	span := rec.onlySpan(t, paygateotel.CallbackSpanName)
 	assert.Equal(t, senderSpanID, span.Parent().SpanID().String(), "read with the propagator given")
 
 	withGlobalPropagator(t, propagation.TraceContext{})
-	rec = newRecordedWith(t, paygateotel.WithPropagators(propagation.NewCompositeTextMapPropagator()))
+	rec = newRecorded(t, paygateotel.WithPropagators(propagation.NewCompositeTextMapPropagator()))
 	require.Equal(t, http.StatusOK, deliver(t, routedHandler(t, rec.obs, &inFunc)+"/paygate/callback", callback.Completed, nil, header))
 	span = rec.onlySpan(t, paygateotel.CallbackSpanName)
 	assert.False(t, span.Parent().IsValid(), "no propagator, no parent: the global one is not used")
@@ -63,7 +44,7 @@ func TestWithPropagators(t *testing.T) {
 func TestWithSpanFilter(t *testing.T) {
 	var mu sync.Mutex // the filter runs on the handler's goroutines too
 	var seen []paygateotel.SpanInfo
-	rec := newRecordedWith(t, paygateotel.WithSpanFilter(func(s paygateotel.SpanInfo) bool {
+	rec := newRecorded(t, paygateotel.WithSpanFilter(func(s paygateotel.SpanInfo) bool {
 		mu.Lock()
 		defer mu.Unlock()
 		seen = append(seen, s)
@@ -109,7 +90,7 @@ func TestWithSpanFilter(t *testing.T) {
 // TestWithoutIDs: no order or transaction id on the spans of calls and
 // callbacks; everything else stays.
 func TestWithoutIDs(t *testing.T) {
-	rec := newRecordedWith(t, paygateotel.WithoutIDs())
+	rec := newRecorded(t, paygateotel.WithoutIDs())
 	srv := newSandbox(t, nil)
 	client := srv.Client(paygate.WithObserver(rec.obs))
 	pay, err := client.Cards.Charge(testCtx(t), cardCharge(paygatetest.CardApproved, "ord-pii"))
