@@ -188,15 +188,7 @@ func slowReceiver(ctx context.Context, bin string, clients int, d, delay time.Du
 		}()
 	}
 	wg.Wait()
-	st, err := deliveries(ctx, hc, base)
-	if err != nil {
-		return err
-	}
-	n, err := rss(sb.Process.Pid)
-	if err != nil {
-		return err
-	}
-	k, _, err := kept(ctx, hc, base)
+	st, n, k, err := settledState(ctx, hc, base, sb.Process.Pid)
 	if err != nil {
 		return err
 	}
@@ -310,18 +302,26 @@ func recurringYear(ctx context.Context, bin string, subs, retain, moves int) err
 		fmt.Println("a probe charge failed:", *err)
 	}
 	rcv.quiet(3 * time.Second)
-	st, err := deliveries(ctx, hc, base)
-	if err != nil {
-		return err
-	}
-	n, err := rss(sb.Process.Pid)
-	if err != nil {
-		return err
-	}
-	k, _, err := kept(ctx, hc, base)
+	st, n, k, err := settledState(ctx, hc, base, sb.Process.Pid)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("settled: kept %d, RSS %.1f MiB, callbacks received %d\n%s\n", k, mib(n), rcv.received.Load(), st)
 	return nil
+}
+
+// settledState reads what the sandbox of process pid at base holds once a
+// run is over: its delivery log's figures, its RSS and the transactions it
+// keeps.
+func settledState(ctx context.Context, hc *http.Client, base string, pid int) (deliveryStats, int64, int, error) {
+	st, err := deliveries(ctx, hc, base)
+	if err != nil {
+		return st, 0, 0, err
+	}
+	n, err := rss(pid)
+	if err != nil {
+		return st, 0, 0, err
+	}
+	k, _, err := kept(ctx, hc, base)
+	return st, n, k, err
 }
