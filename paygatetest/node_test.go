@@ -2,8 +2,6 @@ package paygatetest_test
 
 import (
 	"net/http"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -19,19 +17,12 @@ import (
 // reads a /v1 answer, ids as numbers, the ways docs/testing.md shows.
 func TestControlPlane_FromNode(t *testing.T) {
 	t.Parallel()
-	node, err := exec.LookPath("node")
-	require.NoError(t, err, "node is needed: run .ci/install-node")
 	s := newSandbox(t)
 	pay := idOf(s.charge(s.user("buyer"), paygatetest.CardApproved, nil))
 	status, v1 := s.do(http.MethodGet, "/v1/transactions/"+pay, s.signed(nil))
 	require.Equal(t, http.StatusOK, status, "%s", v1)
 	require.Contains(t, string(v1), `"id":`+pay, "the /v1 answer's id is a JSON number")
-	fixtures, err := filepath.Abs("testdata/fixtures/example.json")
-	require.NoError(t, err)
-	cmd := exec.Command(node, "testdata/controlplane_client.mjs")
-	cmd.Env = []string{"PAYGATE_SANDBOX_URL=" + s.srv.URL, "PAYGATE_SECRET=" + s.srv.PrivateKey, "FIXTURES=" + fixtures,
-		"V1_ANSWER=" + string(v1), "V1_ID=" + pay}
-	out, err := cmd.CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	require.Contains(t, string(out), "control plane from Node: 12 transactions")
+	out := runControlPlaneClient(t, s, "node", ".ci/install-node", "testdata/controlplane_client.mjs",
+		"V1_ANSWER="+string(v1), "V1_ID="+pay)
+	require.Contains(t, out, "control plane from Node: 12 transactions")
 }

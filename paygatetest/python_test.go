@@ -14,14 +14,23 @@ import (
 // moved, as a test written in another language does.
 func TestControlPlane_FromPython(t *testing.T) {
 	t.Parallel()
-	python, err := exec.LookPath("python3")
-	require.NoError(t, err, "python3 is needed: run .ci/install-python")
-	s := newSandbox(t)
+	out := runControlPlaneClient(t, newSandbox(t), "python3", ".ci/install-python", "testdata/controlplane_client.py")
+	require.Contains(t, out, "control plane from Python: 10 transactions")
+}
+
+// runControlPlaneClient runs script with interpreter (from PATH; installer
+// is the .ci script that installs it) against the sandbox s, given its
+// address, its key, the example fixtures and env, and returns what it
+// printed once it exits 0.
+func runControlPlaneClient(t *testing.T, s *sandbox, interpreter, installer, script string, env ...string) string {
+	t.Helper()
+	bin, err := exec.LookPath(interpreter)
+	require.NoError(t, err, "%s is needed: run %s", interpreter, installer)
 	fixtures, err := filepath.Abs("testdata/fixtures/example.json")
 	require.NoError(t, err)
-	cmd := exec.Command(python, "testdata/controlplane_client.py")
-	cmd.Env = []string{"PAYGATE_SANDBOX_URL=" + s.srv.URL, "PAYGATE_SECRET=" + s.srv.PrivateKey, "FIXTURES=" + fixtures}
+	cmd := exec.Command(bin, script)
+	cmd.Env = append([]string{"PAYGATE_SANDBOX_URL=" + s.srv.URL, "PAYGATE_SECRET=" + s.srv.PrivateKey, "FIXTURES=" + fixtures}, env...)
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	require.Contains(t, string(out), "control plane from Python: 10 transactions")
+	return string(out)
 }
