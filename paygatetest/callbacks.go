@@ -138,3 +138,7 @@ func earned(t *txn) decimal.Decimal {
 	}
 	return decimal.Zero
 }
+
+// Delivery is callback seq (Delivery.Seq) as the delivery log holds it now;
+// false when the log has no such callback, or retention dropped it.
+func (s *Server) Delivery(seq int) (Delivery, bool) { return s.deliveries.log.public(seq) }

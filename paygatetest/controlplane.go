@@ -267,7 +267,7 @@ func (s *Server) controlFault(p *Project, in url.Values, _ string) (any, *apiErr
 // as it stands when the attempt takes longer than redeliverWait.
 func (s *Server) controlRedeliver(p *Project, _ url.Values, id string) (any, *apiError) {
 	seq, err := strconv.Atoi(id)
-	d, ok := s.delivery(seq)
+	d, ok := s.Delivery(seq)
 	if err != nil || !ok || d.project != p.Key {
 		return nil, newError(codeMethodNotFound, "no delivery "+strconv.Quote(id))
 	}
@@ -277,15 +277,12 @@ func (s *Server) controlRedeliver(p *Project, _ url.Values, id string) (any, *ap
 	return newDeliveryJSON(s.awaitAttempt(d)), nil
 }
 
-// delivery finds callback seq in the delivery log.
-func (s *Server) delivery(seq int) (Delivery, bool) { return s.deliveries.log.public(seq) }
-
 // controlCallbackURL serves POST callback-url: url, or empty for none, of
 // project p. It answers the URL it replaced too (previous), so that a tool
 // that changes it for a while puts back exactly that.
 func (s *Server) controlCallbackURL(p *Project, in url.Values, _ string) (any, *apiError) {
 	u := in.Get("url")
-	previous, err := s.setCallbackURL(p.Key, u)
+	previous, err := s.SetProjectCallbackURL(p.Key, u)
 	if err != nil {
 		return nil, newError(codeMalformedRequest, strings.TrimPrefix(err.Error(), "paygatetest: "))
 	}
@@ -295,15 +292,13 @@ func (s *Server) controlCallbackURL(p *Project, in url.Values, _ string) (any, *
 // controlReadCallbackURL serves GET callback-url: project p's callback
 // URL, empty when callbacks are recorded only.
 func (s *Server) controlReadCallbackURL(p *Project, _ url.Values, _ string) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return map[string]any{"url": s.st.projects[p.Key].CallbackURL}, nil
+	return map[string]any{"url": s.ProjectCallbackURL(p.Key)}, nil
 }
 
 // controlReset serves POST reset: project p forgets its users, tokens,
 // transactions and faults.
 func (s *Server) controlReset(p *Project, _ url.Values, _ string) (any, *apiError) {
-	s.resetProject(p.Key)
+	s.ResetProject(p.Key)
 	return map[string]any{"reset": true}, nil
 }
 
@@ -346,51 +341,4 @@ func newDeliveryJSON(d Delivery) deliveryJSON {
 		out.NextAttempt = d.NextAttempt.Format(time.RFC3339Nano)
 	}
 	return out
-}
-
-// ErrInvalidCallbackURL reports a callback URL SetCallbackURL refuses.
-var ErrInvalidCallbackURL = errors.New("paygatetest: invalid callback URL")
-
-// SetCallbackURL changes the callback URL of the server's project: later
-// callbacks go there. An empty u records callbacks without sending them.
-// Otherwise u must be an absolute http or https URL of at most 2048 bytes
-// (ErrInvalidCallbackURL).
-func (s *Server) SetCallbackURL(u string) error {
-	_, err := s.setCallbackURL(s.ProjectKey, u)
-	return err
-}
-
-// setCallbackURL is SetCallbackURL for the project with public key key; it
-// returns the URL it replaced.
-func (s *Server) setCallbackURL(key, u string) (string, error) {
-	if u != "" {
-		p, err := url.Parse(u)
-		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || len(u) > maxControlValue {
-			return "", fmt.Errorf("%w: %q is not an absolute http(s) URL", ErrInvalidCallbackURL, u)
-		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	previous := s.st.projects[key].CallbackURL
-	s.st.projects[key].CallbackURL = u
-	return previous, nil
-}
-
-// Reset forgets every user, token, transaction, subscription and balance,
-// and every pending fault, as if the server had just started; its
-// projects, their settings and the clock stay. Transaction and user ids
-// keep counting, so that the delivery log, which stays, never names two
-// transactions with one id.
-func (s *Server) Reset() {
-	s.faults.reset()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for id, t := range s.timer {
-		t.Stop()
-		delete(s.timer, id)
-	}
-	fresh := newState(s.st.retention, s.st.log)
-	fresh.projects, fresh.maxTokens = s.st.projects, s.st.maxTokens
-	fresh.nextTxn, fresh.nextUser, fresh.nextToken = s.st.nextTxn, s.st.nextUser, s.st.nextToken
-	s.st = fresh
 }

@@ -77,10 +77,10 @@
 //	POST /sandbox/deliveries/{id}/redeliver       Server.Redeliver; answers after the new attempt
 //	POST /sandbox/fixtures (a JSON document)      Server.LoadFixtures: see Fixtures below
 //	POST /sandbox/login-url                       Server.LoginURL: {"url": "...", "expires_in": 300}
-//	GET  /sandbox/callback-url                    the project's callback URL: {"url": "..."}
-//	POST /sandbox/callback-url url=               Server.SetCallbackURL; empty records callbacks only;
+//	GET  /sandbox/callback-url                    Server.ProjectCallbackURL: {"url": "..."}
+//	POST /sandbox/callback-url url=               Server.SetProjectCallbackURL; empty records callbacks only;
 //	                                               answers {"url": "...", "previous": "..."}
-//	POST /sandbox/reset                           Server.Reset: forgets the project's users, tokens,
+//	POST /sandbox/reset                           Server.ResetProject: forgets the project's users, tokens,
 //	                                               transactions, subscriptions, balance and faults
 //
 // Wrong keys (and wrong signatures on /v1) are counted per client address
