@@ -11,7 +11,7 @@ const baseCurrency = "EUR"
 // payments brought in less fees, less reversals and payouts. The sandbox
 // keeps no rolling reserve; base_amount is the total of every currency in
 // EUR at fixed rates.
-func (s *Server) balance(c *call) (any, *apiError) {
+func (s *Server) balance(c *call) (any, *Error) {
 	cur := baseCurrency
 	if v := c.get("currency"); v != "" {
 		var ok bool

@@ -97,8 +97,8 @@ func (s *Server) sameOriginForm(r *http.Request, a controlAuth) bool {
 func writeAuthError(w http.ResponseWriter, wait time.Duration) {
 	if wait > 0 {
 		retryAfter(w, wait)
-		writeError(w, "", newError(codeTooManyGuesses, "too many wrong keys from this address: try again later"))
+		WriteError(w, NewError(CodeTooManyGuesses, "too many wrong keys from this address: try again later"))
 		return
 	}
-	writeError(w, "", newError(codeForbidden, "the header Authorization: Bearer followed by a project's private key is required"))
+	WriteError(w, NewError(CodeForbidden, "the header Authorization: Bearer followed by a project's private key is required"))
 }

@@ -29,23 +29,17 @@ const (
 	MaxAdvance = 10 * 366 * 24 * time.Hour
 )
 
-// Codes of the control plane's error answers, in the gateway's error
-// object; the first three digits are the HTTP status.
+// Where the dashboard lives, and its session cookie.
 const (
-	codeForbidden       paygate.ErrorCode = 40300
-	codeNotAllowed      paygate.ErrorCode = 40500
-	codeEventNotApplies paygate.ErrorCode = 40900
-	codeBodyTooLarge    paygate.ErrorCode = 41300
-	codeTooManyGuesses  paygate.ErrorCode = 42900
-	sessionCookie                         = "paygate_sandbox_session"
-	dashboardPath                         = "/sandbox/"
+	sessionCookie = "paygate_sandbox_session"
+	dashboardPath = "/sandbox/"
 )
 
 // controlOp is one operation of the control plane: its HTTP method, and
 // what it does with the input and the path's {id} within project p.
 type controlOp struct {
 	method string
-	run    func(s *Server, p *Project, in url.Values, id string) (any, *apiError)
+	run    func(s *Server, p *Project, in url.Values, id string) (any, *Error)
 }
 
 // controlOps maps a path pattern (after /sandbox/, "{id}" for a variable
@@ -81,12 +75,12 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 	}
 	browser := auth.browser
 	if browser && r.Method != http.MethodGet && !s.sameOriginForm(r, auth) {
-		writeError(w, "", newError(codeForbidden, "the form's token is missing or wrong"))
+		WriteError(w, NewError(CodeForbidden, "the form's token is missing or wrong"))
 		return
 	}
 	op, id, perr := matchControl(strings.Trim(path, "/"), r.Method)
 	if perr != nil {
-		writeError(w, "", perr)
+		WriteError(w, perr)
 		return
 	}
 	var out any
@@ -96,7 +90,7 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 	} else {
 		var in url.Values
 		if in, perr = readControlInput(w, r); perr != nil {
-			writeError(w, "", perr)
+			WriteError(w, perr)
 			return
 		}
 		out, perr = op.run(s, auth.project, in, id)
@@ -109,13 +103,13 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 		// it went.
 		q := url.Values{"note": {"done: " + strings.TrimPrefix(path, "/")}}
 		if perr != nil {
-			q = url.Values{"error": {perr.message}}
+			q = url.Values{"error": {perr.Error()}}
 		}
 		http.Redirect(w, r, dashboardPath+"?"+q.Encode(), http.StatusSeeOther)
 		return
 	}
 	if perr != nil {
-		writeError(w, "", perr)
+		WriteError(w, perr)
 		return
 	}
 	writeJSON(w, "", http.StatusOK, out)
@@ -123,7 +117,7 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 
 // matchControl finds the operation of path (without /sandbox/) for the
 // HTTP method: 40400 for no operation, 40500 for another method.
-func matchControl(path, method string) (controlOp, string, *apiError) {
+func matchControl(path, method string) (controlOp, string, *Error) {
 	parts := strings.Split(path, "/")
 	var op controlOp
 	var ok bool
@@ -142,17 +136,17 @@ func matchControl(path, method string) (controlOp, string, *apiError) {
 		}
 	}
 	if !ok {
-		return controlOp{}, "", newError(codeMethodNotFound, "no control operation at /sandbox/"+path)
+		return controlOp{}, "", NewError(CodeMethodNotFound, "no control operation at /sandbox/"+path)
 	}
 	if method != op.method {
-		return controlOp{}, "", newError(codeNotAllowed, "use "+op.method)
+		return controlOp{}, "", NewError(CodeNotAllowed, "use "+op.method)
 	}
 	return op, id, nil
 }
 
 // readControlInput reads the query and a form or JSON object body, each
 // value at most maxControlValue bytes.
-func readControlInput(w http.ResponseWriter, r *http.Request) (url.Values, *apiError) {
+func readControlInput(w http.ResponseWriter, r *http.Request) (url.Values, *Error) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxControlBody)
 	var in url.Values
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
@@ -174,7 +168,7 @@ func readControlInput(w http.ResponseWriter, r *http.Request) (url.Values, *apiE
 			case bool:
 				in.Set(k, strconv.FormatBool(v))
 			default:
-				return nil, newError(codeMalformedRequest, k+" must be a string or a number")
+				return nil, NewError(CodeMalformedRequest, k+" must be a string or a number")
 			}
 		}
 	} else {
@@ -186,33 +180,33 @@ func readControlInput(w http.ResponseWriter, r *http.Request) (url.Values, *apiE
 	for k, vs := range in {
 		for _, v := range vs {
 			if len(v) > maxControlValue {
-				return nil, newError(codeMalformedRequest, fmt.Sprintf("%s is longer than %d bytes", k, maxControlValue))
+				return nil, NewError(CodeMalformedRequest, fmt.Sprintf("%s is longer than %d bytes", k, maxControlValue))
 			}
 		}
 	}
 	return in, nil
 }
 
-func bodyError(err error, msg string) *apiError {
+func bodyError(err error, msg string) *Error {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return newError(codeBodyTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxControlBody))
+		return NewError(CodeBodyTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxControlBody))
 	}
-	return newError(codeMalformedRequest, msg)
+	return NewError(CodeMalformedRequest, msg)
 }
 
 // controlAdvance serves POST clock: advance is a Go duration from 0 to
 // MaxAdvance (the clock never goes back). The clock is the server's, shared
 // by its projects, so only the key of the server's own project moves it;
 // any project's key reads it.
-func (s *Server) controlAdvance(p *Project, in url.Values, _ string) (any, *apiError) {
+func (s *Server) controlAdvance(p *Project, in url.Values, _ string) (any, *Error) {
 	if v := in.Get("advance"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 || d > MaxAdvance {
-			return nil, newError(codeMalformedRequest, "advance must be a Go duration from 0s to "+MaxAdvance.String())
+			return nil, NewError(CodeMalformedRequest, "advance must be a Go duration from 0s to "+MaxAdvance.String())
 		}
 		if p.Key != s.ProjectKey {
-			return nil, newError(codeForbidden, "the clock is shared by every project: only the server's own project moves it")
+			return nil, NewError(CodeForbidden, "the clock is shared by every project: only the server's own project moves it")
 		}
 		s.Advance(d)
 	}
@@ -222,41 +216,41 @@ func (s *Server) controlAdvance(p *Project, in url.Values, _ string) (any, *apiE
 // controlEvent serves POST transactions/{id}/{event}: the by-id JSON of the
 // transaction the event made, or of the transaction itself. Another
 // project's transaction is unknown.
-func (s *Server) controlEvent(p *Project, _ url.Values, idEvent string) (any, *apiError) {
+func (s *Server) controlEvent(p *Project, _ url.Values, idEvent string) (any, *Error) {
 	idText, event, _ := strings.Cut(idEvent, "/")
 	id, err := strconv.ParseInt(idText, 10, 64)
 	if err != nil {
-		return nil, newError(paygate.CodeTransactionNotFound, "")
+		return nil, NewError(paygate.CodeTransactionNotFound, "")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if t := s.st.txns[id]; t == nil || t.project.Key != p.Key {
-		return nil, newError(paygate.CodeTransactionNotFound, "")
+		return nil, NewError(paygate.CodeTransactionNotFound, "")
 	}
 	t, err := s.triggerLocked(id, Event(event))
 	switch {
 	case errors.Is(err, ErrUnknownEvent):
-		return nil, newError(codeMethodNotFound, "unknown event "+strconv.Quote(event)+s.validEventsNote(id))
+		return nil, NewError(CodeMethodNotFound, "unknown event "+strconv.Quote(event)+s.validEventsNote(id))
 	case err != nil:
-		return nil, newError(codeEventNotApplies, strings.TrimPrefix(err.Error(), "paygatetest: ")+s.validEventsNote(id))
+		return nil, NewError(CodeConflict, strings.TrimPrefix(err.Error(), "paygatetest: ")+s.validEventsNote(id))
 	}
 	return controlTransactionJSON(t), nil
 }
 
 // controlFault serves POST faults: method, fault, count (default 1), for
 // the calls of project p only.
-func (s *Server) controlFault(p *Project, in url.Values, _ string) (any, *apiError) {
+func (s *Server) controlFault(p *Project, in url.Values, _ string) (any, *Error) {
 	count := 1
 	if v := in.Get("count"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return nil, newError(codeMalformedRequest, "count must be a number")
+			return nil, NewError(CodeMalformedRequest, "count must be a number")
 		}
 		count = n
 	}
 	method, f := in.Get("method"), Fault(in.Get("fault"))
 	if err := s.injectFault(p.Key, method, f, count); err != nil {
-		return nil, newError(codeMalformedRequest, strings.TrimPrefix(err.Error(), "paygatetest: "))
+		return nil, NewError(CodeMalformedRequest, strings.TrimPrefix(err.Error(), "paygatetest: "))
 	}
 	return map[string]any{"method": method, "fault": f, "count": count}, nil
 }
@@ -265,14 +259,14 @@ func (s *Server) controlFault(p *Project, in url.Values, _ string) (any, *apiErr
 // unknown delivery (or another project's), 40900 when it cannot be sent
 // (no URL, queue full). It answers the delivery after the new attempt, or
 // as it stands when the attempt takes longer than redeliverWait.
-func (s *Server) controlRedeliver(p *Project, _ url.Values, id string) (any, *apiError) {
+func (s *Server) controlRedeliver(p *Project, _ url.Values, id string) (any, *Error) {
 	seq, err := strconv.Atoi(id)
 	d, ok := s.Delivery(seq)
 	if err != nil || !ok || d.project != p.Key {
-		return nil, newError(codeMethodNotFound, "no delivery "+strconv.Quote(id))
+		return nil, NewError(CodeMethodNotFound, "no delivery "+strconv.Quote(id))
 	}
 	if err := s.Redeliver(seq); err != nil {
-		return nil, newError(codeEventNotApplies, strings.TrimPrefix(err.Error(), "paygatetest: "))
+		return nil, NewError(CodeConflict, strings.TrimPrefix(err.Error(), "paygatetest: "))
 	}
 	return newDeliveryJSON(s.awaitAttempt(d)), nil
 }
@@ -280,24 +274,24 @@ func (s *Server) controlRedeliver(p *Project, _ url.Values, id string) (any, *ap
 // controlCallbackURL serves POST callback-url: url, or empty for none, of
 // project p. It answers the URL it replaced too (previous), so that a tool
 // that changes it for a while puts back exactly that.
-func (s *Server) controlCallbackURL(p *Project, in url.Values, _ string) (any, *apiError) {
+func (s *Server) controlCallbackURL(p *Project, in url.Values, _ string) (any, *Error) {
 	u := in.Get("url")
 	previous, err := s.SetProjectCallbackURL(p.Key, u)
 	if err != nil {
-		return nil, newError(codeMalformedRequest, strings.TrimPrefix(err.Error(), "paygatetest: "))
+		return nil, NewError(CodeMalformedRequest, strings.TrimPrefix(err.Error(), "paygatetest: "))
 	}
 	return map[string]any{"url": u, "previous": previous}, nil
 }
 
 // controlReadCallbackURL serves GET callback-url: project p's callback
 // URL, empty when callbacks are recorded only.
-func (s *Server) controlReadCallbackURL(p *Project, _ url.Values, _ string) (any, *apiError) {
+func (s *Server) controlReadCallbackURL(p *Project, _ url.Values, _ string) (any, *Error) {
 	return map[string]any{"url": s.ProjectCallbackURL(p.Key)}, nil
 }
 
 // controlReset serves POST reset: project p forgets its users, tokens,
 // transactions and faults.
-func (s *Server) controlReset(p *Project, _ url.Values, _ string) (any, *apiError) {
+func (s *Server) controlReset(p *Project, _ url.Values, _ string) (any, *Error) {
 	s.ResetProject(p.Key)
 	return map[string]any{"reset": true}, nil
 }

@@ -14,7 +14,7 @@ const redeliverWait = 5 * time.Second
 // controlDeliveries serves GET deliveries: project p's callbacks, oldest
 // first, paged: per_page (default 100, at most 1000), and page (from 1) or
 // cursor (the id of the last delivery of the previous page).
-func (s *Server) controlDeliveries(p *Project, in url.Values, _ string) (any, *apiError) {
+func (s *Server) controlDeliveries(p *Project, in url.Values, _ string) (any, *Error) {
 	pg, perr := readControlPaging(in)
 	if perr != nil {
 		return nil, perr

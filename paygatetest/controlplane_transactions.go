@@ -32,13 +32,13 @@ var controlOpsMore = map[string]controlOp{
 // controlDocuments are the operations that take the body as one JSON
 // document, with nested objects, which the flat values of controlOp.run
 // cannot hold.
-var controlDocuments = map[string]func(s *Server, p *Project, body io.Reader) (any, *apiError){
+var controlDocuments = map[string]func(s *Server, p *Project, body io.Reader) (any, *Error){
 	"fixtures": (*Server).controlFixtures,
 }
 
 // controlClock serves GET clock: the sandbox's time, which every project
 // reads.
-func (s *Server) controlClock(*Project, url.Values, string) (any, *apiError) {
+func (s *Server) controlClock(*Project, url.Values, string) (any, *Error) {
 	return map[string]any{"now": s.clock.Now().Format(time.RFC3339Nano)}, nil
 }
 
@@ -54,16 +54,16 @@ type controlPaging struct {
 // readControlPaging reads per_page, page and cursor: 40000 for one that is
 // no positive number, as a list that silently ignored it would answer the
 // wrong items.
-func readControlPaging(in url.Values) (controlPaging, *apiError) {
+func readControlPaging(in url.Values) (controlPaging, *Error) {
 	pg := controlPaging{perPage: defaultControlPage, page: 1}
-	read := func(name string) (int64, *apiError) {
+	read := func(name string) (int64, *Error) {
 		v := in.Get(name)
 		if v == "" {
 			return 0, nil
 		}
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 1 {
-			return 0, newError(codeMalformedRequest, name+" must be a number from 1")
+			return 0, NewError(CodeMalformedRequest, name+" must be a number from 1")
 		}
 		return n, nil
 	}
@@ -74,7 +74,7 @@ func readControlPaging(in url.Values) (controlPaging, *apiError) {
 		return pg, err
 	}
 	if page != 0 && cursor != 0 {
-		return pg, newError(codeMalformedRequest, "give page or cursor, not both")
+		return pg, NewError(CodeMalformedRequest, "give page or cursor, not both")
 	}
 	if perPage != 0 {
 		pg.perPage = int(min(perPage, maxControlPage))
@@ -100,13 +100,13 @@ type transactionFilter struct {
 	from, to             time.Time
 }
 
-func readTransactionFilter(in url.Values) (transactionFilter, *apiError) {
+func readTransactionFilter(in url.Values) (transactionFilter, *Error) {
 	f := transactionFilter{status: in.Get("status"), typ: in.Get("type"), orderID: in.Get("order_id")}
 	for name, dst := range map[string]*time.Time{"from": &f.from, "to": &f.to} {
 		if v := in.Get(name); v != "" {
 			t, ok := parseFilterTime(v)
 			if !ok {
-				return f, newError(codeMalformedRequest, name+" is no time (RFC 3339, a date or Unix seconds)")
+				return f, NewError(CodeMalformedRequest, name+" is no time (RFC 3339, a date or Unix seconds)")
 			}
 			*dst = t
 		}
@@ -126,7 +126,7 @@ func (f transactionFilter) matches(t *txn) bool {
 // transactions of the API), type, order_id and from/to (the creation
 // time, inclusive), paged. total counts every match; next_cursor, when
 // more follow, is the cursor of the next page.
-func (s *Server) controlTransactions(p *Project, in url.Values, _ string) (any, *apiError) {
+func (s *Server) controlTransactions(p *Project, in url.Values, _ string) (any, *Error) {
 	f, perr := readTransactionFilter(in)
 	if perr != nil {
 		return nil, perr

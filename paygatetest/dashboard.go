@@ -25,7 +25,7 @@ var dashboardTemplates = template.Must(template.ParseFS(templateFiles, "template
 // otherwise.
 func (s *Server) serveDashboard(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		writeError(w, "", newError(codeNotAllowed, "use GET"))
+		WriteError(w, NewError(CodeNotAllowed, "use GET"))
 		return
 	}
 	auth, wait, ok := s.authorize(r)
@@ -48,7 +48,7 @@ func (s *Server) serveLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method != http.MethodPost {
-		writeError(w, "", newError(codeNotAllowed, "use POST"))
+		WriteError(w, NewError(CodeNotAllowed, "use POST"))
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxControlBody)

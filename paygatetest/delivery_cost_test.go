@@ -39,7 +39,7 @@ func TestControlDeliveries_PageAllocatesIndependentlyOfTheLogSize(t *testing.T) 
 			p := s.project(s.ProjectKey)
 			var out any
 			return allocatedBy(func() {
-				var err *apiError
+				var err *Error
 				out, err = s.controlDeliveries(p, in, "")
 				require.Nil(t, err)
 				require.Len(t, out, 10)

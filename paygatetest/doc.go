@@ -62,7 +62,8 @@
 // server's projects (403 without it) and acts within that project only;
 // input is a form, a query or a JSON object (a body of at most 64 KiB,
 // values of at most 2048 bytes), output is JSON, errors are the gateway's
-// error object:
+// error object (Error, written by WriteError, with the sandbox's own codes
+// CodeForbidden, CodeMethodNotFound, CodeConflict and the others):
 //
 //	GET  /sandbox/clock                           Server.Clock().Now(): {"now": "<RFC 3339>"}; any key
 //	POST /sandbox/clock advance=<Go duration>     Server.Advance: {"now": "<RFC 3339>"}; 0 to 10 years;

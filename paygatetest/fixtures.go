@@ -399,16 +399,16 @@ func idText(v any) string {
 // project p; the answer names what was made. 40000 for a body that is no
 // fixture file, 41300 for one over 1 MiB, 40900 for an entry the sandbox
 // refused (those before it stay made).
-func (s *Server) controlFixtures(p *Project, body io.Reader) (any, *apiError) {
+func (s *Server) controlFixtures(p *Project, body io.Reader) (any, *Error) {
 	ids, err := s.loadFixtures(p, body)
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
-		return nil, newError(codeBodyTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxFixtureBody))
+		return nil, NewError(CodeBodyTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxFixtureBody))
 	case err != nil && ids.Users == nil:
-		return nil, newError(codeMalformedRequest, strings.TrimPrefix(err.Error(), "paygatetest: "))
+		return nil, NewError(CodeMalformedRequest, strings.TrimPrefix(err.Error(), "paygatetest: "))
 	case err != nil:
-		return nil, newError(codeEventNotApplies, strings.TrimPrefix(err.Error(), "paygatetest: "))
+		return nil, NewError(CodeConflict, strings.TrimPrefix(err.Error(), "paygatetest: "))
 	}
 	return ids, nil
 }

@@ -102,6 +102,6 @@ func (s *Server) serveLoginLink(w http.ResponseWriter, r *http.Request) {
 
 // controlLoginURL serves POST login-url: a login link of project p (see
 // LoginURL), for a browser a test in any language drives.
-func (s *Server) controlLoginURL(p *Project, _ url.Values, _ string) (any, *apiError) {
+func (s *Server) controlLoginURL(p *Project, _ url.Values, _ string) (any, *Error) {
 	return map[string]any{"url": s.loginURL(p), "expires_in": int(loginLinkLifetime.Seconds())}, nil
 }
