@@ -1,6 +1,7 @@
 package paygatetest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -210,7 +211,7 @@ func (s *Server) controlAdvance(p *Project, in url.Values, _ string) (any, *Erro
 		}
 		s.Advance(d)
 	}
-	return map[string]any{"now": s.clock.Now().Format(time.RFC3339Nano)}, nil
+	return map[string]any{"now": s.Clock().Now().Format(time.RFC3339Nano)}, nil
 }
 
 // controlEvent serves POST transactions/{id}/{event}: the by-id JSON of the
@@ -249,7 +250,7 @@ func (s *Server) controlFault(p *Project, in url.Values, _ string) (any, *Error)
 		count = n
 	}
 	method, f := in.Get("method"), Fault(in.Get("fault"))
-	if err := s.injectFault(p.Key, method, f, count); err != nil {
+	if err := s.InjectProjectFault(p.Key, method, f, count); err != nil {
 		return nil, NewError(CodeMalformedRequest, strings.TrimPrefix(err.Error(), "paygatetest: "))
 	}
 	return map[string]any{"method": method, "fault": f, "count": count}, nil
@@ -268,7 +269,9 @@ func (s *Server) controlRedeliver(p *Project, _ url.Values, id string) (any, *Er
 	if err := s.Redeliver(seq); err != nil {
 		return nil, NewError(CodeConflict, strings.TrimPrefix(err.Error(), "paygatetest: "))
 	}
-	return newDeliveryJSON(s.awaitAttempt(d)), nil
+	ctx, cancel := context.WithTimeout(context.Background(), redeliverWait)
+	defer cancel()
+	return newDeliveryJSON(s.AwaitAttempt(ctx, d)), nil
 }
 
 // controlCallbackURL serves POST callback-url: url, or empty for none, of

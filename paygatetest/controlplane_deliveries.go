@@ -20,37 +20,10 @@ func (s *Server) controlDeliveries(p *Project, in url.Values, _ string) (any, *E
 		return nil, perr
 	}
 	out := []deliveryJSON{}
-	for _, r := range s.deliveries.log.page(p.Key, pg.cursor, pg.skip(), pg.perPage) {
-		out = append(out, newDeliveryJSON(r.public()))
+	for _, d := range s.DeliveriesPage(p.Key, int(pg.cursor), pg.skip(), pg.perPage) {
+		out = append(out, newDeliveryJSON(d))
 	}
 	return out, nil
-}
-
-// awaitAttempt waits, at most redeliverWait, until callback before has an
-// attempt beyond those it had (or a longer history, which keeps its last
-// maxHistory only), and returns it as it stands then (before, if it left
-// the log meanwhile). It looks at that callback only, so that it costs the
-// same whatever the log holds.
-func (s *Server) awaitAttempt(before Delivery) Delivery {
-	seq, histLen, attempts := before.Seq, len(before.History), before.Attempts
-	timeout := time.NewTimer(redeliverWait)
-	defer timeout.Stop()
-	log := s.deliveries.log
-	for {
-		changed := log.changedChan()
-		d, ok := log.get(seq)
-		if !ok {
-			return before
-		}
-		if int(d.attempts) > attempts || len(d.history) > histLen {
-			return d.public()
-		}
-		select {
-		case <-changed:
-		case <-timeout.C:
-			return d.public()
-		}
-	}
 }
 
 // validEventsNote names the events that apply to transaction id now, for

@@ -39,7 +39,7 @@ var controlDocuments = map[string]func(s *Server, p *Project, body io.Reader) (a
 // controlClock serves GET clock: the sandbox's time, which every project
 // reads.
 func (s *Server) controlClock(*Project, url.Values, string) (any, *Error) {
-	return map[string]any{"now": s.clock.Now().Format(time.RFC3339Nano)}, nil
+	return map[string]any{"now": s.Clock().Now().Format(time.RFC3339Nano)}, nil
 }
 
 // controlPaging is a list's page as the query asks it: per_page, and

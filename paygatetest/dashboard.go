@@ -147,7 +147,7 @@ func (s *Server) dashboardData(project *Project, csrf string) dashboardPage {
 	defer s.mu.Unlock()
 	p := project
 	page := dashboardPage{
-		Now: s.clock.Now().Format(time.RFC3339), CSRF: csrf,
+		Now: s.Clock().Now().Format(time.RFC3339), CSRF: csrf,
 		ProjectKey: p.Key, Form: p.Form.String(), CallbackURL: p.CallbackURL, Faults: Faults,
 	}
 	shown := s.newestTransactions(p, dashboardLimit)

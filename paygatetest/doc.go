@@ -72,10 +72,10 @@
 //	                                               and paged (see The control plane below)
 //	POST /sandbox/transactions/{id}/{event}       Server.Trigger: the by-id JSON of the transaction
 //	                                               made (or changed); 409 when it does not apply
-//	POST /sandbox/faults method= fault= count=    Server.InjectFault: count 1 to 1000, 0 removes
-//	GET  /sandbox/deliveries                      Server.Deliveries: id, url, fields, attempts,
+//	POST /sandbox/faults method= fault= count=    Server.InjectProjectFault: count 1 to 1000, 0 removes
+//	GET  /sandbox/deliveries                      Server.DeliveriesPage: id, url, fields, attempts,
 //	                                               next_attempt, given_up; paged
-//	POST /sandbox/deliveries/{id}/redeliver       Server.Redeliver; answers after the new attempt
+//	POST /sandbox/deliveries/{id}/redeliver       Server.Redeliver; answers after the new attempt (AwaitAttempt)
 //	POST /sandbox/fixtures (a JSON document)      Server.LoadFixtures: see Fixtures below
 //	POST /sandbox/login-url                       Server.LoginURL: {"url": "...", "expires_in": 300}
 //	GET  /sandbox/callback-url                    Server.ProjectCallbackURL: {"url": "..."}

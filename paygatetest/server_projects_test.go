@@ -1,9 +1,13 @@
 package paygatetest_test
 
 import (
+	"context"
 	"errors"
+	"net/http"
+	"net/url"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -68,4 +72,63 @@ func TestDelivery(t *testing.T) {
 	require.Equal(t, all[0].Values, d.Values)
 	_, ok = s.srv.Delivery(all[len(all)-1].Seq + 1000)
 	require.False(t, ok)
+}
+
+// TestInjectProjectFault: a fault injected for one project's calls leaves
+// the other projects' calls alone.
+func TestInjectProjectFault(t *testing.T) {
+	s := newSandbox(t)
+	s.srv.AddProject(paygatetest.Project{Key: "other", Secret: paygatetest.NewSecret("other-secret")})
+	require.NoError(t, s.srv.InjectProjectFault("other", "user/resolve", paygatetest.FaultStatus503, 1))
+	s.user("u") // the server's own project: no fault
+
+	require.NoError(t, s.srv.InjectProjectFault(s.srv.ProjectKey, "user/resolve", paygatetest.FaultStatus503, 1))
+	status, _ := s.call("user/resolve", url.Values{"identifier": {"u"}, "email": {"u@example.com"}, "ip": {"192.0.2.1"}})
+	require.Equal(t, http.StatusServiceUnavailable, status)
+
+	require.ErrorIs(t, s.srv.InjectProjectFault("other", "no/such-method", paygatetest.FaultStatus503, 1), paygatetest.ErrInvalidFault)
+}
+
+// TestDeliveriesPage: a page holds the named project's callbacks only,
+// oldest first, after the cursor and past the skipped ones.
+func TestDeliveriesPage(t *testing.T) {
+	s := newSandbox(t)
+	for range 3 {
+		s.charge(s.user("u"), paygatetest.CardApproved, nil)
+	}
+	all := s.srv.Deliveries()
+	require.GreaterOrEqual(t, len(all), 3)
+	seqs := func(ds []paygatetest.Delivery) []int {
+		out := []int{}
+		for _, d := range ds {
+			out = append(out, d.Seq)
+		}
+		return out
+	}
+	require.Equal(t, seqs(all), seqs(s.srv.DeliveriesPage(s.srv.ProjectKey, 0, 0, 1000)))
+	require.Equal(t, seqs(all[1:3]), seqs(s.srv.DeliveriesPage(s.srv.ProjectKey, 0, 1, 2)))
+	require.Equal(t, seqs(all[1:2]), seqs(s.srv.DeliveriesPage(s.srv.ProjectKey, all[0].Seq, 0, 1)))
+	require.Empty(t, s.srv.DeliveriesPage("no-such-project", 0, 0, 1000))
+}
+
+// TestAwaitAttempt: after Redeliver, AwaitAttempt answers the callback
+// with the new attempt; with nothing to wait for it answers when ctx ends.
+func TestAwaitAttempt(t *testing.T) {
+	rcv := newReceiver(t, 1) // the first attempt fails with 500
+	s := newSandbox(t, paygatetest.WithCallbackRetry(1, time.Hour))
+	_, err := s.srv.SetProjectCallbackURL(s.srv.ProjectKey, rcv.URL)
+	require.NoError(t, err)
+	s.charge(s.user("u"), paygatetest.CardApproved, nil)
+	before := waitFor(t, s, func(d paygatetest.Delivery) bool { return len(d.History) == 1 })
+
+	require.NoError(t, s.srv.Redeliver(before.Seq))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	after := s.srv.AwaitAttempt(ctx, before)
+	require.Len(t, after.History, 2)
+	require.Equal(t, http.StatusOK, after.History[1].Status)
+
+	done, cancelDone := context.WithCancel(context.Background())
+	cancelDone()
+	require.Equal(t, after.History, s.srv.AwaitAttempt(done, after).History)
 }
