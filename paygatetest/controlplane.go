@@ -223,19 +223,16 @@ func (s *Server) controlEvent(p *Project, _ url.Values, idEvent string) (any, *E
 	if err != nil {
 		return nil, NewError(paygate.CodeTransactionNotFound, "")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if t := s.st.txns[id]; t == nil || t.project.Key != p.Key {
-		return nil, NewError(paygate.CodeTransactionNotFound, "")
-	}
-	t, err := s.triggerLocked(id, Event(event))
+	t, err := s.TriggerProject(p.Key, paygate.ID(id), Event(event))
 	switch {
+	case errors.Is(err, ErrTransactionNotFound):
+		return nil, NewError(paygate.CodeTransactionNotFound, "")
 	case errors.Is(err, ErrUnknownEvent):
-		return nil, NewError(CodeMethodNotFound, "unknown event "+strconv.Quote(event)+s.validEventsNote(id))
+		return nil, NewError(CodeMethodNotFound, "unknown event "+strconv.Quote(event)+s.validEventsNote(p.Key, id))
 	case err != nil:
-		return nil, NewError(CodeConflict, strings.TrimPrefix(err.Error(), "paygatetest: ")+s.validEventsNote(id))
+		return nil, NewError(CodeConflict, strings.TrimPrefix(err.Error(), "paygatetest: ")+s.validEventsNote(p.Key, id))
 	}
-	return controlTransactionJSON(t), nil
+	return t, nil
 }
 
 // controlFault serves POST faults: method, fault, count (default 1), for
@@ -301,7 +298,7 @@ func (s *Server) controlReset(p *Project, _ url.Values, _ string) (any, *Error) 
 
 // deliveryJSON is a Delivery as GET /sandbox/deliveries shows it. Its id
 // is a JSON string, as every id of the control plane is (see
-// controlTransactionJSON); the callback's fields are strings already.
+// Transaction); the callback's fields are strings already.
 type deliveryJSON struct {
 	ID        int               `json:"id,string"`
 	URL       string            `json:"url"`

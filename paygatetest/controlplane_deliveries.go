@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/paygate/paygate-go"
 )
 
 // redeliverWait bounds how long POST /sandbox/deliveries/{id}/redeliver
@@ -26,15 +28,15 @@ func (s *Server) controlDeliveries(p *Project, in url.Values, _ string) (any, *E
 	return out, nil
 }
 
-// validEventsNote names the events that apply to transaction id now, for
-// an error answer that refused another: the caller holds s.mu.
-func (s *Server) validEventsNote(id int64) string {
-	t := s.st.txns[id]
-	if t == nil {
+// validEventsNote names the events that apply to transaction id of
+// project key now, for an error answer that refused another.
+func (s *Server) validEventsNote(key string, id int64) string {
+	t, ok := s.Transaction(key, paygate.ID(id))
+	if !ok {
 		return ""
 	}
 	names := []string{}
-	for _, e := range s.applicableEvents(t) {
+	for _, e := range t.Events {
 		names = append(names, string(e))
 	}
 	if len(names) == 0 {

@@ -68,9 +68,9 @@
 //	GET  /sandbox/clock                           Server.Clock().Now(): {"now": "<RFC 3339>"}; any key
 //	POST /sandbox/clock advance=<Go duration>     Server.Advance: {"now": "<RFC 3339>"}; 0 to 10 years;
 //	                                               only the server's own project moves it
-//	GET  /sandbox/transactions                    the project's transactions, newest first, filtered
+//	GET  /sandbox/transactions                    Server.TransactionsPage: newest first, filtered
 //	                                               and paged (see The control plane below)
-//	POST /sandbox/transactions/{id}/{event}       Server.Trigger: the by-id JSON of the transaction
+//	POST /sandbox/transactions/{id}/{event}       Server.TriggerProject: the by-id JSON of the transaction
 //	                                               made (or changed); 409 when it does not apply
 //	POST /sandbox/faults method= fault= count=    Server.InjectProjectFault: count 1 to 1000, 0 removes
 //	GET  /sandbox/deliveries                      Server.DeliveriesPage: id, url, fields, attempts,
