@@ -50,6 +50,10 @@ type Delivery struct {
 	project string // key of the project whose transaction it is about
 }
 
+// ProjectKey is the public key of the project whose transaction the
+// callback is about.
+func (d Delivery) ProjectKey() string { return d.project }
+
 // DeliveryAttempt is one POST of a callback.
 type DeliveryAttempt struct {
 	// At is when it was made, on the sandbox's clock.

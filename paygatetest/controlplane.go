@@ -86,7 +86,7 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 	}
 	var out any
 	if document := controlDocuments[strings.Trim(path, "/")]; document != nil {
-		r.Body = http.MaxBytesReader(w, r.Body, maxFixtureBody)
+		r.Body = http.MaxBytesReader(w, r.Body, MaxFixtureBody)
 		out, perr = document(s, auth.project, r.Body)
 	} else {
 		var in url.Values
@@ -260,7 +260,7 @@ func (s *Server) controlFault(p *Project, in url.Values, _ string) (any, *Error)
 func (s *Server) controlRedeliver(p *Project, _ url.Values, id string) (any, *Error) {
 	seq, err := strconv.Atoi(id)
 	d, ok := s.Delivery(seq)
-	if err != nil || !ok || d.project != p.Key {
+	if err != nil || !ok || d.ProjectKey() != p.Key {
 		return nil, NewError(CodeMethodNotFound, "no delivery "+strconv.Quote(id))
 	}
 	if err := s.Redeliver(seq); err != nil {

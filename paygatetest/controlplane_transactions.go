@@ -2,11 +2,14 @@ package paygatetest
 
 import (
 	"cmp"
+	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/paygate/paygate-go"
@@ -133,4 +136,22 @@ func (s *Server) controlTransactions(p *Project, in url.Values, _ string) (any, 
 		out["next_cursor"] = list[len(list)-1].ID.String()
 	}
 	return out, nil
+}
+
+// controlFixtures serves POST fixtures: the scenario in the body, made in
+// project p; the answer names what was made. 40000 for a body that is no
+// fixture file, 41300 for one over 1 MiB, 40900 for an entry the sandbox
+// refused (those before it stay made).
+func (s *Server) controlFixtures(p *Project, body io.Reader) (any, *Error) {
+	ids, err := s.LoadProjectFixtures(p.Key, body)
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, NewError(CodeBodyTooLarge, fmt.Sprintf("the body is larger than %d bytes", MaxFixtureBody))
+	case err != nil && ids.Users == nil:
+		return nil, NewError(CodeMalformedRequest, strings.TrimPrefix(err.Error(), "paygatetest: "))
+	case err != nil:
+		return nil, NewError(CodeConflict, strings.TrimPrefix(err.Error(), "paygatetest: "))
+	}
+	return ids, nil
 }

@@ -76,7 +76,7 @@
 //	GET  /sandbox/deliveries                      Server.DeliveriesPage: id, url, fields, attempts,
 //	                                               next_attempt, given_up; paged
 //	POST /sandbox/deliveries/{id}/redeliver       Server.Redeliver; answers after the new attempt (AwaitAttempt)
-//	POST /sandbox/fixtures (a JSON document)      Server.LoadFixtures: see Fixtures below
+//	POST /sandbox/fixtures (a JSON document)      Server.LoadProjectFixtures: see Fixtures below
 //	POST /sandbox/login-url                       Server.LoginURL: {"url": "...", "expires_in": 300}
 //	GET  /sandbox/callback-url                    Server.ProjectCallbackURL: {"url": "..."}
 //	POST /sandbox/callback-url url=               Server.SetProjectCallbackURL; empty records callbacks only;
@@ -174,7 +174,7 @@
 // "cards":{...}} (permanent tokens, of the cards and of payments with
 // remember). The first entry the sandbox refuses stops the load with an
 // error naming it (ErrFixtures; 40900 on the control plane); the entries
-// before it stay made. A file is at most 1 MiB and 1000 entries, and its
+// before it stay made. A file is at most 1 MiB (MaxFixtureBody) and 1000 entries, and its
 // advance steps make at most the in-flight allowance of automatic
 // recurring payments (see Retention): an advance step once they have made
 // that many is refused.

@@ -1,6 +1,7 @@
 package paygatetest_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -131,4 +132,26 @@ func TestAwaitAttempt(t *testing.T) {
 	done, cancelDone := context.WithCancel(context.Background())
 	cancelDone()
 	require.Equal(t, after.History, s.srv.AwaitAttempt(done, after).History)
+}
+
+// TestLoadProjectFixtures: fixtures load into the named project only, and
+// an unknown project is refused.
+func TestLoadProjectFixtures(t *testing.T) {
+	s := newSandbox(t)
+	s.srv.AddProject(paygatetest.Project{Key: "other", Secret: paygatetest.NewSecret("other-secret"), CardRemembering: true, Form: paygate.FormExtended})
+	example := []byte(`{"users": [{"name": "bob", "identifier": "customer-42"}],
+		"payments": [{"name": "paid", "user": "bob", "price": "9.99", "order_id": "order-1"}]}`)
+
+	_, err := s.srv.LoadProjectFixtures("no-such-project", bytes.NewReader(example))
+	require.ErrorIs(t, err, paygatetest.ErrUnknownProject)
+
+	_, err = s.srv.LoadProjectFixtures("other", bytes.NewReader(example))
+	require.NoError(t, err)
+	_, total, _ := s.srv.TransactionsPage("other", paygatetest.TransactionFilter{}, 0, 0, 1)
+	require.NotZero(t, total)
+	_, total, _ = s.srv.TransactionsPage(s.srv.ProjectKey, paygatetest.TransactionFilter{}, 0, 0, 1)
+	require.Zero(t, total, "another project's fixtures were made in this one")
+	for _, d := range s.srv.Deliveries() {
+		require.Equal(t, "other", d.ProjectKey())
+	}
 }
