@@ -60,13 +60,13 @@ func (s *Server) serveLogin(w http.ResponseWriter, r *http.Request) {
 		s.renderLogin(w, wait, "")
 		return
 	}
-	p := s.projectBySecret(r.PostFormValue("key"))
-	if p == nil {
+	p, ok := s.ProjectBySecret(r.PostFormValue("key"))
+	if !ok {
 		s.holdWrongGuess(r)
 		s.renderLogin(w, 0, "wrong key")
 		return
 	}
-	s.startSession(w, r, p)
+	s.startSession(w, r, &p)
 }
 
 // startSession starts a new session of project p in the browser (see

@@ -155,3 +155,30 @@ func TestLoadProjectFixtures(t *testing.T) {
 		require.Equal(t, "other", d.ProjectKey())
 	}
 }
+
+// TestProjectLookups: Project finds a project by its public key and
+// ProjectBySecret by its private key; each answers a copy.
+func TestProjectLookups(t *testing.T) {
+	s := newSandbox(t)
+	s.srv.AddProject(paygatetest.Project{Key: "other", Secret: paygatetest.NewSecret("other-secret")})
+
+	p, ok := s.srv.Project("other")
+	require.True(t, ok)
+	require.Equal(t, "other", p.Key)
+	p.CallbackURL = "https://changed.example/"
+	require.Empty(t, s.srv.ProjectCallbackURL("other"), "changing the copy changed the server's project")
+
+	p, ok = s.srv.ProjectBySecret("other-secret")
+	require.True(t, ok)
+	require.Equal(t, "other", p.Key)
+	p, ok = s.srv.ProjectBySecret(s.srv.PrivateKey)
+	require.True(t, ok)
+	require.Equal(t, s.srv.ProjectKey, p.Key)
+
+	for _, wrong := range []string{"", "other", "other-secre", "no-such-secret"} {
+		_, ok = s.srv.ProjectBySecret(wrong)
+		require.False(t, ok, wrong)
+	}
+	_, ok = s.srv.Project("no-such-project")
+	require.False(t, ok)
+}
