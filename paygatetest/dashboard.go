@@ -156,10 +156,7 @@ func (s *Server) dashboardData(project *Project, csrf string) dashboardPage {
 		page.Balances = append(page.Balances, balanceRow{Currency: cur, Amount: amount.StringFixed(2), RollingReserve: "0.00"})
 	}
 	slices.SortFunc(page.Balances, func(a, b balanceRow) int { return strings.Compare(a.Currency, b.Currency) })
-	for name := range routes {
-		page.Methods = append(page.Methods, name)
-	}
-	slices.Sort(page.Methods)
+	page.Methods = Methods()
 	for _, t := range shown {
 		row := txnRow{
 			ID: idString(t.id), Type: string(wireType(t)), Status: string(t.effectiveStatus()),

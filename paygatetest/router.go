@@ -48,6 +48,18 @@ var routes = map[string]route{
 	"transactions/{id}":     {handle: (*Server).transactionByID, extendedOnly: true, reads: true},
 }
 
+// Methods are the API methods the sandbox serves, as InjectFault names
+// them (the path after /v1/, "transactions/{id}" for one transaction),
+// sorted.
+func Methods() []string {
+	out := make([]string, 0, len(routes))
+	for name := range routes {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // call is one authenticated API request.
 type call struct {
 	project *Project

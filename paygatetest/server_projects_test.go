@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"sort"
 	"strconv"
 	"testing"
 	"time"
@@ -181,4 +182,17 @@ func TestProjectLookups(t *testing.T) {
 	}
 	_, ok = s.srv.Project("no-such-project")
 	require.False(t, ok)
+}
+
+// TestMethods: every method Methods names takes a fault, sorted, and the
+// list holds the gateway's methods.
+func TestMethods(t *testing.T) {
+	s := newSandbox(t)
+	methods := paygatetest.Methods()
+	require.True(t, sort.StringsAreSorted(methods), methods)
+	require.Contains(t, methods, "card/process")
+	require.Contains(t, methods, "transactions/{id}")
+	for _, m := range methods {
+		require.NoError(t, s.srv.InjectFault(m, paygatetest.FaultStatus503, 0), m)
+	}
 }
