@@ -147,6 +147,10 @@ func earned(t *txn) decimal.Decimal {
 // false when the log has no such callback, or retention dropped it.
 func (s *Server) Delivery(seq int) (Delivery, bool) { return s.deliveries.log.public(seq) }
 
+// DeliveryCount is how many callbacks of the project with public key key
+// the delivery log keeps.
+func (s *Server) DeliveryCount(key string) int { return s.deliveries.log.count(key) }
+
 // DeliveriesPage is a page of the callbacks of the project with public key
 // key, oldest first: at most n of those after callback after (a Seq; 0
 // for the first), skip of them left out first. It copies the page only,

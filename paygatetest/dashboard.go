@@ -143,16 +143,18 @@ type attemptRow struct {
 // dashboardData reads what the dashboard of project shows, its forms
 // carrying the token csrf.
 func (s *Server) dashboardData(project *Project, csrf string) dashboardPage {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	p := project
 	page := dashboardPage{
 		Now: s.Clock().Now().Format(time.RFC3339), CSRF: csrf,
 		ProjectKey: p.Key, Form: p.Form.String(), CallbackURL: p.CallbackURL, Faults: Faults,
+		Count: s.DeliveryCount(p.Key),
 	}
+	balances := s.Balances(p.Key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	shown := s.newestTransactions(p, dashboardLimit)
-	page.Total, page.Count = s.st.kept[p.Key], s.deliveries.log.count(p.Key)
-	for cur, amount := range s.st.balances[p.Key] {
+	page.Total = s.st.kept[p.Key]
+	for cur, amount := range balances {
 		page.Balances = append(page.Balances, balanceRow{Currency: cur, Amount: amount.StringFixed(2), RollingReserve: "0.00"})
 	}
 	slices.SortFunc(page.Balances, func(a, b balanceRow) int { return strings.Compare(a.Currency, b.Currency) })

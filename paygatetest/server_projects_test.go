@@ -196,3 +196,21 @@ func TestMethods(t *testing.T) {
 		require.NoError(t, s.srv.InjectFault(m, paygatetest.FaultStatus503, 0), m)
 	}
 }
+
+// TestBalancesAndDeliveryCount: Balances is a copy of the project's
+// balances, and DeliveryCount counts its callbacks the log keeps.
+func TestBalancesAndDeliveryCount(t *testing.T) {
+	s := newSandbox(t)
+	s.srv.AddProject(paygatetest.Project{Key: "other", Secret: paygatetest.NewSecret("other-secret")})
+	s.charge(s.user("u"), paygatetest.CardApproved, map[string][]string{"currency": {"USD"}})
+
+	balances := s.srv.Balances(s.srv.ProjectKey)
+	require.True(t, balances["USD"].IsPositive(), balances)
+	delete(balances, "USD")
+	require.True(t, s.srv.Balances(s.srv.ProjectKey)["USD"].IsPositive(), "changing the copy changed the server's balance")
+	require.Empty(t, s.srv.Balances("other"))
+
+	require.Equal(t, len(s.srv.Deliveries()), s.srv.DeliveryCount(s.srv.ProjectKey))
+	require.NotZero(t, s.srv.DeliveryCount(s.srv.ProjectKey))
+	require.Zero(t, s.srv.DeliveryCount("other"))
+}
