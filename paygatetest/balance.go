@@ -1,6 +1,8 @@
 package paygatetest
 
 import (
+	"maps"
+
 	"github.com/shopspring/decimal"
 )
 
@@ -11,7 +13,7 @@ const baseCurrency = "EUR"
 // payments brought in less fees, less reversals and payouts. The sandbox
 // keeps no rolling reserve; base_amount is the total of every currency in
 // EUR at fixed rates.
-func (s *Server) balance(c *call) (any, *apiError) {
+func (s *Server) balance(c *call) (any, *Error) {
 	cur := baseCurrency
 	if v := c.get("currency"); v != "" {
 		var ok bool
@@ -45,4 +47,13 @@ func baseRate(currency string) decimal.Decimal {
 		rate = "1.05"
 	}
 	return decimal.RequireFromString(rate)
+}
+
+// Balances are the balances of the project with public key key by
+// currency (a copy): the amounts GET balance answers (the sandbox keeps no
+// rolling reserve); a currency it never moved is absent.
+func (s *Server) Balances(key string) map[string]decimal.Decimal {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.st.balances[key])
 }

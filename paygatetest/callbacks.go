@@ -50,6 +50,10 @@ type Delivery struct {
 	project string // key of the project whose transaction it is about
 }
 
+// ProjectKey is the public key of the project whose transaction the
+// callback is about.
+func (d Delivery) ProjectKey() string { return d.project }
+
 // DeliveryAttempt is one POST of a callback.
 type DeliveryAttempt struct {
 	// At is when it was made, on the sandbox's clock.
@@ -137,4 +141,51 @@ func earned(t *txn) decimal.Decimal {
 		return t.price
 	}
 	return decimal.Zero
+}
+
+// Delivery is callback seq (Delivery.Seq) as the delivery log holds it now;
+// false when the log has no such callback, or retention dropped it.
+func (s *Server) Delivery(seq int) (Delivery, bool) { return s.deliveries.log.public(seq) }
+
+// DeliveryCount is how many callbacks of the project with public key key
+// the delivery log keeps.
+func (s *Server) DeliveryCount(key string) int { return s.deliveries.log.count(key) }
+
+// DeliveriesPage is a page of the callbacks of the project with public key
+// key, oldest first: at most n of those after callback after (a Seq; 0
+// for the first), skip of them left out first. It copies the page only,
+// so that a listing costs the same whatever the log holds.
+func (s *Server) DeliveriesPage(key string, after, skip, n int) []Delivery {
+	page := s.deliveries.log.page(key, int64(after), skip, n)
+	out := make([]Delivery, len(page))
+	for i := range page {
+		out[i] = page[i].public()
+	}
+	return out
+}
+
+// AwaitAttempt waits until callback before (a Delivery as the log held
+// it) has an attempt beyond those it had then (or a longer history, which
+// keeps its last attempts only), or until ctx is done, and returns the
+// callback as it stands then (before, if it left the log meanwhile): after
+// Redeliver, it is the answer of the new attempt. It looks at that
+// callback only, so that it costs the same whatever the log holds.
+func (s *Server) AwaitAttempt(ctx context.Context, before Delivery) Delivery {
+	seq, histLen, attempts := before.Seq, len(before.History), before.Attempts
+	log := s.deliveries.log
+	for {
+		changed := log.changedChan()
+		d, ok := log.get(seq)
+		if !ok {
+			return before
+		}
+		if int(d.attempts) > attempts || len(d.history) > histLen {
+			return d.public()
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return d.public()
+		}
+	}
 }

@@ -14,7 +14,7 @@ import (
 // forces 3-D Secure) waits in authenticating for the ACS step; any other
 // card completes. verify_card=1 makes it a 1.00 EUR verification that ends
 // verified.
-func (s *Server) processCard(c *call) (any, *apiError) {
+func (s *Server) processCard(c *call) (any, *Error) {
 	// The gateway charges a verification 1 EUR whatever the price, so a
 	// price of 0 is no mistake there.
 	verify := c.get("verify_card") == "1"
@@ -41,7 +41,7 @@ func (s *Server) processCard(c *call) (any, *apiError) {
 	}
 	remember := c.get("remember") == "1"
 	if remember && !c.project.CardRemembering {
-		return nil, newError(paygate.CodeCardRememberingDisabled, "")
+		return nil, NewError(paygate.CodeCardRememberingDisabled, "")
 	}
 
 	s.mu.Lock()
@@ -56,7 +56,7 @@ func (s *Server) processCard(c *call) (any, *apiError) {
 		return nil, err
 	}
 	if cd.number == CardBlocked {
-		return nil, newError(paygate.CodeCardBlocked, "")
+		return nil, NewError(paygate.CodeCardBlocked, "")
 	}
 
 	t := s.st.newTxn(c.project, paygate.TypePayment, now)
@@ -86,7 +86,7 @@ func (s *Server) processCard(c *call) (any, *apiError) {
 // authenticate serves card/authenticate: MD names the payment (40403 when
 // unknown, 40501 when it is no longer authenticating) and PaRes says whether
 // the payer passed the ACS step; a failed step fails the payment.
-func (s *Server) authenticate(c *call) (any, *apiError) {
+func (s *Server) authenticate(c *call) (any, *Error) {
 	paRes, md := c.get("PaRes"), c.get("MD")
 	switch {
 	case paRes == "":
@@ -98,10 +98,10 @@ func (s *Server) authenticate(c *call) (any, *apiError) {
 	defer s.mu.Unlock()
 	t := s.st.byMD[md]
 	if t == nil || t.project != c.project {
-		return nil, newError(paygate.CodeTransactionNotFound, "")
+		return nil, NewError(paygate.CodeTransactionNotFound, "")
 	}
 	if t.status != paygate.StatusAuthenticating {
-		return nil, newError(paygate.CodeTransactionCompleted, "")
+		return nil, NewError(paygate.CodeTransactionCompleted, "")
 	}
 	if paRes == acsPaRes(md, true) {
 		s.transition(t, t.extra().threeDSOutcome)
@@ -115,7 +115,7 @@ func (s *Server) authenticate(c *call) (any, *apiError) {
 // chargeUser reads card/process's user: an internal id, or in the extended
 // form a User object (user[identifier], user[email], ...) resolved on the
 // fly.
-func (s *Server) chargeUser(c *call) (*user, *apiError) {
+func (s *Server) chargeUser(c *call) (*user, *Error) {
 	if !c.basic() {
 		if ident := c.get("user[identifier]"); ident != "" {
 			return s.st.resolveUser(c.project, userInput{
@@ -129,20 +129,20 @@ func (s *Server) chargeUser(c *call) (*user, *apiError) {
 
 // chargeCard reads card/process's card: card_token, or in the extended
 // form a Card object. Without either: 40008 (basic) or 40009 (extended).
-func (s *Server) chargeCard(c *call) (*cardData, *apiError) {
+func (s *Server) chargeCard(c *call) (*cardData, *Error) {
 	now := s.clock.Now()
 	if id := c.get("card_token"); id != "" {
 		return s.st.useToken(c.project, id, now)
 	}
 	if c.basic() {
-		return nil, newError(paygate.CodeCardTokenMissing, "")
+		return nil, NewError(paygate.CodeCardTokenMissing, "")
 	}
 	for k := range c.params {
 		if strings.HasPrefix(k, "card[") {
 			return parseCard(c.params, "card", now)
 		}
 	}
-	return nil, newError(paygate.CodeCardDataMissing, "")
+	return nil, NewError(paygate.CodeCardDataMissing, "")
 }
 
 // cardOutcome is the status a charge of the card takes.
@@ -158,7 +158,7 @@ func cardOutcome(number string) paygate.Status {
 
 // getToken serves card/getToken: validates the card (40003 to 40007, 40012,
 // 40013) and returns a temporary token valid for 10 minutes, once.
-func (s *Server) getToken(c *call) (any, *apiError) {
+func (s *Server) getToken(c *call) (any, *Error) {
 	now := s.clock.Now()
 	cd, err := parseCard(c.params, "", now)
 	if err != nil {
@@ -178,7 +178,7 @@ func (s *Server) getToken(c *call) (any, *apiError) {
 // sooner than frequency days after the last successful manual charge. The
 // remembered card decides the outcome as in card/process, without 3-D
 // Secure.
-func (s *Server) processRecurring(c *call) (any, *apiError) {
+func (s *Server) processRecurring(c *call) (any, *Error) {
 	price, currency, err := readMoney(c, "price")
 	if err != nil {
 		return nil, err
@@ -196,13 +196,13 @@ func (s *Server) processRecurring(c *call) (any, *apiError) {
 	sub := s.st.recurring[u.id]
 	switch {
 	case sub == nil:
-		return nil, newError(paygate.CodeReferenceTransactionNotFound, "")
+		return nil, NewError(paygate.CodeReferenceTransactionNotFound, "")
 	case sub.cancelled:
-		return nil, newError(paygate.CodeRecurringDisabled, "")
+		return nil, NewError(paygate.CodeRecurringDisabled, "")
 	case now.After(sub.endsAt):
-		return nil, newError(paygate.CodeRecurringExpired, "")
+		return nil, NewError(paygate.CodeRecurringExpired, "")
 	case sub.interval > 0 && !sub.lastManual.IsZero() && now.Before(addDays(sub.lastManual, sub.interval)):
-		return nil, newError(paygate.CodeRecurringTooFrequent, "")
+		return nil, NewError(paygate.CodeRecurringTooFrequent, "")
 	}
 	t := s.st.newTxn(c.project, paygate.TypePayment, now)
 	t.method, t.user, t.card, t.orderID, t.referenceID = "card", u, sub.card, c.keep("order_id"), sub.referenceID

@@ -31,7 +31,7 @@ func (s *Server) authorize(r *http.Request) (a controlAuth, wait time.Duration, 
 		return controlAuth{}, 0, false
 	}
 	if !hasBearer {
-		if p, id, ok := s.sessions.check(cookie.Value, s.project); ok {
+		if p, id, ok := s.sessions.check(cookie.Value, s.controlProject); ok {
 			return controlAuth{project: p, session: id, browser: true}, 0, true
 		}
 	}
@@ -39,36 +39,21 @@ func (s *Server) authorize(r *http.Request) (a controlAuth, wait time.Duration, 
 		return controlAuth{}, wait, false
 	}
 	if hasBearer {
-		if p := s.projectBySecret(key); p != nil {
-			return controlAuth{project: p}, 0, true
+		if p, ok := s.ProjectBySecret(key); ok {
+			return controlAuth{project: &p}, 0, true
 		}
 	}
 	s.holdWrongGuess(r)
 	return controlAuth{}, 0, false
 }
 
-// projectBySecret is the project whose private key is key, compared in
-// constant time; nil for none.
-func (s *Server) projectBySecret(key string) *Project {
-	if key == "" {
-		return nil
+// controlProject is the project with public key key, as the control
+// plane's sessions and links hold it (a copy); nil for none.
+func (s *Server) controlProject(key string) *Project {
+	if p, ok := s.Project(key); ok {
+		return &p
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var found *Project
-	for _, p := range s.st.projects {
-		if equalSecret(key, p.Secret.Reveal()) {
-			found = p
-		}
-	}
-	return found
-}
-
-// project is the project with public key key, nil for none.
-func (s *Server) project(key string) *Project {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.st.projects[key]
+	return nil
 }
 
 // equalSecret compares a received secret with the expected one in
@@ -97,8 +82,8 @@ func (s *Server) sameOriginForm(r *http.Request, a controlAuth) bool {
 func writeAuthError(w http.ResponseWriter, wait time.Duration) {
 	if wait > 0 {
 		retryAfter(w, wait)
-		writeError(w, "", newError(codeTooManyGuesses, "too many wrong keys from this address: try again later"))
+		WriteError(w, NewError(CodeTooManyGuesses, "too many wrong keys from this address: try again later"))
 		return
 	}
-	writeError(w, "", newError(codeForbidden, "the header Authorization: Bearer followed by a project's private key is required"))
+	WriteError(w, NewError(CodeForbidden, "the header Authorization: Bearer followed by a project's private key is required"))
 }

@@ -1,6 +1,7 @@
 package paygatetest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -29,23 +30,17 @@ const (
 	MaxAdvance = 10 * 366 * 24 * time.Hour
 )
 
-// Codes of the control plane's error answers, in the gateway's error
-// object; the first three digits are the HTTP status.
+// Where the dashboard lives, and its session cookie.
 const (
-	codeForbidden       paygate.ErrorCode = 40300
-	codeNotAllowed      paygate.ErrorCode = 40500
-	codeEventNotApplies paygate.ErrorCode = 40900
-	codeBodyTooLarge    paygate.ErrorCode = 41300
-	codeTooManyGuesses  paygate.ErrorCode = 42900
-	sessionCookie                         = "paygate_sandbox_session"
-	dashboardPath                         = "/sandbox/"
+	sessionCookie = "paygate_sandbox_session"
+	dashboardPath = "/sandbox/"
 )
 
 // controlOp is one operation of the control plane: its HTTP method, and
 // what it does with the input and the path's {id} within project p.
 type controlOp struct {
 	method string
-	run    func(s *Server, p *Project, in url.Values, id string) (any, *apiError)
+	run    func(s *Server, p *Project, in url.Values, id string) (any, *Error)
 }
 
 // controlOps maps a path pattern (after /sandbox/, "{id}" for a variable
@@ -81,22 +76,22 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 	}
 	browser := auth.browser
 	if browser && r.Method != http.MethodGet && !s.sameOriginForm(r, auth) {
-		writeError(w, "", newError(codeForbidden, "the form's token is missing or wrong"))
+		WriteError(w, NewError(CodeForbidden, "the form's token is missing or wrong"))
 		return
 	}
 	op, id, perr := matchControl(strings.Trim(path, "/"), r.Method)
 	if perr != nil {
-		writeError(w, "", perr)
+		WriteError(w, perr)
 		return
 	}
 	var out any
 	if document := controlDocuments[strings.Trim(path, "/")]; document != nil {
-		r.Body = http.MaxBytesReader(w, r.Body, maxFixtureBody)
+		r.Body = http.MaxBytesReader(w, r.Body, MaxFixtureBody)
 		out, perr = document(s, auth.project, r.Body)
 	} else {
 		var in url.Values
 		if in, perr = readControlInput(w, r); perr != nil {
-			writeError(w, "", perr)
+			WriteError(w, perr)
 			return
 		}
 		out, perr = op.run(s, auth.project, in, id)
@@ -109,13 +104,13 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 		// it went.
 		q := url.Values{"note": {"done: " + strings.TrimPrefix(path, "/")}}
 		if perr != nil {
-			q = url.Values{"error": {perr.message}}
+			q = url.Values{"error": {perr.Error()}}
 		}
 		http.Redirect(w, r, dashboardPath+"?"+q.Encode(), http.StatusSeeOther)
 		return
 	}
 	if perr != nil {
-		writeError(w, "", perr)
+		WriteError(w, perr)
 		return
 	}
 	writeJSON(w, "", http.StatusOK, out)
@@ -123,7 +118,7 @@ func (s *Server) serveControl(w http.ResponseWriter, r *http.Request) {
 
 // matchControl finds the operation of path (without /sandbox/) for the
 // HTTP method: 40400 for no operation, 40500 for another method.
-func matchControl(path, method string) (controlOp, string, *apiError) {
+func matchControl(path, method string) (controlOp, string, *Error) {
 	parts := strings.Split(path, "/")
 	var op controlOp
 	var ok bool
@@ -142,17 +137,17 @@ func matchControl(path, method string) (controlOp, string, *apiError) {
 		}
 	}
 	if !ok {
-		return controlOp{}, "", newError(codeMethodNotFound, "no control operation at /sandbox/"+path)
+		return controlOp{}, "", NewError(CodeMethodNotFound, "no control operation at /sandbox/"+path)
 	}
 	if method != op.method {
-		return controlOp{}, "", newError(codeNotAllowed, "use "+op.method)
+		return controlOp{}, "", NewError(CodeNotAllowed, "use "+op.method)
 	}
 	return op, id, nil
 }
 
 // readControlInput reads the query and a form or JSON object body, each
 // value at most maxControlValue bytes.
-func readControlInput(w http.ResponseWriter, r *http.Request) (url.Values, *apiError) {
+func readControlInput(w http.ResponseWriter, r *http.Request) (url.Values, *Error) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxControlBody)
 	var in url.Values
 	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
@@ -174,7 +169,7 @@ func readControlInput(w http.ResponseWriter, r *http.Request) (url.Values, *apiE
 			case bool:
 				in.Set(k, strconv.FormatBool(v))
 			default:
-				return nil, newError(codeMalformedRequest, k+" must be a string or a number")
+				return nil, NewError(CodeMalformedRequest, k+" must be a string or a number")
 			}
 		}
 	} else {
@@ -186,77 +181,74 @@ func readControlInput(w http.ResponseWriter, r *http.Request) (url.Values, *apiE
 	for k, vs := range in {
 		for _, v := range vs {
 			if len(v) > maxControlValue {
-				return nil, newError(codeMalformedRequest, fmt.Sprintf("%s is longer than %d bytes", k, maxControlValue))
+				return nil, NewError(CodeMalformedRequest, fmt.Sprintf("%s is longer than %d bytes", k, maxControlValue))
 			}
 		}
 	}
 	return in, nil
 }
 
-func bodyError(err error, msg string) *apiError {
+func bodyError(err error, msg string) *Error {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return newError(codeBodyTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxControlBody))
+		return NewError(CodeBodyTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxControlBody))
 	}
-	return newError(codeMalformedRequest, msg)
+	return NewError(CodeMalformedRequest, msg)
 }
 
 // controlAdvance serves POST clock: advance is a Go duration from 0 to
 // MaxAdvance (the clock never goes back). The clock is the server's, shared
 // by its projects, so only the key of the server's own project moves it;
 // any project's key reads it.
-func (s *Server) controlAdvance(p *Project, in url.Values, _ string) (any, *apiError) {
+func (s *Server) controlAdvance(p *Project, in url.Values, _ string) (any, *Error) {
 	if v := in.Get("advance"); v != "" {
 		d, err := time.ParseDuration(v)
 		if err != nil || d < 0 || d > MaxAdvance {
-			return nil, newError(codeMalformedRequest, "advance must be a Go duration from 0s to "+MaxAdvance.String())
+			return nil, NewError(CodeMalformedRequest, "advance must be a Go duration from 0s to "+MaxAdvance.String())
 		}
 		if p.Key != s.ProjectKey {
-			return nil, newError(codeForbidden, "the clock is shared by every project: only the server's own project moves it")
+			return nil, NewError(CodeForbidden, "the clock is shared by every project: only the server's own project moves it")
 		}
 		s.Advance(d)
 	}
-	return map[string]any{"now": s.clock.Now().Format(time.RFC3339Nano)}, nil
+	return map[string]any{"now": s.Clock().Now().Format(time.RFC3339Nano)}, nil
 }
 
 // controlEvent serves POST transactions/{id}/{event}: the by-id JSON of the
 // transaction the event made, or of the transaction itself. Another
 // project's transaction is unknown.
-func (s *Server) controlEvent(p *Project, _ url.Values, idEvent string) (any, *apiError) {
+func (s *Server) controlEvent(p *Project, _ url.Values, idEvent string) (any, *Error) {
 	idText, event, _ := strings.Cut(idEvent, "/")
 	id, err := strconv.ParseInt(idText, 10, 64)
 	if err != nil {
-		return nil, newError(paygate.CodeTransactionNotFound, "")
+		return nil, NewError(paygate.CodeTransactionNotFound, "")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if t := s.st.txns[id]; t == nil || t.project.Key != p.Key {
-		return nil, newError(paygate.CodeTransactionNotFound, "")
-	}
-	t, err := s.triggerLocked(id, Event(event))
+	t, err := s.TriggerProject(p.Key, paygate.ID(id), Event(event))
 	switch {
+	case errors.Is(err, ErrTransactionNotFound):
+		return nil, NewError(paygate.CodeTransactionNotFound, "")
 	case errors.Is(err, ErrUnknownEvent):
-		return nil, newError(codeMethodNotFound, "unknown event "+strconv.Quote(event)+s.validEventsNote(id))
+		return nil, NewError(CodeMethodNotFound, "unknown event "+strconv.Quote(event)+s.validEventsNote(p.Key, id))
 	case err != nil:
-		return nil, newError(codeEventNotApplies, strings.TrimPrefix(err.Error(), "paygatetest: ")+s.validEventsNote(id))
+		return nil, NewError(CodeConflict, strings.TrimPrefix(err.Error(), "paygatetest: ")+s.validEventsNote(p.Key, id))
 	}
-	return controlTransactionJSON(t), nil
+	return t, nil
 }
 
 // controlFault serves POST faults: method, fault, count (default 1), for
 // the calls of project p only.
-func (s *Server) controlFault(p *Project, in url.Values, _ string) (any, *apiError) {
+func (s *Server) controlFault(p *Project, in url.Values, _ string) (any, *Error) {
 	count := 1
 	if v := in.Get("count"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return nil, newError(codeMalformedRequest, "count must be a number")
+			return nil, NewError(CodeMalformedRequest, "count must be a number")
 		}
 		count = n
 	}
 	method, f := in.Get("method"), Fault(in.Get("fault"))
-	if err := s.injectFault(p.Key, method, f, count); err != nil {
-		return nil, newError(codeMalformedRequest, strings.TrimPrefix(err.Error(), "paygatetest: "))
+	if err := s.InjectProjectFault(p.Key, method, f, count); err != nil {
+		return nil, NewError(CodeMalformedRequest, strings.TrimPrefix(err.Error(), "paygatetest: "))
 	}
 	return map[string]any{"method": method, "fault": f, "count": count}, nil
 }
@@ -265,51 +257,48 @@ func (s *Server) controlFault(p *Project, in url.Values, _ string) (any, *apiErr
 // unknown delivery (or another project's), 40900 when it cannot be sent
 // (no URL, queue full). It answers the delivery after the new attempt, or
 // as it stands when the attempt takes longer than redeliverWait.
-func (s *Server) controlRedeliver(p *Project, _ url.Values, id string) (any, *apiError) {
+func (s *Server) controlRedeliver(p *Project, _ url.Values, id string) (any, *Error) {
 	seq, err := strconv.Atoi(id)
-	d, ok := s.delivery(seq)
-	if err != nil || !ok || d.project != p.Key {
-		return nil, newError(codeMethodNotFound, "no delivery "+strconv.Quote(id))
+	d, ok := s.Delivery(seq)
+	if err != nil || !ok || d.ProjectKey() != p.Key {
+		return nil, NewError(CodeMethodNotFound, "no delivery "+strconv.Quote(id))
 	}
 	if err := s.Redeliver(seq); err != nil {
-		return nil, newError(codeEventNotApplies, strings.TrimPrefix(err.Error(), "paygatetest: "))
+		return nil, NewError(CodeConflict, strings.TrimPrefix(err.Error(), "paygatetest: "))
 	}
-	return newDeliveryJSON(s.awaitAttempt(d)), nil
+	ctx, cancel := context.WithTimeout(context.Background(), redeliverWait)
+	defer cancel()
+	return newDeliveryJSON(s.AwaitAttempt(ctx, d)), nil
 }
-
-// delivery finds callback seq in the delivery log.
-func (s *Server) delivery(seq int) (Delivery, bool) { return s.deliveries.log.public(seq) }
 
 // controlCallbackURL serves POST callback-url: url, or empty for none, of
 // project p. It answers the URL it replaced too (previous), so that a tool
 // that changes it for a while puts back exactly that.
-func (s *Server) controlCallbackURL(p *Project, in url.Values, _ string) (any, *apiError) {
+func (s *Server) controlCallbackURL(p *Project, in url.Values, _ string) (any, *Error) {
 	u := in.Get("url")
-	previous, err := s.setCallbackURL(p.Key, u)
+	previous, err := s.SetProjectCallbackURL(p.Key, u)
 	if err != nil {
-		return nil, newError(codeMalformedRequest, strings.TrimPrefix(err.Error(), "paygatetest: "))
+		return nil, NewError(CodeMalformedRequest, strings.TrimPrefix(err.Error(), "paygatetest: "))
 	}
 	return map[string]any{"url": u, "previous": previous}, nil
 }
 
 // controlReadCallbackURL serves GET callback-url: project p's callback
 // URL, empty when callbacks are recorded only.
-func (s *Server) controlReadCallbackURL(p *Project, _ url.Values, _ string) (any, *apiError) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return map[string]any{"url": s.st.projects[p.Key].CallbackURL}, nil
+func (s *Server) controlReadCallbackURL(p *Project, _ url.Values, _ string) (any, *Error) {
+	return map[string]any{"url": s.ProjectCallbackURL(p.Key)}, nil
 }
 
 // controlReset serves POST reset: project p forgets its users, tokens,
 // transactions and faults.
-func (s *Server) controlReset(p *Project, _ url.Values, _ string) (any, *apiError) {
-	s.resetProject(p.Key)
+func (s *Server) controlReset(p *Project, _ url.Values, _ string) (any, *Error) {
+	s.ResetProject(p.Key)
 	return map[string]any{"reset": true}, nil
 }
 
 // deliveryJSON is a Delivery as GET /sandbox/deliveries shows it. Its id
 // is a JSON string, as every id of the control plane is (see
-// controlTransactionJSON); the callback's fields are strings already.
+// Transaction); the callback's fields are strings already.
 type deliveryJSON struct {
 	ID        int               `json:"id,string"`
 	URL       string            `json:"url"`
@@ -346,51 +335,4 @@ func newDeliveryJSON(d Delivery) deliveryJSON {
 		out.NextAttempt = d.NextAttempt.Format(time.RFC3339Nano)
 	}
 	return out
-}
-
-// ErrInvalidCallbackURL reports a callback URL SetCallbackURL refuses.
-var ErrInvalidCallbackURL = errors.New("paygatetest: invalid callback URL")
-
-// SetCallbackURL changes the callback URL of the server's project: later
-// callbacks go there. An empty u records callbacks without sending them.
-// Otherwise u must be an absolute http or https URL of at most 2048 bytes
-// (ErrInvalidCallbackURL).
-func (s *Server) SetCallbackURL(u string) error {
-	_, err := s.setCallbackURL(s.ProjectKey, u)
-	return err
-}
-
-// setCallbackURL is SetCallbackURL for the project with public key key; it
-// returns the URL it replaced.
-func (s *Server) setCallbackURL(key, u string) (string, error) {
-	if u != "" {
-		p, err := url.Parse(u)
-		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" || len(u) > maxControlValue {
-			return "", fmt.Errorf("%w: %q is not an absolute http(s) URL", ErrInvalidCallbackURL, u)
-		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	previous := s.st.projects[key].CallbackURL
-	s.st.projects[key].CallbackURL = u
-	return previous, nil
-}
-
-// Reset forgets every user, token, transaction, subscription and balance,
-// and every pending fault, as if the server had just started; its
-// projects, their settings and the clock stay. Transaction and user ids
-// keep counting, so that the delivery log, which stays, never names two
-// transactions with one id.
-func (s *Server) Reset() {
-	s.faults.reset()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for id, t := range s.timer {
-		t.Stop()
-		delete(s.timer, id)
-	}
-	fresh := newState(s.st.retention, s.st.log)
-	fresh.projects, fresh.maxTokens = s.st.projects, s.st.maxTokens
-	fresh.nextTxn, fresh.nextUser, fresh.nextToken = s.st.nextTxn, s.st.nextUser, s.st.nextToken
-	s.st = fresh
 }

@@ -4,6 +4,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/paygate/paygate-go"
 )
 
 // redeliverWait bounds how long POST /sandbox/deliveries/{id}/redeliver
@@ -14,54 +16,27 @@ const redeliverWait = 5 * time.Second
 // controlDeliveries serves GET deliveries: project p's callbacks, oldest
 // first, paged: per_page (default 100, at most 1000), and page (from 1) or
 // cursor (the id of the last delivery of the previous page).
-func (s *Server) controlDeliveries(p *Project, in url.Values, _ string) (any, *apiError) {
+func (s *Server) controlDeliveries(p *Project, in url.Values, _ string) (any, *Error) {
 	pg, perr := readControlPaging(in)
 	if perr != nil {
 		return nil, perr
 	}
 	out := []deliveryJSON{}
-	for _, r := range s.deliveries.log.page(p.Key, pg.cursor, pg.skip(), pg.perPage) {
-		out = append(out, newDeliveryJSON(r.public()))
+	for _, d := range s.DeliveriesPage(p.Key, int(pg.cursor), pg.skip(), pg.perPage) {
+		out = append(out, newDeliveryJSON(d))
 	}
 	return out, nil
 }
 
-// awaitAttempt waits, at most redeliverWait, until callback before has an
-// attempt beyond those it had (or a longer history, which keeps its last
-// maxHistory only), and returns it as it stands then (before, if it left
-// the log meanwhile). It looks at that callback only, so that it costs the
-// same whatever the log holds.
-func (s *Server) awaitAttempt(before Delivery) Delivery {
-	seq, histLen, attempts := before.Seq, len(before.History), before.Attempts
-	timeout := time.NewTimer(redeliverWait)
-	defer timeout.Stop()
-	log := s.deliveries.log
-	for {
-		changed := log.changedChan()
-		d, ok := log.get(seq)
-		if !ok {
-			return before
-		}
-		if int(d.attempts) > attempts || len(d.history) > histLen {
-			return d.public()
-		}
-		select {
-		case <-changed:
-		case <-timeout.C:
-			return d.public()
-		}
-	}
-}
-
-// validEventsNote names the events that apply to transaction id now, for
-// an error answer that refused another: the caller holds s.mu.
-func (s *Server) validEventsNote(id int64) string {
-	t := s.st.txns[id]
-	if t == nil {
+// validEventsNote names the events that apply to transaction id of
+// project key now, for an error answer that refused another.
+func (s *Server) validEventsNote(key string, id int64) string {
+	t, ok := s.Transaction(key, paygate.ID(id))
+	if !ok {
 		return ""
 	}
 	names := []string{}
-	for _, e := range s.applicableEvents(t) {
+	for _, e := range t.Events {
 		names = append(names, string(e))
 	}
 	if len(names) == 0 {

@@ -2,12 +2,17 @@ package paygatetest
 
 import (
 	"cmp"
+	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
+
+	"github.com/paygate/paygate-go"
 )
 
 // Paging of the control plane's lists: a page holds per_page items, 100
@@ -32,14 +37,14 @@ var controlOpsMore = map[string]controlOp{
 // controlDocuments are the operations that take the body as one JSON
 // document, with nested objects, which the flat values of controlOp.run
 // cannot hold.
-var controlDocuments = map[string]func(s *Server, p *Project, body io.Reader) (any, *apiError){
+var controlDocuments = map[string]func(s *Server, p *Project, body io.Reader) (any, *Error){
 	"fixtures": (*Server).controlFixtures,
 }
 
 // controlClock serves GET clock: the sandbox's time, which every project
 // reads.
-func (s *Server) controlClock(*Project, url.Values, string) (any, *apiError) {
-	return map[string]any{"now": s.clock.Now().Format(time.RFC3339Nano)}, nil
+func (s *Server) controlClock(*Project, url.Values, string) (any, *Error) {
+	return map[string]any{"now": s.Clock().Now().Format(time.RFC3339Nano)}, nil
 }
 
 // controlPaging is a list's page as the query asks it: per_page, and
@@ -54,16 +59,16 @@ type controlPaging struct {
 // readControlPaging reads per_page, page and cursor: 40000 for one that is
 // no positive number, as a list that silently ignored it would answer the
 // wrong items.
-func readControlPaging(in url.Values) (controlPaging, *apiError) {
+func readControlPaging(in url.Values) (controlPaging, *Error) {
 	pg := controlPaging{perPage: defaultControlPage, page: 1}
-	read := func(name string) (int64, *apiError) {
+	read := func(name string) (int64, *Error) {
 		v := in.Get(name)
 		if v == "" {
 			return 0, nil
 		}
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 1 {
-			return 0, newError(codeMalformedRequest, name+" must be a number from 1")
+			return 0, NewError(CodeMalformedRequest, name+" must be a number from 1")
 		}
 		return n, nil
 	}
@@ -74,7 +79,7 @@ func readControlPaging(in url.Values) (controlPaging, *apiError) {
 		return pg, err
 	}
 	if page != 0 && cursor != 0 {
-		return pg, newError(codeMalformedRequest, "give page or cursor, not both")
+		return pg, NewError(CodeMalformedRequest, "give page or cursor, not both")
 	}
 	if perPage != 0 {
 		pg.perPage = int(min(perPage, maxControlPage))
@@ -94,19 +99,13 @@ func (pg controlPaging) skip() int {
 	return (pg.page - 1) * pg.perPage
 }
 
-// transactionFilter is what GET /sandbox/transactions selects by.
-type transactionFilter struct {
-	status, typ, orderID string
-	from, to             time.Time
-}
-
-func readTransactionFilter(in url.Values) (transactionFilter, *apiError) {
-	f := transactionFilter{status: in.Get("status"), typ: in.Get("type"), orderID: in.Get("order_id")}
-	for name, dst := range map[string]*time.Time{"from": &f.from, "to": &f.to} {
+func readTransactionFilter(in url.Values) (TransactionFilter, *Error) {
+	f := TransactionFilter{Status: in.Get("status"), Type: in.Get("type"), OrderID: in.Get("order_id")}
+	for name, dst := range map[string]*time.Time{"from": &f.From, "to": &f.To} {
 		if v := in.Get(name); v != "" {
 			t, ok := parseFilterTime(v)
 			if !ok {
-				return f, newError(codeMalformedRequest, name+" is no time (RFC 3339, a date or Unix seconds)")
+				return f, NewError(CodeMalformedRequest, name+" is no time (RFC 3339, a date or Unix seconds)")
 			}
 			*dst = t
 		}
@@ -114,19 +113,12 @@ func readTransactionFilter(in url.Values) (transactionFilter, *apiError) {
 	return f, nil
 }
 
-func (f transactionFilter) matches(t *txn) bool {
-	return (f.status == "" || string(t.effectiveStatus()) == f.status) &&
-		(f.typ == "" || string(t.typ) == f.typ || string(wireType(t)) == f.typ) &&
-		(f.orderID == "" || t.orderID == f.orderID) &&
-		within(t.createdAt, f.from, f.to)
-}
-
 // controlTransactions serves GET transactions: project p's transactions,
 // newest first, filtered by status (including later effects, as GET
 // transactions of the API), type, order_id and from/to (the creation
 // time, inclusive), paged. total counts every match; next_cursor, when
 // more follow, is the cursor of the next page.
-func (s *Server) controlTransactions(p *Project, in url.Values, _ string) (any, *apiError) {
+func (s *Server) controlTransactions(p *Project, in url.Values, _ string) (any, *Error) {
 	f, perr := readTransactionFilter(in)
 	if perr != nil {
 		return nil, perr
@@ -135,51 +127,31 @@ func (s *Server) controlTransactions(p *Project, in url.Values, _ string) (any, 
 	if perr != nil {
 		return nil, perr
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	list, total, skip := []map[string]any{}, 0, pg.skip()
-	var last *txn
-	more := false
-	for i := len(s.st.order) - 1; i >= s.st.head; i-- {
-		t := s.st.order[i]
-		if t == nil || t.project != p || !f.matches(t) {
-			continue
-		}
-		total++
-		if pg.cursor != 0 && t.id >= pg.cursor {
-			continue
-		}
-		switch {
-		case skip > 0:
-			skip--
-		case len(list) < pg.perPage:
-			list = append(list, controlTransactionJSON(t))
-			last = t
-		default:
-			more = true
-		}
-	}
+	list, total, more := s.TransactionsPage(p.Key, f, paygate.ID(pg.cursor), pg.skip(), pg.perPage)
 	out := map[string]any{"transactions": list, "total": total, "per_page": pg.perPage}
 	if pg.cursor == 0 {
 		out["page"] = pg.page
 	}
-	if more && last != nil {
-		out["next_cursor"] = idString(last.id)
+	if more && len(list) > 0 {
+		out["next_cursor"] = list[len(list)-1].ID.String()
 	}
 	return out, nil
 }
 
-// controlTransactionJSON is transaction t as the control plane answers it:
-// the JSON of GET transactions/{id} with its ids as JSON strings. A
-// 19-digit id is beyond what a JavaScript number (a float64) holds, and a
-// test in JavaScript reads the control plane with JSON.parse, so every id
-// in every /sandbox/ answer is a string; the /v1 answers keep the
-// gateway's numbers, which clients of the gateway must read anyway.
-func controlTransactionJSON(t *txn) map[string]any {
-	out := transactionFields(t, true)
-	out["id"] = idString(t.id)
-	if t.referenceID != 0 {
-		out["referenceId"] = idString(t.referenceID)
+// controlFixtures serves POST fixtures: the scenario in the body, made in
+// project p; the answer names what was made. 40000 for a body that is no
+// fixture file, 41300 for one over 1 MiB, 40900 for an entry the sandbox
+// refused (those before it stay made).
+func (s *Server) controlFixtures(p *Project, body io.Reader) (any, *Error) {
+	ids, err := s.LoadProjectFixtures(p.Key, body)
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, NewError(CodeBodyTooLarge, fmt.Sprintf("the body is larger than %d bytes", MaxFixtureBody))
+	case err != nil && ids.Users == nil:
+		return nil, NewError(CodeMalformedRequest, strings.TrimPrefix(err.Error(), "paygatetest: "))
+	case err != nil:
+		return nil, NewError(CodeConflict, strings.TrimPrefix(err.Error(), "paygatetest: "))
 	}
-	return out
+	return ids, nil
 }

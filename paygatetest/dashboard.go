@@ -25,7 +25,7 @@ var dashboardTemplates = template.Must(template.ParseFS(templateFiles, "template
 // otherwise.
 func (s *Server) serveDashboard(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		writeError(w, "", newError(codeNotAllowed, "use GET"))
+		WriteError(w, NewError(CodeNotAllowed, "use GET"))
 		return
 	}
 	auth, wait, ok := s.authorize(r)
@@ -48,7 +48,7 @@ func (s *Server) serveLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if r.Method != http.MethodPost {
-		writeError(w, "", newError(codeNotAllowed, "use POST"))
+		WriteError(w, NewError(CodeNotAllowed, "use POST"))
 		return
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxControlBody)
@@ -60,13 +60,13 @@ func (s *Server) serveLogin(w http.ResponseWriter, r *http.Request) {
 		s.renderLogin(w, wait, "")
 		return
 	}
-	p := s.projectBySecret(r.PostFormValue("key"))
-	if p == nil {
+	p, ok := s.ProjectBySecret(r.PostFormValue("key"))
+	if !ok {
 		s.holdWrongGuess(r)
 		s.renderLogin(w, 0, "wrong key")
 		return
 	}
-	s.startSession(w, r, p)
+	s.startSession(w, r, &p)
 }
 
 // startSession starts a new session of project p in the browser (see
@@ -143,23 +143,22 @@ type attemptRow struct {
 // dashboardData reads what the dashboard of project shows, its forms
 // carrying the token csrf.
 func (s *Server) dashboardData(project *Project, csrf string) dashboardPage {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	p := project
 	page := dashboardPage{
-		Now: s.clock.Now().Format(time.RFC3339), CSRF: csrf,
+		Now: s.Clock().Now().Format(time.RFC3339), CSRF: csrf,
 		ProjectKey: p.Key, Form: p.Form.String(), CallbackURL: p.CallbackURL, Faults: Faults,
+		Count: s.DeliveryCount(p.Key),
 	}
+	balances := s.Balances(p.Key)
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	shown := s.newestTransactions(p, dashboardLimit)
-	page.Total, page.Count = s.st.kept[p.Key], s.deliveries.log.count(p.Key)
-	for cur, amount := range s.st.balances[p.Key] {
+	page.Total = s.st.kept[p.Key]
+	for cur, amount := range balances {
 		page.Balances = append(page.Balances, balanceRow{Currency: cur, Amount: amount.StringFixed(2), RollingReserve: "0.00"})
 	}
 	slices.SortFunc(page.Balances, func(a, b balanceRow) int { return strings.Compare(a.Currency, b.Currency) })
-	for name := range routes {
-		page.Methods = append(page.Methods, name)
-	}
-	slices.Sort(page.Methods)
+	page.Methods = Methods()
 	for _, t := range shown {
 		row := txnRow{
 			ID: idString(t.id), Type: string(wireType(t)), Status: string(t.effectiveStatus()),

@@ -39,7 +39,7 @@ func TestControlDeliveries_PageAllocatesIndependentlyOfTheLogSize(t *testing.T) 
 			p := s.project(s.ProjectKey)
 			var out any
 			return allocatedBy(func() {
-				var err *apiError
+				var err *Error
 				out, err = s.controlDeliveries(p, in, "")
 				require.Nil(t, err)
 				require.Len(t, out, 10)
@@ -136,7 +136,7 @@ func TestRestore_KeepsEachTransactionsCallbacksTogether(t *testing.T) {
 	assert.Equal(t, want.Count, got.Count)
 	assert.Equal(t, want.Transactions, got.Transactions)
 
-	s.resetProject(s.ProjectKey)
+	s.ResetProject(s.ProjectKey)
 	for _, d := range s.Deliveries() {
 		assert.Equal(t, "other", d.project, "callback %d", d.Seq)
 	}
@@ -192,7 +192,7 @@ func TestResetProject_StopsTheRetryWakeUpsOfItsCallbacks(t *testing.T) {
 	}
 	require.Eventually(t, func() bool { return wakeUps() == 1 }, 10*time.Second, time.Millisecond, "the retry waits for its wake-up")
 
-	s.resetProject(s.ProjectKey)
+	s.ResetProject(s.ProjectKey)
 	assert.Empty(t, s.Deliveries())
 	assert.Zero(t, wakeUps(), "the wake-up went with its callback")
 }

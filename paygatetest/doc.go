@@ -62,25 +62,26 @@
 // server's projects (403 without it) and acts within that project only;
 // input is a form, a query or a JSON object (a body of at most 64 KiB,
 // values of at most 2048 bytes), output is JSON, errors are the gateway's
-// error object:
+// error object (Error, written by WriteError, with the sandbox's own codes
+// CodeForbidden, CodeMethodNotFound, CodeConflict and the others):
 //
 //	GET  /sandbox/clock                           Server.Clock().Now(): {"now": "<RFC 3339>"}; any key
 //	POST /sandbox/clock advance=<Go duration>     Server.Advance: {"now": "<RFC 3339>"}; 0 to 10 years;
 //	                                               only the server's own project moves it
-//	GET  /sandbox/transactions                    the project's transactions, newest first, filtered
+//	GET  /sandbox/transactions                    Server.TransactionsPage: newest first, filtered
 //	                                               and paged (see The control plane below)
-//	POST /sandbox/transactions/{id}/{event}       Server.Trigger: the by-id JSON of the transaction
+//	POST /sandbox/transactions/{id}/{event}       Server.TriggerProject: the by-id JSON of the transaction
 //	                                               made (or changed); 409 when it does not apply
-//	POST /sandbox/faults method= fault= count=    Server.InjectFault: count 1 to 1000, 0 removes
-//	GET  /sandbox/deliveries                      Server.Deliveries: id, url, fields, attempts,
+//	POST /sandbox/faults method= fault= count=    Server.InjectProjectFault: count 1 to 1000, 0 removes
+//	GET  /sandbox/deliveries                      Server.DeliveriesPage: id, url, fields, attempts,
 //	                                               next_attempt, given_up; paged
-//	POST /sandbox/deliveries/{id}/redeliver       Server.Redeliver; answers after the new attempt
-//	POST /sandbox/fixtures (a JSON document)      Server.LoadFixtures: see Fixtures below
+//	POST /sandbox/deliveries/{id}/redeliver       Server.Redeliver; answers after the new attempt (AwaitAttempt)
+//	POST /sandbox/fixtures (a JSON document)      Server.LoadProjectFixtures: see Fixtures below
 //	POST /sandbox/login-url                       Server.LoginURL: {"url": "...", "expires_in": 300}
-//	GET  /sandbox/callback-url                    the project's callback URL: {"url": "..."}
-//	POST /sandbox/callback-url url=               Server.SetCallbackURL; empty records callbacks only;
+//	GET  /sandbox/callback-url                    Server.ProjectCallbackURL: {"url": "..."}
+//	POST /sandbox/callback-url url=               Server.SetProjectCallbackURL; empty records callbacks only;
 //	                                               answers {"url": "...", "previous": "..."}
-//	POST /sandbox/reset                           Server.Reset: forgets the project's users, tokens,
+//	POST /sandbox/reset                           Server.ResetProject: forgets the project's users, tokens,
 //	                                               transactions, subscriptions, balance and faults
 //
 // Wrong keys (and wrong signatures on /v1) are counted per client address
@@ -173,7 +174,7 @@
 // "cards":{...}} (permanent tokens, of the cards and of payments with
 // remember). The first entry the sandbox refuses stops the load with an
 // error naming it (ErrFixtures; 40900 on the control plane); the entries
-// before it stay made. A file is at most 1 MiB and 1000 entries, and its
+// before it stay made. A file is at most 1 MiB (MaxFixtureBody) and 1000 entries, and its
 // advance steps make at most the in-flight allowance of automatic
 // recurring payments (see Retention): an advance step once they have made
 // that many is refused.

@@ -57,12 +57,13 @@ var ErrInvalidFault = errors.New("paygatetest: invalid fault")
 // fault, or a count outside 0..MaxFaultCount. (The control plane's faults
 // are those of the calls of one project.)
 func (s *Server) InjectFault(method string, f Fault, count int) error {
-	return s.injectFault("", method, f, count)
+	return s.InjectProjectFault("", method, f, count)
 }
 
-// injectFault is InjectFault for the calls naming project key, or every
-// call when key is "".
-func (s *Server) injectFault(key, method string, f Fault, count int) error {
+// InjectProjectFault is InjectFault for the calls that name the project
+// with public key key only (the other projects' calls go on as before), or
+// for every call when key is "".
+func (s *Server) InjectProjectFault(key, method string, f Fault, count int) error {
 	method = strings.TrimPrefix(strings.TrimPrefix(method, "/"), "v1/")
 	if _, ok := routes[method]; !ok {
 		return fmt.Errorf("%w: unknown method %q", ErrInvalidFault, method)

@@ -10,7 +10,6 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/paygate/paygate-go"
@@ -19,7 +18,9 @@ import (
 // Bounds of a fixture file: its size, as the API's requests, and the
 // entries it makes, each a signed call or an event.
 const (
-	maxFixtureBody    = 1 << 20
+	// MaxFixtureBody is the most bytes of a fixture file LoadFixtures
+	// reads; a handler that takes one from a client bounds its body to it.
+	MaxFixtureBody    = 1 << 20
 	maxFixtureEntries = 1000
 )
 
@@ -139,9 +140,19 @@ func (s *Server) LoadFixtures(r io.Reader) (FixtureIDs, error) {
 	return s.loadFixtures(p, r)
 }
 
+// LoadProjectFixtures is LoadFixtures in the project with public key key;
+// an unknown key is ErrUnknownProject.
+func (s *Server) LoadProjectFixtures(key string, r io.Reader) (FixtureIDs, error) {
+	p := s.project(key)
+	if p == nil {
+		return FixtureIDs{}, fmt.Errorf("%w: %q", ErrUnknownProject, key)
+	}
+	return s.loadFixtures(p, r)
+}
+
 func (s *Server) loadFixtures(p *Project, r io.Reader) (FixtureIDs, error) {
 	var fx Fixtures
-	dec := json.NewDecoder(io.LimitReader(r, maxFixtureBody+1))
+	dec := json.NewDecoder(io.LimitReader(r, MaxFixtureBody+1))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&fx); err != nil {
 		return FixtureIDs{}, fmt.Errorf("%w: not a fixture file: %w", ErrFixtures, err)
@@ -393,22 +404,4 @@ func idText(v any) string {
 		return ""
 	}
 	return fmt.Sprint(v)
-}
-
-// controlFixtures serves POST fixtures: the scenario in the body, made in
-// project p; the answer names what was made. 40000 for a body that is no
-// fixture file, 41300 for one over 1 MiB, 40900 for an entry the sandbox
-// refused (those before it stay made).
-func (s *Server) controlFixtures(p *Project, body io.Reader) (any, *apiError) {
-	ids, err := s.loadFixtures(p, body)
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		return nil, newError(codeBodyTooLarge, fmt.Sprintf("the body is larger than %d bytes", maxFixtureBody))
-	case err != nil && ids.Users == nil:
-		return nil, newError(codeMalformedRequest, strings.TrimPrefix(err.Error(), "paygatetest: "))
-	case err != nil:
-		return nil, newError(codeEventNotApplies, strings.TrimPrefix(err.Error(), "paygatetest: "))
-	}
-	return ids, nil
 }

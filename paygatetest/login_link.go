@@ -73,7 +73,7 @@ func (ll *loginLinks) use(tok string) (string, bool) {
 // browser gets the dashboard's usual session cookie and lands on
 // {URL}/sandbox/. Each call makes a new link; a used or expired one shows
 // the key form. The link is on WithPublicURL's address when given.
-func (s *Server) LoginURL() string { return s.loginURL(s.project(s.ProjectKey)) }
+func (s *Server) LoginURL() string { return s.loginURL(s.controlProject(s.ProjectKey)) }
 
 func (s *Server) loginURL(p *Project) string {
 	return s.publicURL + "/sandbox/login?" + url.Values{"token": {s.logins.make(p)}}.Encode()
@@ -91,7 +91,7 @@ func (s *Server) serveLoginLink(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	key, ok := s.logins.use(r.URL.Query().Get("token"))
-	p := s.project(key)
+	p := s.controlProject(key)
 	if !ok || p == nil {
 		s.holdWrongGuess(r)
 		s.renderLogin(w, 0, "this login link was used already or has expired: sign in with the key, or get a new link (paygate dashboard, or POST /sandbox/login-url)")
@@ -102,6 +102,6 @@ func (s *Server) serveLoginLink(w http.ResponseWriter, r *http.Request) {
 
 // controlLoginURL serves POST login-url: a login link of project p (see
 // LoginURL), for a browser a test in any language drives.
-func (s *Server) controlLoginURL(p *Project, _ url.Values, _ string) (any, *apiError) {
+func (s *Server) controlLoginURL(p *Project, _ url.Values, _ string) (any, *Error) {
 	return map[string]any{"url": s.loginURL(p), "expires_in": int(loginLinkLifetime.Seconds())}, nil
 }

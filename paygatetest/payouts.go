@@ -28,7 +28,7 @@ type control struct {
 }
 
 // payoutTypes serves payout-types.
-func (s *Server) payoutTypes(*call) (any, *apiError) {
+func (s *Server) payoutTypes(*call) (any, *Error) {
 	return map[string]any{"success": true, "types": []map[string]any{
 		{"id": PayoutCreditCard, "key": "CREDIT_CARD", "label": "Credit card"},
 		{"id": PayoutSEPA, "key": "SEPA", "label": "SEPA transfer"},
@@ -39,7 +39,7 @@ func (s *Server) payoutTypes(*call) (any, *apiError) {
 // payoutParameters serves payout-parameters: the additional parameters of
 // a payout of type to account (for CREDIT_CARD its BIN, the first 6
 // digits) in currency, as a bare array. See payoutControls for the rules.
-func (s *Server) payoutParameters(c *call) (any, *apiError) {
+func (s *Server) payoutParameters(c *call) (any, *Error) {
 	typ, err := payoutType(c.get("type"))
 	if err != nil {
 		return nil, err
@@ -64,7 +64,7 @@ func (s *Server) payoutParameters(c *call) (any, *apiError) {
 // once; the payout is processing, then completes (payout_completed), or
 // fails and the amount returns (payout_failed) when paid to the declined
 // test card.
-func (s *Server) createPayout(c *call) (any, *apiError) {
+func (s *Server) createPayout(c *call) (any, *Error) {
 	typ, err := payoutType(c.get("type"))
 	if err != nil {
 		return nil, err
@@ -89,14 +89,14 @@ func (s *Server) createPayout(c *call) (any, *apiError) {
 			}
 		case account != "":
 			if !cardnum.Valid(account) {
-				return nil, newError(paygate.CodeCardNumberInvalid, "")
+				return nil, NewError(paygate.CodeCardNumberInvalid, "")
 			}
 			cd = &cardData{number: strings.Clone(account)}
 		default:
-			return nil, newError(paygate.CodeCardDataMissing, "")
+			return nil, NewError(paygate.CodeCardDataMissing, "")
 		}
 		if cd.number == CardBlocked {
-			return nil, newError(paygate.CodeCardBlocked, "")
+			return nil, NewError(paygate.CodeCardBlocked, "")
 		}
 		account = cd.number
 	} else if account == "" {
@@ -129,7 +129,7 @@ func (s *Server) createPayout(c *call) (any, *apiError) {
 //     beneficiaryLastName and receiverBankBIC, optional description.
 //   - WALLET: phone, optional fullName; a currency other than EUR adds
 //     birthDate.
-func payoutControls(typ int, account, currency string) ([]control, *apiError) {
+func payoutControls(typ int, account, currency string) ([]control, *Error) {
 	text := func(name, label string, required bool) control {
 		return control{Name: name, Type: "text", Label: label, Required: required}
 	}
@@ -150,7 +150,7 @@ func payoutControls(typ int, account, currency string) ([]control, *apiError) {
 		}
 	case PayoutSEPA:
 		if currency != "EUR" {
-			return nil, newError(paygate.CodeGatewayMisconfigured, "SEPA payouts are in EUR only")
+			return nil, NewError(paygate.CodeGatewayMisconfigured, "SEPA payouts are in EUR only")
 		}
 		out = append(out, text("beneficiaryFirstName", "Beneficiary first name", true),
 			text("beneficiaryLastName", "Beneficiary last name", true),
@@ -165,7 +165,7 @@ func payoutControls(typ int, account, currency string) ([]control, *apiError) {
 }
 
 // checkControl checks one additional parameter's value.
-func checkControl(ctl control, v string) *apiError {
+func checkControl(ctl control, v string) *Error {
 	if v == "" {
 		if ctl.Required {
 			return errMerchantData(ctl.Name)

@@ -30,7 +30,12 @@ func writeJSON(w http.ResponseWriter, fn string, status int, v any) {
 	w.Write(body)
 }
 
-func writeError(w http.ResponseWriter, fn string, e *apiError) {
+// WriteError writes e as the gateway's error object, with the HTTP status
+// of its code.
+func WriteError(w http.ResponseWriter, e *Error) { writeError(w, "", e) }
+
+// writeError is WriteError as a JSONP call of fn when fn is set.
+func writeError(w http.ResponseWriter, fn string, e *Error) {
 	writeJSON(w, fn, e.code.HTTPStatus(), map[string]any{
 		"error": map[string]any{"code": int(e.code), "message": e.message},
 	})

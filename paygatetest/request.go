@@ -42,13 +42,13 @@ var errBodyTooLong = fmt.Errorf("the body is longer than %d bytes", maxRequestBo
 // as a JSON object (see flattenJSON), then the query string, as
 // http.Request.ParseForm orders them. On a refusal it returns what it read
 // before the bound was passed, from which the answer learns the project.
-func readParams(w http.ResponseWriter, r *http.Request) (url.Values, *apiError) {
+func readParams(w http.ResponseWriter, r *http.Request) (url.Values, *Error) {
 	params := paramReader{out: url.Values{}}
 	if err := params.body(w, r); err != nil {
-		return params.out, newError(codeMalformedRequest, err.Error())
+		return params.out, NewError(CodeMalformedRequest, err.Error())
 	}
 	if err := params.form(strings.NewReader(r.URL.RawQuery)); err != nil {
-		return params.out, newError(codeMalformedRequest, err.Error())
+		return params.out, NewError(CodeMalformedRequest, err.Error())
 	}
 	return params.out, nil
 }
@@ -164,7 +164,7 @@ func readFailure(err error, fallback string) error {
 	return errors.New(fallback)
 }
 
-func checkOrderID(id string) *apiError {
+func checkOrderID(id string) *Error {
 	if len([]rune(id)) > paygate.MaxOrderIDLength {
 		return errMerchantData("order_id longer than 64 characters")
 	}
@@ -180,12 +180,12 @@ func atoiParam(v string) (int, bool) {
 // readMoney reads a positive amount parameter and the currency (three
 // letters, either case; answered in upper case): 40014 naming the
 // parameter otherwise.
-func readMoney(c *call, amountParam string) (decimal.Decimal, string, *apiError) {
+func readMoney(c *call, amountParam string) (decimal.Decimal, string, *Error) {
 	return readMoneyFrom(c, amountParam, false)
 }
 
 // readMoneyFrom is readMoney that takes an amount of 0 too when zeroOK.
-func readMoneyFrom(c *call, amountParam string, zeroOK bool) (decimal.Decimal, string, *apiError) {
+func readMoneyFrom(c *call, amountParam string, zeroOK bool) (decimal.Decimal, string, *Error) {
 	amount, ok := parseAmount(c.get(amountParam))
 	if !ok || amount.IsNegative() || (amount.IsZero() && !zeroOK) {
 		return decimal.Zero, "", errMerchantData(amountParam)
@@ -259,7 +259,7 @@ func isCurrency(s string) bool {
 
 // parseCard reads and checks card data under prefix ("" for getToken's flat
 // names, "card" for card/process's card[...]).
-func parseCard(params map[string][]string, prefix string, now time.Time) (*cardData, *apiError) {
+func parseCard(params map[string][]string, prefix string, now time.Time) (*cardData, *Error) {
 	get := func(name string) string {
 		if prefix != "" {
 			name = prefix + "[" + name + "]"
@@ -272,29 +272,29 @@ func parseCard(params map[string][]string, prefix string, now time.Time) (*cardD
 	number, month, year, code := get("number"), get("expiration_month"), get("expiration_year"), get("security_code")
 	switch {
 	case number == "":
-		return nil, newError(paygate.CodeCardNumberMissing, "")
+		return nil, NewError(paygate.CodeCardNumberMissing, "")
 	case !cardnum.Valid(number):
-		return nil, newError(paygate.CodeCardNumberInvalid, "")
+		return nil, NewError(paygate.CodeCardNumberInvalid, "")
 	case month == "":
-		return nil, newError(paygate.CodeExpirationMonthMissing, "")
+		return nil, NewError(paygate.CodeExpirationMonthMissing, "")
 	case year == "":
-		return nil, newError(paygate.CodeExpirationYearMissing, "")
+		return nil, NewError(paygate.CodeExpirationYearMissing, "")
 	}
 	m, errM := strconv.Atoi(month)
 	y, errY := strconv.Atoi(year)
 	if errM != nil || errY != nil || m < 1 || m > 12 || y < 1000 || y > 9999 ||
 		y < now.Year() || (y == now.Year() && m < int(now.Month())) {
-		return nil, newError(paygate.CodeExpiryInvalid, "")
+		return nil, NewError(paygate.CodeExpiryInvalid, "")
 	}
 	switch {
 	case code == "":
-		return nil, newError(paygate.CodeSecurityCodeMissing, "")
+		return nil, NewError(paygate.CodeSecurityCodeMissing, "")
 	case len(code) < 3 || len(code) > 4 || !ascii.Digits(code):
-		return nil, newError(paygate.CodeSecurityCodeInvalid, "")
+		return nil, NewError(paygate.CodeSecurityCodeInvalid, "")
 	}
 	holder := get("holder")
 	if len([]rune(holder)) > paygate.MaxCardholderLength {
-		return nil, newError(paygate.CodeCardholderInvalid, "")
+		return nil, NewError(paygate.CodeCardholderInvalid, "")
 	}
 	return &cardData{number: strings.Clone(number), month: m, year: y, holder: strings.Clone(holder)}, nil
 }
@@ -388,7 +388,7 @@ func attributes(params map[string][]string) map[string]string {
 func (c *call) keep(name string) string { return strings.Clone(c.get(name)) }
 
 // payoutType reads the type parameter: a payout type id (or its key).
-func payoutType(v string) (int, *apiError) {
+func payoutType(v string) (int, *Error) {
 	if n, err := strconv.Atoi(v); err == nil && n >= PayoutCreditCard && n <= PayoutWallet {
 		return n, nil
 	}

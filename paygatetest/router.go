@@ -14,7 +14,7 @@ import (
 
 // route is one API method.
 type route struct {
-	handle func(*Server, *call) (any, *apiError)
+	handle func(*Server, *call) (any, *Error)
 	// unsigned methods are accepted with or without a signature; a
 	// signature they carry is not checked, as the production gateway does.
 	unsigned bool
@@ -48,6 +48,18 @@ var routes = map[string]route{
 	"transactions/{id}":     {handle: (*Server).transactionByID, extendedOnly: true, reads: true},
 }
 
+// Methods are the API methods the sandbox serves, as InjectFault names
+// them (the path after /v1/, "transactions/{id}" for one transaction),
+// sorted.
+func Methods() []string {
+	out := make([]string, 0, len(routes))
+	for name := range routes {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // call is one authenticated API request.
 type call struct {
 	project *Project
@@ -76,7 +88,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case path == HealthPath:
 		serveHealth(w, r)
 	default:
-		writeError(w, "", newError(codeMethodNotFound, ""))
+		writeError(w, "", NewError(CodeMethodNotFound, ""))
 	}
 }
 
@@ -92,7 +104,7 @@ func routeOf(method string) (key, id string) {
 
 // serveAPI serves an API call whose parameters readParams read (perr: why
 // they could not be).
-func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string, params url.Values, perr *apiError) {
+func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string, params url.Values, perr *Error) {
 	if perr != nil {
 		s.writeAPIError(w, "", params, perr) // what was read before the refusal: the query is not read again
 		return
@@ -109,7 +121,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string,
 	}
 	rt, ok := routes[method]
 	if !ok {
-		writeError(w, jsonp, newError(codeMethodNotFound, ""))
+		writeError(w, jsonp, NewError(CodeMethodNotFound, ""))
 		return
 	}
 	if err := s.authenticateRequest(w, r, c, rt); err != nil {
@@ -132,7 +144,7 @@ func (s *Server) serveAPI(w http.ResponseWriter, r *http.Request, method string,
 // writeAPIError writes e as the form of the project the request names
 // speaks: the basic form has none of the codes the spec gives only to the
 // extended form.
-func (s *Server) writeAPIError(w http.ResponseWriter, jsonp string, params url.Values, e *apiError) {
+func (s *Server) writeAPIError(w http.ResponseWriter, jsonp string, params url.Values, e *Error) {
 	s.mu.Lock()
 	p := s.st.projects[params.Get("project")]
 	s.mu.Unlock()
@@ -149,34 +161,34 @@ func (s *Server) writeAPIError(w http.ResponseWriter, jsonp string, params url.V
 // (see guessLimiter): a client out of guesses is 42900 with Retry-After
 // before its signature is looked at, and the answer to a wrong one may be
 // held.
-func (s *Server) authenticateRequest(w http.ResponseWriter, r *http.Request, c *call, rt route) *apiError {
+func (s *Server) authenticateRequest(w http.ResponseWriter, r *http.Request, c *call, rt route) *Error {
 	key := c.get("project")
 	if key == "" {
-		return newError(paygate.CodeProjectKeyMissing, "")
+		return NewError(paygate.CodeProjectKeyMissing, "")
 	}
 	s.mu.Lock()
 	p := s.st.projects[key]
 	s.mu.Unlock()
 	if p == nil {
-		return newError(paygate.CodeProjectNotFound, "")
+		return NewError(paygate.CodeProjectNotFound, "")
 	}
 	c.project = p
 	if rt.extendedOnly && c.basic() {
-		return newError(codeMethodNotFound, "not available in the basic form")
+		return NewError(CodeMethodNotFound, "not available in the basic form")
 	}
 	if rt.unsigned {
 		return nil
 	}
 	if wait := s.guesses.wait(clientAddress(r)); wait > 0 {
 		retryAfter(w, wait)
-		return newError(codeTooManyGuesses, "too many wrong signatures from this address: try again later")
+		return NewError(CodeTooManyGuesses, "too many wrong signatures from this address: try again later")
 	}
 	switch err := paygate.VerifySignature(c.params, p.Secret.Reveal()); {
 	case errors.Is(err, paygate.ErrSignatureMissing):
-		return newError(paygate.CodeSignatureMissing, "")
+		return NewError(paygate.CodeSignatureMissing, "")
 	case err != nil:
 		s.holdWrongGuess(r)
-		return newError(paygate.CodeSignatureInvalid, s.signedWhat(c.params))
+		return NewError(paygate.CodeSignatureInvalid, s.signedWhat(c.params))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package paygatetest
 
 import (
 	"cmp"
+	"crypto/subtle"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -146,6 +147,48 @@ func (s *Server) AddProject(p Project) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.st.addProject(p)
+}
+
+// Project is the project with public key key as it stands now (a copy,
+// which changes nothing when changed); false for none.
+func (s *Server) Project(key string) (Project, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	p := s.st.projects[key]
+	if p == nil {
+		return Project{}, false
+	}
+	return *p, true
+}
+
+// ProjectBySecret is the project whose private key is secret (a copy);
+// false for none. Every project's key is compared, each in constant time,
+// so that how long a wrong guess takes says nothing of a key: a control
+// plane that takes the key as a bearer token authenticates with it.
+func (s *Server) ProjectBySecret(secret string) (Project, bool) {
+	if secret == "" {
+		return Project{}, false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var found *Project
+	for _, p := range s.st.projects {
+		if subtle.ConstantTimeCompare([]byte(secret), []byte(p.Secret.Reveal())) == 1 {
+			found = p
+		}
+	}
+	if found == nil {
+		return Project{}, false
+	}
+	return *found, true
+}
+
+// project is the project with public key key, nil for none: the state's
+// own, which only the holder of s.mu reads or changes.
+func (s *Server) project(key string) *Project {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.projects[key]
 }
 
 // SettlePending completes every payment and payout that is processing now,

@@ -283,7 +283,7 @@ func (st *state) makeTxn(p *Project, typ paygate.TransactionType, now time.Time,
 // latest with order id orderID that is not a refund, chargeback, retrieval
 // or penalty (they carry the order id of the payment they follow, and a
 // look-up by order id means the payment, whose status shows their effect).
-func (st *state) lookupTxn(p *Project, id, orderID string) (*txn, *apiError) {
+func (st *state) lookupTxn(p *Project, id, orderID string) (*txn, *Error) {
 	if id == "" && orderID == "" {
 		return nil, errMerchantData("id or order_id")
 	}
@@ -291,7 +291,7 @@ func (st *state) lookupTxn(p *Project, id, orderID string) (*txn, *apiError) {
 		n, err := strconv.ParseInt(id, 10, 64)
 		t := st.txns[n]
 		if err != nil || t == nil || t.project != p {
-			return nil, newError(paygate.CodeTransactionNotFound, "")
+			return nil, NewError(paygate.CodeTransactionNotFound, "")
 		}
 		return t, nil
 	}
@@ -300,7 +300,7 @@ func (st *state) lookupTxn(p *Project, id, orderID string) (*txn, *apiError) {
 			return t, nil
 		}
 	}
-	return nil, newError(paygate.CodeTransactionNotFound, "")
+	return nil, NewError(paygate.CodeTransactionNotFound, "")
 }
 
 // followsPayment are the transaction types that take the order id of the
@@ -500,17 +500,17 @@ func (st *state) forgetTokens(now time.Time) {
 // useToken consumes a temporary token or reads a permanent one: 40402 when
 // unknown (or permanent but its charge has not completed), 40305 when
 // already used, 40304 when expired.
-func (st *state) useToken(p *Project, id string, now time.Time) (*cardData, *apiError) {
+func (st *state) useToken(p *Project, id string, now time.Time) (*cardData, *Error) {
 	t := st.tokens[id]
 	switch {
 	case t == nil || t.project != p || t.pending:
-		return nil, newError(paygate.CodeCardTokenInvalid, "")
+		return nil, NewError(paygate.CodeCardTokenInvalid, "")
 	case t.permanent:
 		return t.card, nil
 	case t.used:
-		return nil, newError(paygate.CodeCardTokenUsed, "")
+		return nil, NewError(paygate.CodeCardTokenUsed, "")
 	case now.After(t.expiresAt):
-		return nil, newError(paygate.CodeCardTokenExpired, "")
+		return nil, NewError(paygate.CodeCardTokenExpired, "")
 	}
 	t.used = true
 	return t.card, nil
@@ -558,13 +558,13 @@ func (st *state) resolveUser(p *Project, in userInput) *user {
 
 // lookupUser finds the project's user by internal id: 40002 when id is
 // empty, 40406 when unknown.
-func (st *state) lookupUser(p *Project, id string) (*user, *apiError) {
+func (st *state) lookupUser(p *Project, id string) (*user, *Error) {
 	if id == "" {
-		return nil, newError(paygate.CodeUserIdentifierMissing, "")
+		return nil, NewError(paygate.CodeUserIdentifierMissing, "")
 	}
 	u := st.users[id]
 	if u == nil || u.project != p {
-		return nil, newError(paygate.CodeUserNotFound, "")
+		return nil, NewError(paygate.CodeUserNotFound, "")
 	}
 	return u, nil
 }

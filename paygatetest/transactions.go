@@ -19,7 +19,7 @@ const (
 
 // transactionStatus serves transaction/status: by id or the latest with
 // order_id (40014 with neither, 40403 when unknown), in snake case.
-func (s *Server) transactionStatus(c *call) (any, *apiError) {
+func (s *Server) transactionStatus(c *call) (any, *Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, err := s.st.lookupTxn(c.project, c.get("id"), c.get("order_id"))
@@ -38,11 +38,11 @@ func (s *Server) transactionStatus(c *call) (any, *apiError) {
 }
 
 // transactionByID serves transactions/{id}: 40403 when unknown.
-func (s *Server) transactionByID(c *call) (any, *apiError) {
+func (s *Server) transactionByID(c *call) (any, *Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, err := strconv.ParseInt(c.pathID, 10, 64); err != nil {
-		return nil, newError(paygate.CodeTransactionNotFound, "")
+		return nil, NewError(paygate.CodeTransactionNotFound, "")
 	}
 	t, err := s.st.lookupTxn(c.project, c.pathID, "")
 	if err != nil {
@@ -58,7 +58,7 @@ func (s *Server) transactionByID(c *call) (any, *apiError) {
 // unreadable page is the first) and limit (default 20; 0, a negative or
 // unreadable limit is the default, a limit above 1000 is served as 1000).
 // totalCount counts every match, not only the page.
-func (s *Server) listTransactions(c *call) (any, *apiError) {
+func (s *Server) listTransactions(c *call) (any, *Error) {
 	orderID := c.get("orderId")
 	if orderID == "" {
 		return nil, errMerchantData("orderId")
@@ -118,10 +118,10 @@ func within(t, from, to time.Time) bool {
 // alternative method that the payer approves or declines on the confirm
 // page {checkout_url}/confirm/{id}/. user is the merchant's identifier
 // (40002 without it); qiwi needs phone. amount is a JSON number.
-func (s *Server) createAlternative(c *call) (any, *apiError) {
+func (s *Server) createAlternative(c *call) (any, *Error) {
 	ident, method := c.get("user"), c.get("payment_method")
 	if ident == "" {
-		return nil, newError(paygate.CodeUserIdentifierMissing, "")
+		return nil, NewError(paygate.CodeUserIdentifierMissing, "")
 	}
 	if !knownPaymentMethod(method) {
 		return nil, errMerchantData("payment_method")
@@ -163,7 +163,7 @@ func (s *Server) createAlternative(c *call) (any, *apiError) {
 // transaction (referenceId the payment) and moves the balance; once nothing
 // is left the payment reads refunded (basic form: reversed, with a
 // "reversed" callback).
-func (s *Server) reverse(c *call) (any, *apiError) {
+func (s *Server) reverse(c *call) (any, *Error) {
 	amount, ok := parseAmount(c.get("amount"))
 	if !ok || !amount.IsPositive() {
 		return nil, errMerchantData("amount")
@@ -176,7 +176,7 @@ func (s *Server) reverse(c *call) (any, *apiError) {
 	}
 	left := t.price.Sub(t.extra().reversed)
 	if t.typ != paygate.TypePayment || t.status != paygate.StatusCompleted || amount.GreaterThan(left) {
-		return nil, newError(paygate.CodeNotReversible, "")
+		return nil, NewError(paygate.CodeNotReversible, "")
 	}
 	now := s.clock.Now()
 	r := s.st.followTxn(t, paygate.TypeRefund, now)

@@ -11,19 +11,19 @@ import (
 // resolveUser serves user/resolve: 40002 without identifier, 40010 without
 // email in the basic form, 40011 without ip. A known identifier returns the
 // existing id.
-func (s *Server) resolveUser(c *call) (any, *apiError) {
+func (s *Server) resolveUser(c *call) (any, *Error) {
 	in := userInput{
 		identifier: c.get("identifier"), displayName: c.get("display_name"), email: c.get("email"),
 		phone: c.get("phone"), ip: c.get("ip"), locale: c.get("locale"),
 	}
 	if in.identifier == "" {
-		return nil, newError(paygate.CodeUserIdentifierMissing, "")
+		return nil, NewError(paygate.CodeUserIdentifierMissing, "")
 	}
 	if c.basic() && in.email == "" {
-		return nil, newError(paygate.CodeUserEmailMissing, "")
+		return nil, NewError(paygate.CodeUserEmailMissing, "")
 	}
 	if in.ip == "" {
-		return nil, newError(paygate.CodeUserIPMissing, "")
+		return nil, NewError(paygate.CodeUserIPMissing, "")
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -37,7 +37,7 @@ func (s *Server) resolveUser(c *call) (any, *apiError) {
 // payment comes interval days from now) and price of the automatic
 // payments. A user without a subscription has nothing to change: success,
 // as the spec leaves that case open.
-func (s *Server) changeRecurring(c *call) (any, *apiError) {
+func (s *Server) changeRecurring(c *call) (any, *Error) {
 	interval, hasInterval := atoiParam(c.get("interval"))
 	if c.get("interval") != "" && !hasInterval {
 		return nil, errMerchantData("interval")
@@ -45,7 +45,7 @@ func (s *Server) changeRecurring(c *call) (any, *apiError) {
 	var price decimal.Decimal
 	var currency string
 	if c.get("price") != "" {
-		var err *apiError
+		var err *Error
 		if price, currency, err = readMoney(c, "price"); err != nil {
 			return nil, err
 		}
@@ -69,7 +69,7 @@ func (s *Server) changeRecurring(c *call) (any, *apiError) {
 // cancelRecurring serves user/cancelRecurring; later manual recurring
 // charges are 40310. A user without a subscription has nothing to cancel:
 // success.
-func (s *Server) cancelRecurring(c *call) (any, *apiError) {
+func (s *Server) cancelRecurring(c *call) (any, *Error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sub, err := s.subscriptionOf(c)
@@ -81,7 +81,7 @@ func (s *Server) cancelRecurring(c *call) (any, *apiError) {
 
 // subscriptionOf finds the subscription of the call's user: nil when the
 // user has none, 40002 or 40406 when the user is missing or unknown.
-func (s *Server) subscriptionOf(c *call) (*subscription, *apiError) {
+func (s *Server) subscriptionOf(c *call) (*subscription, *Error) {
 	u, err := s.st.lookupUser(c.project, c.get("user"))
 	if err != nil {
 		return nil, err
@@ -90,7 +90,7 @@ func (s *Server) subscriptionOf(c *call) (*subscription, *apiError) {
 }
 
 // success is the {"success": true} answer, or err.
-func success(err *apiError) (any, *apiError) {
+func success(err *Error) (any, *Error) {
 	if err != nil {
 		return nil, err
 	}
