@@ -204,12 +204,20 @@ func TestIntegration_ErrorCodes(t *testing.T) {
 }
 
 // The cases above cover every code the sandbox's source answers with: the
-// codes of the gateway's table it names (paygate.CodeXxx) and its own
-// (40000, 40400). A code added to the sandbox fails this test until a case
-// produces it.
+// codes of the gateway's table it names (paygate.CodeXxx) and its own API
+// answers (40000, 40400). A code added to the sandbox fails this test until
+// a case produces it or the list below names it.
 func TestIntegration_ErrorCasesCoverEveryCodeTheSandboxAnswers(t *testing.T) {
 	t.Parallel()
 	consts := parseErrorCodeConsts(t, "errors.go", filepath.Join("paygatetest", "errors.go"))
+	// The sandbox's own codes beyond 40000 and 40400 answer its control
+	// plane and pages (40300, 40500, 40900) and its bounds on abuse (41300
+	// for a body over its limit, 42900 for an address out of signature
+	// guesses): no typed call meets them in a merchant's ordinary use.
+	for _, name := range []string{"CodeForbidden", "CodeNotAllowed", "CodeConflict", "CodeBodyTooLarge", "CodeTooManyGuesses"} {
+		require.Contains(t, consts, name, "paygatetest/errors.go no longer defines %s: update this list", name)
+		delete(consts, name)
+	}
 	produced := make(map[paygate.ErrorCode]string)
 	refRE := regexp.MustCompile(`\b(?:paygate\.)?([Cc]ode[A-Z][A-Za-z]+)\b`)
 	files, err := filepath.Glob(filepath.Join("paygatetest", "*.go"))
