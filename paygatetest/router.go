@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/paygate/paygate-go"
+	"github.com/paygate/paygate-go/internal/signing"
 )
 
 // route is one API method.
@@ -198,24 +199,8 @@ func (s *Server) authenticateRequest(w http.ResponseWriter, r *http.Request, c *
 // data in it masked (a client may log the answer), and where the private
 // key comes from when WithKeySource says so; never the key.
 func (s *Server) signedWhat(params url.Values) string {
-	pairs := make([][2]string, 0, len(params))
-	for name, values := range params {
-		if name == "signature" {
-			continue
-		}
-		for _, v := range values {
-			pairs = append(pairs, [2]string{name, v})
-		}
-	}
-	slices.SortFunc(pairs, func(a, b [2]string) int { return strings.Compare(a[1], b[1]) })
-	shown := make([]string, len(pairs))
-	for i, p := range pairs {
-		shown[i] = p[1]
-		if cardDataParam(p[0]) {
-			shown[i] = strings.Repeat("*", len(p[1]))
-		}
-	}
-	what := "the sandbox signed " + strconv.Quote(strings.Join(shown, "|")) + " (values sorted, card data masked)"
+	what := "the sandbox signed " + strconv.Quote(signing.CanonicalStringMasked(params, cardDataParam)) +
+		" (values sorted, card data masked)"
 	if s.keySource != "" {
 		what += " with the private key from " + s.keySource
 	}

@@ -10,6 +10,7 @@ import (
 	"crypto/sha256"
 	"hash"
 	"net/url"
+	"strings"
 	"sync"
 
 	"github.com/paygate/paygate-go/internal/formenc"
@@ -139,6 +140,34 @@ func (s *Signer) SumValues(sig *[Len]byte, params url.Values) {
 func CanonicalString(params url.Values) string {
 	var st State
 	return string(st.Canonical(appendSigned(nil, params)))
+}
+
+// CanonicalStringMasked is CanonicalString with the value of every field
+// masked names written as as many "*": ordered by the real values, as they
+// are signed, so that it shows where each value stands without showing the
+// value.
+func CanonicalStringMasked(params url.Values, masked func(name string) bool) string {
+	var names, values []string
+	for k, vs := range params {
+		if k == Param {
+			continue
+		}
+		for _, v := range vs {
+			names, values = append(names, k), append(values, v)
+		}
+	}
+	var b strings.Builder
+	for i, k := range SortedOrder(values, nil) {
+		if i > 0 {
+			b.WriteByte('|')
+		}
+		if masked(names[k]) {
+			b.WriteString(strings.Repeat("*", len(values[k])))
+		} else {
+			b.WriteString(values[k])
+		}
+	}
+	return b.String()
 }
 
 // appendSigned appends to dst the values of params the signature covers:

@@ -80,3 +80,12 @@ func TestEncodeHex_AsHexEncode(t *testing.T) {
 		require.Equal(t, hex.EncodeToString(raw[:]), string(got[:]))
 	}
 }
+
+// A masked canonical string orders the values as they are signed, by their
+// real bytes, and shows a masked field's value as as many stars.
+func TestCanonicalStringMasked_OrdersByTheRealValues(t *testing.T) {
+	params := url.Values{"project": {"pk"}, "cvc": {"987"}, "price": {"5.00"}, "holder": {"JANE"}, Param: {"ignored"}}
+	none := func(string) bool { return false }
+	assert.Equal(t, CanonicalString(params), CanonicalStringMasked(params, none))
+	assert.Equal(t, "5.00|***|JANE|pk", CanonicalStringMasked(params, func(name string) bool { return name == "cvc" }))
+}
